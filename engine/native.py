@@ -1,0 +1,308 @@
+"""Owned llama.cpp handles: a loaded model and an inference context, with every return code checked.
+
+This is the only module that talks to `llama_cpp`'s ctypes API. Each handle is freed exactly once (close() or
+the context manager); each call whose status llama.cpp reports is checked and turned into an EngineError, and
+each call that llama.cpp would abort the process on (a decode larger than n_batch) is refused before it is made.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import logging
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import structlog
+
+from engine.errors import DecodeError, ModelLoadError, StateRestoreError
+
+log = structlog.get_logger(__name__)
+
+_backend_lock = threading.Lock()
+_backend_ready = False
+
+# ggml type ids of the KV-cache element types we name in fingerprints.
+GGML_TYPE_NAMES = {0: "f32", 1: "f16", 2: "q4_0", 3: "q4_1", 6: "q5_0", 7: "q5_1", 8: "q8_0", 30: "bf16"}
+
+
+_log_callback = None  # keeps the ctypes callback alive for the life of the process
+_last_level = 1
+
+
+def _route_llama_log(level: int, text: bytes, _user_data: object) -> None:
+    """llama.cpp's log lines become structlog events: errors as `llama_cpp.error`, the rest at debug level."""
+    global _last_level
+    level = _last_level if level == 5 else level  # 5 = continuation of the previous line
+    _last_level = level
+    line = text.decode("utf-8", errors="replace").rstrip()
+    if not line:
+        return
+    if level == 3:
+        log.error("llama_cpp.error", message=line)
+    else:
+        log.debug("llama_cpp.log", level=level, message=line)
+
+
+def llama():  # noqa: ANN201 - the ctypes module
+    """Import llama_cpp once, initialise the backend, and route its log output through structlog."""
+    global _backend_ready, _log_callback
+    import llama_cpp
+
+    with _backend_lock:
+        if not _backend_ready:
+            logging.getLogger("llama-cpp-python").setLevel(logging.ERROR)
+            _log_callback = llama_cpp.llama_log_callback(_route_llama_log)
+            llama_cpp.llama_log_set(_log_callback, ctypes.c_void_p(0))
+            llama_cpp.llama_backend_init()
+            _backend_ready = True
+    return llama_cpp
+
+
+def default_kv_types() -> tuple[str, str]:
+    """The KV-cache element types a context gets by default (kvgraft never overrides them)."""
+    params = llama().llama_context_default_params()
+    return (
+        GGML_TYPE_NAMES.get(int(params.type_k), str(int(params.type_k))),
+        GGML_TYPE_NAMES.get(int(params.type_v), str(int(params.type_v))),
+    )
+
+
+@dataclass(frozen=True)
+class ContextConfig:
+    """Everything a context is created with. Two contexts with equal configs compute identically."""
+
+    n_ctx: int
+    n_batch: int
+    n_ubatch: int
+    threads: int
+    flash_attn: bool
+    swa_full: bool = False
+    n_seq_max: int = 1
+    kv_unified: bool = False
+
+
+class LlamaModel:
+    """A loaded GGUF model (llama_model*), its vocabulary and a few shape facts."""
+
+    def __init__(self, path: Path, *, gpu_layers: int = 0) -> None:
+        lib = llama()
+        self.path = Path(path)
+        params = lib.llama_model_default_params()
+        params.n_gpu_layers = gpu_layers
+        handle = lib.llama_model_load_from_file(str(self.path).encode(), params)
+        if not handle:
+            raise ModelLoadError(f"llama.cpp could not load the GGUF file {self.path}")
+        self._handle = handle
+        self._vocab = lib.llama_model_get_vocab(handle)
+        self.n_vocab: int = lib.llama_vocab_n_tokens(self._vocab)
+        self.n_ctx_train: int = lib.llama_model_n_ctx_train(handle)
+        self.n_layer: int = lib.llama_model_n_layer(handle)
+        self.n_embd: int = lib.llama_model_n_embd(handle)
+        self.architecture: str = self.meta("general.architecture") or "unknown"
+
+    @property
+    def handle(self):  # noqa: ANN201 - llama_model_p
+        if self._handle is None:
+            raise ModelLoadError(f"model {self.path} is closed")
+        return self._handle
+
+    def meta(self, key: str) -> str | None:
+        lib = llama()
+        buf = ctypes.create_string_buffer(256)
+        n = lib.llama_model_meta_val_str(self.handle, key.encode(), buf, len(buf))
+        if n < 0:
+            return None
+        if n >= len(buf):
+            buf = ctypes.create_string_buffer(n + 1)
+            lib.llama_model_meta_val_str(self.handle, key.encode(), buf, len(buf))
+        return buf.value.decode("utf-8", errors="replace")
+
+    def tokenize(self, text: str, *, add_special: bool = True) -> list[int]:
+        lib = llama()
+        data = text.encode("utf-8")
+        cap = len(data) + 8
+        buf = (lib.llama_token * cap)()
+        n = lib.llama_tokenize(self._vocab, data, len(data), buf, cap, add_special, False)
+        if n < 0:
+            cap = -n
+            buf = (lib.llama_token * cap)()
+            n = lib.llama_tokenize(self._vocab, data, len(data), buf, cap, add_special, False)
+            if n < 0:
+                raise DecodeError(f"tokenization failed ({n})")
+        return list(buf[:n])
+
+    def detokenize(self, tokens: Sequence[int]) -> str:
+        lib = llama()
+        out = bytearray()
+        buf = ctypes.create_string_buffer(64)
+        for tok in tokens:
+            n = lib.llama_token_to_piece(self._vocab, int(tok), buf, len(buf), 0, False)
+            if n < 0:
+                big = ctypes.create_string_buffer(-n)
+                n = lib.llama_token_to_piece(self._vocab, int(tok), big, len(big), 0, False)
+                out += big.raw[:n]
+            else:
+                out += buf.raw[:n]
+        return out.decode("utf-8", errors="replace")
+
+    def token_bos(self) -> int:
+        return int(llama().llama_vocab_bos(self._vocab))
+
+    def close(self) -> None:
+        if self._handle is not None:
+            llama().llama_model_free(self._handle)
+            self._handle = None
+
+    def __enter__(self) -> LlamaModel:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __del__(self) -> None:  # best effort; close() is the contract
+        with contextlib.suppress(Exception):  # interpreter shutdown may have torn llama_cpp down
+            self.close()
+
+
+class LlamaContext:
+    """An inference context (llama_context*) over one model: decode, logits rows, per-sequence state, memory ops."""
+
+    def __init__(self, model: LlamaModel, config: ContextConfig) -> None:
+        lib = llama()
+        if config.n_ubatch > config.n_batch:
+            raise ModelLoadError(f"n_ubatch {config.n_ubatch} exceeds n_batch {config.n_batch}")
+        params = lib.llama_context_default_params()
+        params.n_ctx = config.n_ctx
+        params.n_batch = config.n_batch
+        params.n_ubatch = config.n_ubatch
+        params.n_threads = config.threads
+        params.n_threads_batch = config.threads
+        params.flash_attn_type = 1 if config.flash_attn else 0
+        params.swa_full = config.swa_full
+        params.n_seq_max = config.n_seq_max
+        params.kv_unified = config.kv_unified
+        params.no_perf = True
+        handle = lib.llama_init_from_model(model.handle, params)
+        if not handle:
+            raise ModelLoadError(f"llama.cpp could not create a context with {config}")
+        self._handle = handle
+        self.model = model
+        self.config = config
+        self.n_ctx: int = lib.llama_n_ctx(handle)
+        self.n_batch: int = lib.llama_n_batch(handle)
+
+    @property
+    def handle(self):  # noqa: ANN201 - llama_context_p
+        if self._handle is None:
+            raise DecodeError("context is closed")
+        return self._handle
+
+    def decode(self, tokens: Sequence[int], *, pos0: int, seq_id: int = 0, outputs: Sequence[int] = ()) -> None:
+        """One llama_decode call of `tokens` at positions [pos0, pos0+len); logits kept for batch rows `outputs`."""
+        lib = llama()
+        n = len(tokens)
+        if n == 0:
+            return
+        if n > self.n_batch:  # llama.cpp aborts the whole process on this; refuse it here
+            raise DecodeError(f"a decode of {n} tokens exceeds n_batch {self.n_batch}")
+        if pos0 < 0 or pos0 + n > self.n_ctx:
+            raise DecodeError(f"positions [{pos0}, {pos0 + n}) do not fit a context of {self.n_ctx} tokens")
+        want = set(outputs)
+        if not want <= set(range(n)):
+            raise DecodeError(f"output rows {sorted(want)} outside a batch of {n}")
+        batch = lib.llama_batch_init(n, 0, 1)
+        try:
+            for i, tok in enumerate(tokens):
+                batch.token[i] = int(tok)
+                batch.pos[i] = pos0 + i
+                batch.n_seq_id[i] = 1
+                batch.seq_id[i][0] = seq_id
+                batch.logits[i] = 1 if i in want else 0
+            batch.n_tokens = n
+            rc = lib.llama_decode(self.handle, batch)
+        finally:
+            lib.llama_batch_free(batch)
+        if rc != 0:
+            raise DecodeError(f"llama_decode returned {rc} for {n} tokens at position {pos0}")
+
+    def logits_row(self, i: int) -> np.ndarray:
+        """A copy of the float32 logits of batch row i of the last decode (the row must have been requested)."""
+        lib = llama()
+        ptr = lib.llama_get_logits_ith(self.handle, i)
+        if not ptr:
+            raise DecodeError(f"no logits for batch row {i}")
+        return np.ctypeslib.as_array(ptr, shape=(self.model.n_vocab,)).copy()
+
+    def state_size(self, seq_id: int = 0) -> int:
+        return int(llama().llama_state_seq_get_size(self.handle, seq_id))
+
+    def state_bytes(self, seq_id: int = 0) -> bytes:
+        """The per-sequence state of `seq_id` (KV cells and their positions) as bytes."""
+        lib = llama()
+        size = self.state_size(seq_id)
+        buf = bytearray(size)
+        arr = (ctypes.c_uint8 * size).from_buffer(buf)
+        written = lib.llama_state_seq_get_data(self.handle, arr, size, seq_id)
+        del arr
+        if written <= 0 or written > size:
+            raise StateRestoreError(f"llama_state_seq_get_data wrote {written} of {size} bytes")
+        return bytes(buf[:written]) if written != size else bytes(buf)
+
+    def set_state(self, payload: bytes | bytearray, seq_id: int = 0) -> None:
+        """Restore a per-sequence state without copying the payload; raise unless llama.cpp read all of it."""
+        lib = llama()
+        size = len(payload)
+        if size == 0:
+            raise StateRestoreError("empty state payload")
+        if isinstance(payload, bytearray):
+            src = (ctypes.c_uint8 * size).from_buffer(payload)
+        else:  # points into the bytes object's own buffer: no copy
+            src = ctypes.cast(ctypes.c_char_p(payload), ctypes.POINTER(ctypes.c_uint8))
+        read = lib.llama_state_seq_set_data(self.handle, src, size, seq_id)
+        del src
+        if read == 0:
+            raise StateRestoreError(
+                "llama.cpp refused the state (llama_state_seq_set_data returned 0): it does not fit this "
+                "context's KV layout, e.g. captured with flash attention "
+                f"{'off' if self.config.flash_attn else 'on'} and restored with it "
+                f"{'on' if self.config.flash_attn else 'off'}, or the payload is damaged"
+            )
+        if read != size:
+            raise StateRestoreError(f"llama.cpp read {read} of {size} state bytes; the payload does not match")
+
+    def seq_shift(self, delta: int, seq_id: int = 0) -> None:
+        """Relocate every cell of `seq_id` by `delta` positions (RoPE K-shift applied at the next decode)."""
+        lib = llama()
+        lib.llama_memory_seq_add(lib.llama_get_memory(self.handle), seq_id, -1, -1, delta)
+
+    def seq_copy(self, src: int, dst: int) -> None:
+        lib = llama()
+        lib.llama_memory_seq_cp(lib.llama_get_memory(self.handle), src, dst, -1, -1)
+
+    def seq_remove(self, seq_id: int) -> None:
+        lib = llama()
+        if not lib.llama_memory_seq_rm(lib.llama_get_memory(self.handle), seq_id, -1, -1):
+            raise DecodeError(f"llama_memory_seq_rm refused to clear sequence {seq_id}")
+
+    def seq_pos_max(self, seq_id: int = 0) -> int:
+        lib = llama()
+        return int(lib.llama_memory_seq_pos_max(lib.llama_get_memory(self.handle), seq_id))
+
+    def close(self) -> None:
+        if self._handle is not None:
+            llama().llama_free(self._handle)
+            self._handle = None
+
+    def __enter__(self) -> LlamaContext:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        with contextlib.suppress(Exception):
+            self.close()

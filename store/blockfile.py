@@ -1,0 +1,262 @@
+"""The versioned block file format.
+
+    offset 0   magic       8 bytes  b"KVGRAFT\\x00"
+    offset 8   version     u16 little-endian (1)
+    offset 10  flags       u16 (0; reserved)
+    offset 12  header_len  u32 (at most MAX_HEADER_BYTES)
+    offset 16  header      header_len bytes of UTF-8 JSON
+    then       payload     exactly identity.payload_bytes bytes, up to the end of the file
+
+The header holds `block_id`, `identity` (the deterministic fields: kind, token ids, positions, fingerprint,
+profile, payload SHA-256 and size), `meta` (text, sources, fingerprint parts, reference digests, created_at: not
+hashed) and an optional `hmac` (HMAC-SHA256 of the block id under the deployment key). The block id is the
+SHA-256 of the canonical JSON of `identity`, which commits to the payload through its SHA-256: the same content
+deposited twice has one id, and no timestamp or task id ever enters it. Every read re-hashes the payload while
+reading it (no second pass, no extra copy) and refuses any mismatch.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac as hmac_lib
+import io
+import json
+import os
+import struct
+import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+from store.errors import BlockAuthError, BlockFormatError, BlockIntegrityError
+
+MAGIC = b"KVGRAFT\x00"
+FORMAT_VERSION = 1
+_PREFIX = struct.Struct("<8sHHI")
+MAX_HEADER_BYTES = 16 << 20
+MAX_PAYLOAD_BYTES = 8 << 30
+KINDS = ("solution", "document", "skill", "probe")
+_READ_CHUNK = 1 << 20
+_HEX = frozenset("0123456789abcdef")
+
+
+def canonical_json(value: Any) -> bytes:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode()
+
+
+def _is_sha256_hex(value: object) -> bool:
+    return isinstance(value, str) and len(value) == 64 and set(value) <= _HEX
+
+
+@dataclass(frozen=True)
+class BlockIdentity:
+    """The deterministic fields a block id commits to."""
+
+    kind: str
+    tokens: tuple[int, ...]
+    pos_start: int
+    fingerprint: str
+    profile: Mapping[str, Any]
+    payload_sha256: str
+    payload_bytes: int
+
+    @property
+    def pos_end(self) -> int:
+        return self.pos_start + len(self.tokens)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "tokens": list(self.tokens),
+            "pos_start": self.pos_start,
+            "pos_end": self.pos_end,
+            "fingerprint": self.fingerprint,
+            "profile": dict(self.profile),
+            "payload_sha256": self.payload_sha256,
+            "payload_bytes": self.payload_bytes,
+        }
+
+    def block_id(self) -> str:
+        return hashlib.sha256(canonical_json(self.as_dict())).hexdigest()
+
+    @classmethod
+    def from_dict(cls, data: object) -> BlockIdentity:
+        if not isinstance(data, dict):
+            raise BlockFormatError("block identity is not an object")
+        try:
+            kind, tokens, pos_start = data["kind"], data["tokens"], data["pos_start"]
+            fingerprint, profile = data["fingerprint"], data["profile"]
+            sha, size, pos_end = data["payload_sha256"], data["payload_bytes"], data["pos_end"]
+        except KeyError as exc:
+            raise BlockFormatError(f"block identity lacks {exc.args[0]!r}") from None
+        if kind not in KINDS:
+            raise BlockFormatError(f"unknown block kind {kind!r}")
+        if not isinstance(tokens, list) or not all(type(t) is int and t >= 0 for t in tokens):
+            raise BlockFormatError("block tokens must be a list of non-negative integers")
+        if type(pos_start) is not int or pos_start < 0 or type(pos_end) is not int:
+            raise BlockFormatError("block positions must be non-negative integers")
+        if pos_end != pos_start + len(tokens):
+            raise BlockFormatError(f"block positions [{pos_start}, {pos_end}) do not match {len(tokens)} tokens")
+        if not isinstance(fingerprint, str) or not fingerprint or "/" in fingerprint:
+            raise BlockFormatError("block fingerprint must be a non-empty string without '/'")
+        if not isinstance(profile, dict):
+            raise BlockFormatError("block profile must be an object")
+        if not _is_sha256_hex(sha):
+            raise BlockFormatError("payload_sha256 must be 64 lowercase hex digits")
+        if type(size) is not int or not 0 < size <= MAX_PAYLOAD_BYTES:
+            raise BlockFormatError(f"payload_bytes must be a positive integer up to {MAX_PAYLOAD_BYTES}")
+        return cls(kind, tuple(tokens), pos_start, fingerprint, profile, sha, size)
+
+
+@dataclass(frozen=True)
+class Block:
+    """A verified block: its id, identity, free metadata, optional HMAC and the state payload."""
+
+    block_id: str
+    identity: BlockIdentity
+    payload: bytes | bytearray
+    meta: Mapping[str, Any] = field(default_factory=dict)
+    hmac: str | None = None
+
+    @property
+    def n_tokens(self) -> int:
+        return len(self.identity.tokens)
+
+    @property
+    def kind(self) -> str:
+        return self.identity.kind
+
+    @property
+    def fingerprint(self) -> str:
+        return self.identity.fingerprint
+
+    def header(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"block_id": self.block_id, "identity": self.identity.as_dict(), "meta": dict(self.meta)}
+        if self.hmac is not None:
+            out["hmac"] = self.hmac
+        return out
+
+
+def sign(block_id: str, key: bytes) -> str:
+    return hmac_lib.new(key, block_id.encode(), hashlib.sha256).hexdigest()
+
+
+def new_block(*, kind: str, tokens: tuple[int, ...] | list[int], pos_start: int, fingerprint: str,
+              profile: Mapping[str, Any], payload: bytes | bytearray, meta: Mapping[str, Any] | None = None,
+              key: bytes | None = None) -> Block:
+    """Build a block from a captured payload; the id is computed here, never supplied."""
+    identity = BlockIdentity.from_dict(BlockIdentity(
+        kind, tuple(int(t) for t in tokens), pos_start, fingerprint, dict(profile),
+        hashlib.sha256(payload).hexdigest(), len(payload)).as_dict())
+    block_id = identity.block_id()
+    return Block(block_id, identity, payload, dict(meta or {}), sign(block_id, key) if key else None)
+
+
+def encode_header(block: Block) -> bytes:
+    header = canonical_json(block.header())
+    if len(header) > MAX_HEADER_BYTES:
+        raise BlockFormatError(f"block header of {len(header)} bytes exceeds {MAX_HEADER_BYTES}")
+    return _PREFIX.pack(MAGIC, FORMAT_VERSION, 0, len(header)) + header
+
+
+def encode(block: Block) -> bytes:
+    return encode_header(block) + bytes(block.payload)
+
+
+def write_block_file(block: Block, path: Path) -> int:
+    """Write atomically (temporary file, fsync, rename); returns the bytes written."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            head = encode_header(block)
+            f.write(head)
+            f.write(block.payload)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return len(head) + len(block.payload)
+
+
+def _read_exact(stream: IO[bytes], n: int, what: str) -> bytes:
+    data = stream.read(n)
+    if data is None or len(data) != n:
+        raise BlockFormatError(f"truncated block: {what} needs {n} bytes, got {len(data or b'')}")
+    return data
+
+
+def read_header(stream: IO[bytes]) -> tuple[str, BlockIdentity, dict[str, Any], str | None]:
+    """Parse the prefix and JSON header; leaves the stream at the first payload byte."""
+    magic, version, flags, header_len = _PREFIX.unpack(_read_exact(stream, _PREFIX.size, "the prefix"))
+    if magic != MAGIC:
+        raise BlockFormatError("not a kvgraft block (bad magic)")
+    if version != FORMAT_VERSION:
+        raise BlockFormatError(f"unsupported block format version {version} (this build reads {FORMAT_VERSION})")
+    if flags != 0:
+        raise BlockFormatError(f"unsupported block flags {flags:#x}")
+    if header_len > MAX_HEADER_BYTES:
+        raise BlockFormatError(f"block header of {header_len} bytes exceeds {MAX_HEADER_BYTES}")
+    raw = _read_exact(stream, header_len, "the header")
+    try:
+        header = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        raise BlockFormatError(f"block header is not valid UTF-8 JSON: {exc}") from None
+    if not isinstance(header, dict):
+        raise BlockFormatError("block header is not a JSON object")
+    block_id, meta, mac = header.get("block_id"), header.get("meta", {}), header.get("hmac")
+    if not _is_sha256_hex(block_id):
+        raise BlockFormatError("block_id must be 64 lowercase hex digits")
+    if not isinstance(meta, dict):
+        raise BlockFormatError("block meta must be an object")
+    if mac is not None and not _is_sha256_hex(mac):
+        raise BlockFormatError("block hmac must be 64 lowercase hex digits")
+    return block_id, BlockIdentity.from_dict(header.get("identity")), meta, mac
+
+
+def read_block(stream: IO[bytes], *, expected_id: str | None = None, key: bytes | None = None,
+               expected_fingerprint: str | None = None) -> Block:
+    """Read and verify one block. The payload is read straight into one buffer and hashed chunk by chunk."""
+    block_id, identity, meta, mac = read_header(stream)
+    if expected_id is not None and block_id != expected_id:
+        raise BlockIntegrityError(f"object holds block {block_id}, expected {expected_id}")
+    if identity.block_id() != block_id:
+        raise BlockIntegrityError(f"block {block_id}: its identity fields hash to {identity.block_id()} (tampered)")
+    if expected_fingerprint is not None and identity.fingerprint != expected_fingerprint:
+        raise BlockIntegrityError(
+            f"block {block_id} is for fingerprint {identity.fingerprint}, expected {expected_fingerprint}")
+    if key is not None:
+        if mac is None:
+            raise BlockAuthError(f"block {block_id} carries no HMAC but a block key is configured")
+        if not hmac_lib.compare_digest(mac, sign(block_id, key)):
+            raise BlockAuthError(f"block {block_id}: HMAC does not match the configured block key")
+    payload = bytearray(identity.payload_bytes)
+    view = memoryview(payload)
+    h = hashlib.sha256()
+    got = 0
+    while got < identity.payload_bytes:
+        n = stream.readinto(view[got:got + _READ_CHUNK])  # type: ignore[attr-defined]
+        if not n:
+            break
+        h.update(view[got:got + n])
+        got += n
+    view.release()
+    if got != identity.payload_bytes:
+        raise BlockIntegrityError(f"block {block_id} is truncated: payload {got} of {identity.payload_bytes} bytes")
+    if stream.read(1):
+        raise BlockIntegrityError(f"block {block_id} has bytes after its payload")
+    if h.hexdigest() != identity.payload_sha256:
+        raise BlockIntegrityError(f"block {block_id}: payload SHA-256 mismatch (corrupted or tampered)")
+    return Block(block_id, identity, payload, meta, mac)
+
+
+def read_block_file(path: Path, **kwargs: Any) -> Block:
+    with path.open("rb", buffering=0) as f:
+        return read_block(f, **kwargs)  # type: ignore[arg-type]
+
+
+def decode(data: bytes, **kwargs: Any) -> Block:
+    return read_block(io.BytesIO(data), **kwargs)

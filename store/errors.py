@@ -1,0 +1,23 @@
+"""Exceptions raised by the store. Callers translate them to messages only at the CLI/API edge."""
+
+from __future__ import annotations
+
+
+class StoreError(Exception):
+    """Base class of every error the store raises on purpose."""
+
+
+class BlockFormatError(StoreError):
+    """The bytes are not a well-formed kvgraft block (bad magic, version, header or size)."""
+
+
+class BlockIntegrityError(StoreError):
+    """A block's payload or identity does not hash to what it claims: tampered, truncated or mislabelled."""
+
+
+class BlockAuthError(BlockIntegrityError):
+    """A block lacks a valid HMAC while a deployment key is configured."""
+
+
+class BlockNotFoundError(StoreError):
+    """No object is stored under the requested key."""

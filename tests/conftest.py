@@ -1,0 +1,40 @@
+"""Session fixtures: a private cache dir (the tiny GGUF is generated into it), the tiny engine, the real model."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from engine.graft import EngineConfig, GraftEngine
+
+
+@pytest.fixture(scope="session", autouse=True)
+def kvgraft_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """Every test (and every subprocess it starts) uses a fresh cache dir and a fresh data dir."""
+    cache = tmp_path_factory.mktemp("kvgraft-cache")
+    saved = {k: os.environ.get(k) for k in ("KVGRAFT_CACHE_DIR", "KVGRAFT_DATA_DIR")}
+    os.environ["KVGRAFT_CACHE_DIR"] = str(cache)
+    os.environ["KVGRAFT_DATA_DIR"] = str(tmp_path_factory.mktemp("kvgraft-data"))
+    yield cache
+    for k, v in saved.items():
+        if v is None:
+            os.environ.pop(k, None)
+        else:
+            os.environ[k] = v
+
+
+@pytest.fixture(scope="session")
+def tiny_engine(kvgraft_cache: Path) -> Iterator[GraftEngine]:
+    engine = GraftEngine.load("tiny", EngineConfig(threads=2), cache_dir=kvgraft_cache)
+    yield engine
+    engine.close()
+
+
+@pytest.fixture(scope="session")
+def smollm2_engine(kvgraft_cache: Path) -> Iterator[GraftEngine]:
+    engine = GraftEngine.load("smollm2-135m", EngineConfig(threads=2), cache_dir=kvgraft_cache)
+    yield engine
+    engine.close()

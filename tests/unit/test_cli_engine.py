@@ -1,0 +1,77 @@
+"""The engine commands through the real `kvgraft` CLI (in-process with Typer's runner; one real subprocess)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from services.cli import app
+
+pytestmark = pytest.mark.unit
+runner = CliRunner()
+
+
+def _json(args: list[str], code: int = 0) -> dict:
+    result = runner.invoke(app, args)
+    assert result.exit_code == code, result.output
+    return json.loads(result.stdout)
+
+
+def test_gate_json_has_the_contract_keys_and_exit_0() -> None:
+    record = _json(["gate", "--model", "tiny", "--tokens", "120", "--query", "8", "--json"])
+    assert {"byte_exact", "fresh_floor_equal", "graft_sha256", "fresh_sha256", "kl_mean", "kl_max",
+            "argmax_agree", "max_abs_diff", "fingerprint", "profile", "timings_ms"} <= set(record)
+    assert record["byte_exact"] is True and record["argmax_agree"] == "8/8"
+    assert record["graft_sha256"] == record["fresh_sha256"]
+
+
+def test_fingerprint_json() -> None:
+    record = _json(["fingerprint", "--model", "tiny", "--json"])
+    assert len(record["fingerprint"]) == 32
+    assert {"gguf_sha256", "llama_cpp_python", "system_info", "flash_attn", "type_k", "backend"} <= set(
+        record["parts"])
+    assert {"n_batch", "n_ubatch", "prefill_chunk", "threads", "query_class", "swa_full"} <= set(record["profile"])
+    assert _json(["fingerprint", "--model", "tiny", "--json"]) == record  # stable
+
+
+def test_regimes_json_and_plot(tmp_path: Path) -> None:
+    plot = tmp_path / "r.png"
+    record = _json(["regimes", "--model", "tiny", "--prompts", "3", "--json", "--plot", str(plot)])
+    assert record["regimes"]["own_position"]["samples"] >= 20
+    assert plot.is_file() and record["plot"] == str(plot)
+
+
+def test_unknown_model_exits_2_with_a_message() -> None:
+    result = runner.invoke(app, ["gate", "--model", "/nonexistent/model.gguf", "--json"])
+    assert result.exit_code == 2
+    assert "no model" in result.stderr and result.stdout == ""
+
+
+def test_a_file_that_is_not_a_gguf_is_refused_cleanly(tmp_path: Path) -> None:
+    bogus = tmp_path / "bogus.gguf"
+    bogus.write_bytes(b"GGUF" + b"\x00" * 64)
+    result = runner.invoke(app, ["fingerprint", "--model", str(bogus)])
+    assert result.exit_code == 2 and "could not load" in result.stderr
+
+
+def test_bench_restore_json_shape_on_tiny() -> None:
+    record = _json(["bench", "restore", "--model", "tiny", "--tokens", "64,256", "--runs", "1", "--json"])
+    rows = record["results"]
+    assert [r["tokens"] for r in rows] == [64, 256]
+    for r in rows:
+        assert {"tokens", "prefill_ms", "restore_ms", "peer_restore_ms", "state_bytes", "speedup_vs_prefill",
+                "speedup_vs_peer", "restore_peak_rss_growth_bytes"} <= set(r)
+        assert r["next_token_logits_equal"] is True
+        assert r["state_bytes"] > 0
+
+
+def test_console_script_runs_in_a_real_process() -> None:
+    proc = subprocess.run([sys.executable, "-m", "services.cli", "gate", "--model", "tiny", "--tokens", "64",
+                           "--json"], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["byte_exact"] is True

@@ -1,0 +1,24 @@
+"""structlog configuration for every entry point: events go to stderr (stdout stays for --json output)."""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+
+import structlog
+
+
+def configure_logging(level: str | None = None) -> None:
+    name = (level or os.environ.get("KVGRAFT_LOG_LEVEL") or "WARNING").upper()
+    numeric = logging.getLevelNamesMapping().get(name, logging.WARNING)
+    structlog.configure(
+        processors=[
+            structlog.processors.add_log_level,
+            structlog.processors.TimeStamper(fmt="iso"),
+            structlog.dev.ConsoleRenderer(colors=False) if sys.stderr.isatty() else structlog.processors.JSONRenderer(),
+        ],
+        wrapper_class=structlog.make_filtering_bound_logger(numeric),
+        logger_factory=structlog.PrintLoggerFactory(file=sys.stderr),
+        cache_logger_on_first_use=False,
+    )
