@@ -27,6 +27,7 @@ demo: $(STAMP)
 	@echo "regimes plot written to $(DEMO_DIR)/regimes.png"
 
 test: $(STAMP)
+	scripts/ensure-services.sh
 	$(BIN)/python -m pytest --durations=15 $(PYTEST_ARGS)
 
 test-unit: $(STAMP)

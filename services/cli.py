@@ -3,35 +3,26 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any
 
 import typer
 
-from engine.errors import EngineError
+from services.cli_store import audit_app, blocks_app, db_app, deposit
+from services.common import JsonOpt, ModelOpt, guard
 from services.output import err, key_value_table, out, print_json, records_table
-from store.errors import StoreError
 from workers.logs import configure_logging
 
 app = typer.Typer(name="kvgraft", no_args_is_help=True, add_completion=False,
                   help="kvgraft: byte-exact KV-cache blocks for frozen language models.")
 bench_app = typer.Typer(no_args_is_help=True, help="Benchmarks: each prints a JSON record (--json) or a table.")
 app.add_typer(bench_app, name="bench")
-
-T = TypeVar("T")
-ModelOpt = Annotated[str | None, typer.Option("--model", "-m", help="GGUF path or known name: smollm2-135m "
-                                              "(default, or KVGRAFT_MODEL), gemma3-270m, tiny")]
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object on stdout.")]
-
-
-def _guard(fn: Callable[[], T]) -> T:
-    """Run a command body, turning the project's own errors into one-line messages and exit code 2."""
-    try:
-        return fn()
-    except (EngineError, StoreError, ValueError, OSError) as exc:
-        err.print(f"[bold red]error:[/] {exc}")
-        raise typer.Exit(2) from None
+sandbox_app = typer.Typer(no_args_is_help=True, help="Run untrusted programs in the sandbox.")
+app.add_typer(sandbox_app, name="sandbox")
+app.add_typer(blocks_app, name="blocks")
+app.add_typer(audit_app, name="audit")
+app.add_typer(db_app, name="db")
+app.command()(deposit)
 
 
 def _model(model: str | None) -> str:
@@ -68,7 +59,7 @@ def fingerprint(model: ModelOpt = None, json_out: JsonOpt = False) -> None:
             out.print(key_value_table(f"fingerprint {fp.id} ({engine.name})", fp.parts()))
             out.print(key_value_table(f"numerics profile {profile.id}", profile.as_dict()))
 
-    _guard(body)
+    guard(body)
 
 
 @app.command()
@@ -76,6 +67,7 @@ def gate(
     model: ModelOpt = None,
     tokens: Annotated[int, typer.Option("--tokens", "-n", min=1, help="Block length N: capture [0, N).")] = 256,
     query: Annotated[int, typer.Option("--query", "-q", min=1, help="Query tokens Q at [N, N+Q).")] = 8,
+    record: Annotated[bool, typer.Option(help="Record the result as a probe attestation in the database.")] = True,
     json_out: JsonOpt = False,
 ) -> None:
     """Byte-exactness gate on this machine: fresh twice (the floor), capture, block file round trip, restore over a
@@ -83,16 +75,26 @@ def gate(
     from engine.gate import GateRequest, run_gate
     from workers.blocks import block_file_roundtrip
 
-    def body() -> Any:
+    def body() -> tuple[Any, int | None]:
         engine = _load(model, n_ctx=max(4096, -(-(tokens + query) // 256) * 256))
-        return run_gate(engine, GateRequest(n_tokens=tokens, n_query=query), roundtrip=block_file_roundtrip)
+        result = run_gate(engine, GateRequest(n_tokens=tokens, n_query=query), roundtrip=block_file_roundtrip)
+        if not record:
+            return result, None
+        from workers.attestations import record_gate_result
+        from workers.runtime import open_runtime
 
-    result = _guard(body)
-    record = result.as_dict()
+        rt = open_runtime()
+        try:
+            return result, record_gate_result(rt, result)
+        finally:
+            rt.close()
+
+    result, attestation_id = guard(body)
+    record_out = result.as_dict() | {"attestation_id": attestation_id}
     if json_out:
-        print_json(record)
+        print_json(record_out)
     else:
-        shown = {k: v for k, v in record.items() if k not in ("fingerprint_parts", "failures")}
+        shown = {k: v for k, v in record_out.items() if k not in ("fingerprint_parts", "failures")}
         verdict = "[bold green]BYTE-EXACT[/]" if result.passed else "[bold red]NOT BYTE-EXACT[/]"
         out.print(key_value_table(f"gate: {result.model}, N={tokens}, Q={query}", shown))
         out.print(verdict)
@@ -122,7 +124,7 @@ def regimes(
             report["plot"] = str(plot_regimes(report, plot))
         return report
 
-    report = _guard(body)
+    report = guard(body)
     if json_out:
         print_json(report)
         return
@@ -152,12 +154,64 @@ def bench_restore(
         return run_restore_bench(RestoreBenchRequest(model=_model(model), tokens=sizes, runs=runs,
                                                      measure_memory=memory), progress=progress)
 
-    record = _guard(body)
+    record = guard(body)
     if json_out:
         print_json(record)
         return
     out.print(records_table(f"bench restore: {record['model']} (median of {runs})", record["results"],
                             list(record["results"][0].keys())))
+
+
+@bench_app.command("store")
+def bench_store(
+    size_mb: Annotated[int, typer.Option(min=1, max=1024, help="Block payload size in MiB.")] = 20,
+    count: Annotated[int, typer.Option(min=1, max=100, help="Blocks per store.")] = 5,
+    s3_endpoint: Annotated[str | None, typer.Option(help="S3 endpoint to measure (default: start a local moto "
+                                                         "server).")] = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """Put/get throughput of large blocks on local disk and S3, and the cost of verification vs a raw read."""
+    from bench.store import StoreBenchRequest, run_store_bench
+
+    def body() -> dict[str, Any]:
+        progress = (lambda msg: err.print(f"[dim]bench store: {msg}[/]")) if not json_out else None
+        return run_store_bench(StoreBenchRequest(size_mb=size_mb, count=count, s3_endpoint_url=s3_endpoint),
+                               progress=progress)
+
+    record = guard(body)
+    if json_out:
+        print_json(record)
+        return
+    columns = ["store", "block_bytes", "put_mb_s", "get_verified_mb_s", "raw_read_mb_s", "verify_overhead_pct",
+               "get_verified_mb_s_warm", "raw_read_mb_s_warm", "verify_overhead_pct_warm"]
+    out.print(records_table(f"bench store: {count} x {size_mb} MiB", record["results"], columns))
+
+
+@sandbox_app.command("run")
+def sandbox_run(
+    file: Annotated[Path, typer.Argument(help="A Python program; kvgraft reads it and pipes its text in.")],
+    wall_s: Annotated[float, typer.Option(min=0.1, max=600, help="Wall-clock limit in seconds.")] = 10.0,
+    output_bytes: Annotated[int, typer.Option(min=1, help="Cap per output stream in bytes.")] = 1 << 20,
+    json_out: JsonOpt = False,
+) -> None:
+    """Run one program in the sandbox and print its verdict (exit code 0 iff the program exited 0)."""
+    from workers.sandbox import SandboxLimits, SandboxUnavailableError, run_program
+
+    def body() -> Any:
+        source = file.read_bytes().decode("utf-8", errors="replace")
+        try:
+            return run_program(source, limits=SandboxLimits(wall_s=wall_s, output_bytes=output_bytes))
+        except SandboxUnavailableError as exc:
+            raise ValueError(str(exc)) from None
+
+    result = guard(body)
+    record = {k: result.as_dict()[k] for k in ("exit_code", "stdout", "stderr", "timed_out", "killed", "reason",
+                                               "wall_ms", "stdout_truncated", "stderr_truncated")}
+    if json_out:
+        print_json(record)
+    else:
+        out.print(key_value_table(f"sandbox: {file}", record))
+    raise typer.Exit(0 if result.ok else 1)
 
 
 def main() -> None:

@@ -9,7 +9,7 @@ from rich.console import Console
 from rich.table import Table
 
 out = Console()
-err = Console(stderr=True)
+err = Console(stderr=True, soft_wrap=True)
 
 
 def print_json(value: Any) -> None:

@@ -21,3 +21,23 @@ class BlockAuthError(BlockIntegrityError):
 
 class BlockNotFoundError(StoreError):
     """No object is stored under the requested key."""
+
+
+class ObjectStoreUnavailableError(StoreError):
+    """The object store could not be reached or answered with a server error; the operation may be retried."""
+
+
+class InvalidObjectKeyError(StoreError):
+    """An object key is empty, absolute, or escapes the store's root (`..`)."""
+
+
+class SchemaBehindError(StoreError):
+    """The database schema is older than this build's migrations; run `kvgraft db upgrade`."""
+
+
+class SchemaAheadError(StoreError):
+    """The database was migrated by a newer build: its schema revision is unknown to this one."""
+
+
+class UnknownRoleError(StoreError):
+    """An API token role other than submitter, operator or auditor was requested."""

@@ -10,6 +10,9 @@ import pytest
 
 from engine.graft import EngineConfig, GraftEngine
 
+# Server fixtures (PostgreSQL database per run, moto S3 server) live in their own modules.
+pytest_plugins = ["tests.fixtures.postgres", "tests.fixtures.s3"]
+
 
 @pytest.fixture(scope="session", autouse=True)
 def kvgraft_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
@@ -38,3 +41,12 @@ def smollm2_engine(kvgraft_cache: Path) -> Iterator[GraftEngine]:
     engine = GraftEngine.load("smollm2-135m", EngineConfig(threads=2), cache_dir=kvgraft_cache)
     yield engine
     engine.close()
+
+
+@pytest.fixture(autouse=True)
+def _fresh_structlog() -> Iterator[None]:
+    """CLI tests configure structlog (level filter, stderr); give every test the library defaults back."""
+    import structlog
+
+    yield
+    structlog.reset_defaults()

@@ -9,6 +9,16 @@ import sys
 import structlog
 
 
+class _CurrentStderr:
+    """Writes to whatever sys.stderr is at the time of the write (test runners swap it per invocation)."""
+
+    def write(self, text: str) -> int:
+        return sys.stderr.write(text)
+
+    def flush(self) -> None:
+        sys.stderr.flush()
+
+
 def configure_logging(level: str | None = None) -> None:
     name = (level or os.environ.get("KVGRAFT_LOG_LEVEL") or "WARNING").upper()
     numeric = logging.getLevelNamesMapping().get(name, logging.WARNING)
@@ -19,6 +29,6 @@ def configure_logging(level: str | None = None) -> None:
             structlog.dev.ConsoleRenderer(colors=False) if sys.stderr.isatty() else structlog.processors.JSONRenderer(),
         ],
         wrapper_class=structlog.make_filtering_bound_logger(numeric),
-        logger_factory=structlog.PrintLoggerFactory(file=sys.stderr),
+        logger_factory=structlog.PrintLoggerFactory(file=_CurrentStderr()),  # type: ignore[arg-type]
         cache_logger_on_first_use=False,
     )

@@ -20,6 +20,7 @@ class Settings(BaseSettings):
     model: str = "smollm2-135m"
     block_key: SecretStr | None = None
     cache_dir: Path | None = None
+    read_cache_bytes: int = 2 << 30  # the local read-through cache of an s3:// store
 
     @field_validator("store_url")
     @classmethod

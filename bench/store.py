@@ -1,0 +1,134 @@
+"""`kvgraft bench store`: put/get throughput of large blocks on local disk and on an S3 endpoint, and what
+verification (SHA-256 while reading) adds to a raw read. Payloads are random bytes: no model is involved."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import statistics
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from bench.servers import moto_server
+from store.blockfile import Block, new_block
+from store.blocks import BlockStore, block_key
+from store.objects import LocalObjectStore, S3ObjectStore
+
+FINGERPRINT = "bench" + "0" * 27
+
+
+@dataclass(frozen=True)
+class StoreBenchRequest:
+    size_mb: int = 20
+    count: int = 5
+    s3_endpoint_url: str | None = None  # None: start a local moto server (real HTTP on loopback)
+
+
+def _blocks(size: int, count: int) -> list[Block]:
+    return [new_block(kind="document", tokens=[1, i + 2], pos_start=0, fingerprint=FINGERPRINT,
+                      profile={"bench": True}, payload=os.urandom(size)) for i in range(count)]
+
+
+def _time(fn: Callable[[], Any]) -> float:
+    t0 = time.perf_counter()
+    fn()
+    return time.perf_counter() - t0
+
+
+def _mb_s(nbytes: int, seconds: list[float]) -> float:
+    return round(nbytes / (1 << 20) / statistics.median(seconds), 1)
+
+
+def _measure(store: BlockStore, blocks: list[Block], raw_read: Callable[[str], None] | None,
+             drop_cache: Callable[[str], None] | None = None) -> dict[str, Any]:
+    """put, then verified get and raw read of each block; with `drop_cache`, reads are measured cold (the page
+    cache of the object dropped before each read) and warm."""
+    size = len(blocks[0].payload)
+    keys = [block_key(b.fingerprint, b.block_id) for b in blocks]
+    puts = [_time(lambda b=b: store.put(b)) for b in blocks]
+    row: dict[str, Any] = {"store": store.url.split(":", 1)[0], "block_bytes": size, "blocks": len(blocks),
+                           "put_mb_s": _mb_s(size, puts)}
+
+    def reads(fn: Callable[[int], Any], cold: bool) -> list[float]:
+        times = []
+        for i in range(len(blocks)):
+            if cold and drop_cache is not None:
+                drop_cache(keys[i])
+            times.append(_time(lambda i=i: fn(i)))
+        return times
+
+    def verified(i: int) -> Block:
+        return store.get(blocks[i].fingerprint, blocks[i].block_id)
+
+    modes = [("", True), ("_warm", False)] if drop_cache is not None else [("", False)]
+    for suffix, cold in modes:
+        gets = reads(verified, cold)
+        row[f"get_verified_mb_s{suffix}"] = _mb_s(size, gets)
+        if raw_read is not None:
+            raws = reads(lambda i: raw_read(keys[i]), cold)
+            row[f"raw_read_mb_s{suffix}"] = _mb_s(size, raws)
+            row[f"verify_overhead_pct{suffix}"] = round(
+                (statistics.median(gets) / statistics.median(raws) - 1) * 100, 1)
+    row["reads"] = "cold (page cache dropped before each read) and warm" if drop_cache else "as served"
+    return row
+
+
+@contextlib.contextmanager
+def _s3_endpoint(url: str | None) -> Iterator[tuple[str, bool]]:
+    if url:
+        yield url, False
+    else:
+        with moto_server() as started:
+            yield started, True
+
+
+def run_store_bench(request: StoreBenchRequest, progress: Callable[[str], None] | None = None) -> dict[str, Any]:
+    blocks = _blocks(request.size_mb << 20, request.count)
+    results = []
+    with tempfile.TemporaryDirectory(prefix="kvgraft-bench-store-") as tmp:
+        local = LocalObjectStore(Path(tmp) / "blocks")
+
+        def raw_local(key: str) -> None:
+            path = Path(tmp) / "blocks" / key
+            buf = bytearray(path.stat().st_size)
+            with path.open("rb", buffering=0) as f:
+                f.readinto(buf)
+
+        def drop_local(key: str) -> None:
+            fd = os.open(Path(tmp) / "blocks" / key, os.O_RDONLY)
+            try:
+                os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+            finally:
+                os.close(fd)
+
+        if progress:
+            progress("local disk")
+        results.append(_measure(BlockStore(local), blocks, raw_local, drop_local))
+    env = {"AWS_ACCESS_KEY_ID": "bench", "AWS_SECRET_ACCESS_KEY": "bench", "AWS_DEFAULT_REGION": "us-east-1"}
+    saved = {k: os.environ.get(k) for k in env}
+    for k, v in env.items():
+        os.environ.setdefault(k, v)
+    try:
+        with _s3_endpoint(request.s3_endpoint_url) as (endpoint, started):
+            if progress:
+                progress(f"S3 at {endpoint}" + (" (moto, started for this run)" if started else ""))
+            s3 = S3ObjectStore(f"kvgraft-bench-{os.getpid()}", "kvgraft", endpoint_url=endpoint)
+            s3.ensure_bucket()
+
+            def raw_s3(key: str) -> None:
+                with s3.open(key) as stream:
+                    while stream.read(1 << 20):
+                        pass
+
+            row = _measure(BlockStore(s3), blocks, raw_s3)
+            row["endpoint"] = "moto (local, started for this run)" if started else endpoint
+            results.append(row)
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+    return {"benchmark": "store", "size_mb": request.size_mb, "count": request.count, "results": results}

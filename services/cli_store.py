@@ -1,0 +1,334 @@
+"""`kvgraft deposit`, `kvgraft blocks ...`, `kvgraft audit ...` and `kvgraft db ...`: the store's commands."""
+
+from __future__ import annotations
+
+import re
+from datetime import timedelta
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.progress import Progress
+
+from services.common import JsonOpt, ModelOpt, guard
+from services.output import err, key_value_table, out, print_json, records_table
+
+blocks_app = typer.Typer(no_args_is_help=True, help="List, show, verify, copy and collect stored blocks.")
+audit_app = typer.Typer(no_args_is_help=True, help="Export and verify audit bundles.")
+db_app = typer.Typer(no_args_is_help=True, help="Database schema (Alembic migrations).")
+
+_AGE = re.compile(r"^\s*(\d+)\s*([smhdw]?)\s*$")
+_UNITS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
+
+
+def parse_age(text: str) -> timedelta:
+    """`90s`, `30m`, `2h`, `7d`, `1w` or plain seconds."""
+    match = _AGE.match(text)
+    if not match:
+        raise ValueError(f"cannot read the age {text!r}: use e.g. 30m, 2h, 7d")
+    return timedelta(seconds=int(match.group(1)) * _UNITS[match.group(2)])
+
+
+def _runtime():  # noqa: ANN202 - workers.runtime.Runtime
+    from workers.runtime import open_runtime
+
+    return open_runtime()
+
+
+def deposit(
+    file: Annotated[Path, typer.Argument(help="A UTF-8 text file to capture as one block.")],
+    kind: Annotated[str, typer.Option(help="document | skill")] = "document",
+    model: ModelOpt = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """Capture a text as a block, gate it, store it and record it."""
+    from workers.deposit import deposit_text
+
+    def body() -> dict[str, Any]:
+        if kind not in ("document", "skill"):
+            raise ValueError("--kind must be document or skill (solution blocks come only from verified solving)")
+        raw = file.read_bytes()
+        if b"\x00" in raw:
+            raise ValueError(f"{file} is binary, not text")
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise ValueError(f"{file} is not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+        rt = _runtime()
+        try:
+            result = deposit_text(rt, rt.engine(model), text=text, kind=kind,
+                                  source={"file": file.name, "bytes": len(raw)})
+        finally:
+            rt.close()
+        return result.as_dict()
+
+    record = guard(body)
+    if json_out:
+        print_json(record)
+    else:
+        out.print(key_value_table(f"deposited {file.name}", record))
+    raise typer.Exit(0 if record["byte_exact"] else 1)
+
+
+@blocks_app.command("list")
+def blocks_list(
+    fingerprint: Annotated[str | None, typer.Option(help="Only blocks of this fingerprint.")] = None,
+    kind: Annotated[str | None, typer.Option(help="solution | document | skill")] = None,
+    limit: Annotated[int, typer.Option(min=1, max=1000)] = 100,
+    offset: Annotated[int, typer.Option(min=0)] = 0,
+    json_out: JsonOpt = False,
+) -> None:
+    """Catalogued blocks, newest first."""
+    from store.repository import list_blocks
+
+    def body() -> dict[str, Any]:
+        rt = _runtime()
+        try:
+            with rt.session() as s:
+                rows, total = list_blocks(s, fingerprint=fingerprint, kind=kind, limit=limit, offset=offset)
+                items = [{"id": r.id, "kind": r.kind, "fingerprint": r.fingerprint, "team": r.team_id,
+                          "n_tokens": r.n_tokens, "bytes": r.bytes, "created_at": r.created_at.isoformat()}
+                         for r in rows]
+        finally:
+            rt.close()
+        return {"items": items, "total": total}
+
+    record = guard(body)
+    if json_out:
+        print_json(record)
+    else:
+        out.print(records_table(f"blocks ({record['total']} in all)", record["items"],
+                                ["id", "kind", "fingerprint", "n_tokens", "bytes", "created_at"]))
+
+
+@blocks_app.command("show")
+def blocks_show(block_id: Annotated[str, typer.Argument(help="Block id (64 hex digits).")],
+                json_out: JsonOpt = False) -> None:
+    """One block: its catalogue row, its attestations and its header as stored."""
+    from store.errors import BlockNotFoundError
+    from store.repository import get_block, list_attestations
+
+    def body() -> dict[str, Any]:
+        rt = _runtime()
+        try:
+            with rt.session() as s:
+                row = get_block(s, block_id=block_id)
+                attestations, _ = list_attestations(s, block_id=block_id, limit=1000)
+                atts = [{"fingerprint": a.fingerprint, "profile_id": a.profile_id, "status": a.status,
+                         "byte_exact": a.byte_exact, "floor_equal": a.floor_equal, "kl_max": a.kl_max,
+                         "host": a.host, "created_at": a.created_at.isoformat()} for a in attestations]
+            fingerprints = [row.fingerprint] if row else sorted({o.fingerprint for o in rt.blocks.list()
+                                                                 if o.block_id == block_id})
+            if row is None and not fingerprints:
+                raise BlockNotFoundError(f"no block {block_id} in the catalogue or in {rt.blocks.url}")
+            try:
+                identity, meta = rt.blocks.header(fingerprints[0], block_id)
+                header: dict[str, Any] | None = {
+                    "kind": identity.kind, "n_tokens": len(identity.tokens), "pos_start": identity.pos_start,
+                    "pos_end": identity.pos_end, "fingerprint": identity.fingerprint, "profile": identity.profile,
+                    "payload_sha256": identity.payload_sha256, "payload_bytes": identity.payload_bytes,
+                    "source": meta.get("source"), "created_at": meta.get("created_at"),
+                    "text": (meta.get("text") or "")[:500]}
+            except BlockNotFoundError:
+                header = None
+        finally:
+            rt.close()
+        catalogue = None if row is None else {
+            "kind": row.kind, "fingerprint": row.fingerprint, "n_tokens": row.n_tokens, "bytes": row.bytes,
+            "object_key": row.object_key, "store_url": row.store_url, "team": row.team_id, "shared": row.shared,
+            "source": row.source, "created_at": row.created_at.isoformat()}
+        return {"block_id": block_id, "catalogue": catalogue, "stored": header, "attestations": atts}
+
+    record = guard(body)
+    if json_out:
+        print_json(record)
+        return
+    out.print(key_value_table(f"block {block_id}", {k: v for k, v in record.items() if k != "block_id"}))
+
+
+@blocks_app.command("verify")
+def blocks_verify(
+    all_fingerprints: Annotated[bool, typer.Option("--all", help="Every fingerprint, not only this model's.")] = False,
+    model: ModelOpt = None,
+    strict: Annotated[bool, typer.Option(help="Orphaned objects fail the check too.")] = False,
+    json_out: JsonOpt = False,
+) -> None:
+    """Re-hash every stored object and report missing, corrupted and orphaned blocks (exit 1 on missing or
+    corrupted; orphans are warnings unless --strict)."""
+    from store.integrity import verify_blocks
+
+    def body() -> Any:
+        rt = _runtime()
+        try:
+            fingerprint = None if all_fingerprints else rt.engine(model).fingerprint.id
+            with rt.session() as s, Progress(console=err, disable=json_out, transient=True) as bar:
+                task = bar.add_task("verifying blocks", total=None)
+                return verify_blocks(rt.blocks, s, fingerprint=fingerprint,
+                                     progress=lambda n: bar.update(task, completed=n))
+        finally:
+            rt.close()
+
+    report = guard(body)
+    problems = [{"block_id": c.block_id, "fingerprint": c.fingerprint, "status": c.status, "detail": c.detail}
+                for c in report.checks if c.status != "ok"]
+    failed = report.failed(strict=strict)
+    if json_out:
+        print_json({"ok": not failed, "counts": report.counts, "problems": problems})
+    else:
+        out.print(key_value_table("blocks verify", {"counts": report.counts, "ok": not failed}))
+        for p in problems:
+            style = "yellow" if p["status"] == "orphan" else "red"
+            err.print(f"[{style}]{p['status']}[/] {p['fingerprint']}/{p['block_id']}: {p['detail']}")
+    raise typer.Exit(1 if failed else 0)
+
+
+@blocks_app.command("copy")
+def blocks_copy(
+    to: Annotated[str, typer.Option("--to", help="Destination store URL: file://DIR or s3://bucket/prefix.")],
+    fingerprint: Annotated[str | None, typer.Option(help="Only blocks of this fingerprint.")] = None,
+    model: Annotated[str | None, typer.Option("--model", "-m", help="Only blocks of this model's fingerprint "
+                                                                     "on this machine.")] = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """Copy (never move) blocks to another store, verifying each on read and again at the destination."""
+    from store.integrity import copy_blocks
+    from store.repository import record_copy
+    from workers.runtime import open_block_store
+
+    def body() -> dict[str, Any]:
+        if fingerprint and model:
+            raise ValueError("give --fingerprint or --model, not both")
+        rt = _runtime()
+        dest = open_block_store(rt.settings, to)
+        try:
+            fp = fingerprint or (rt.engine(model).fingerprint.id if model else None)
+            with Progress(console=err, disable=json_out, transient=True) as bar:
+                task = bar.add_task("copying blocks", total=None)
+                outcomes = copy_blocks(rt.blocks, dest, fingerprint=fp, progress=lambda o: bar.advance(task))
+            with rt.session() as s:
+                for o in outcomes:
+                    if o.error is None:
+                        record_copy(s, block_id=o.block_id, source_url=rt.blocks.url, dest_url=dest.url,
+                                    bytes=o.bytes, sha256=o.payload_sha256, created=o.created)
+        finally:
+            dest.objects.close()
+            rt.close()
+        return {"to": dest.url, "copied": sum(o.error is None and o.created for o in outcomes),
+                "already_present": sum(o.error is None and not o.created for o in outcomes),
+                "failed": [{"block_id": o.block_id, "error": o.error} for o in outcomes if o.error]}
+
+    record = guard(body)
+    if json_out:
+        print_json(record)
+    else:
+        out.print(key_value_table("blocks copy", record))
+    raise typer.Exit(1 if record["failed"] else 0)
+
+
+@blocks_app.command("gc")
+def blocks_gc(
+    older_than: Annotated[str, typer.Option(help="Only orphans last written before this age (30m, 2h, 7d).")] = "1h",
+    dry_run: Annotated[bool, typer.Option(help="List what would be removed.")] = False,
+    json_out: JsonOpt = False,
+) -> None:
+    """Remove orphaned objects (stored without a catalogue row, e.g. by an interrupted deposit)."""
+    from store.integrity import collect_orphans
+
+    def body() -> dict[str, Any]:
+        age = parse_age(older_than)
+        rt = _runtime()
+        try:
+            with rt.session() as s:
+                removed = collect_orphans(rt.blocks, s, older_than=age, dry_run=dry_run)
+        finally:
+            rt.close()
+        return {"dry_run": dry_run, "removed": [{"block_id": o.block_id, "fingerprint": o.fingerprint,
+                                                 "bytes": o.info.size} for o in removed]}
+
+    record = guard(body)
+    if json_out:
+        print_json(record)
+    else:
+        verb = "would remove" if dry_run else "removed"
+        out.print(f"{verb} {len(record['removed'])} orphaned object(s)")
+        for r in record["removed"]:
+            out.print(f"  {r['fingerprint']}/{r['block_id']} ({r['bytes']} bytes)")
+
+
+@audit_app.command("export")
+def audit_export(directory: Annotated[Path, typer.Argument(help="A new or empty directory.")],
+                 json_out: JsonOpt = False) -> None:
+    """Write an audit bundle: tables as JSONL, raw generations, programs, and a manifest of SHA-256 digests."""
+    from store.audit import export_bundle
+    from store.migrate import current_revision
+
+    def body() -> dict[str, Any]:
+        rt = _runtime()
+        try:
+            with rt.session() as s:
+                manifest = export_bundle(s, directory, schema_revision=current_revision(s.get_bind()))
+        finally:
+            rt.close()
+        return {"directory": str(directory), "counts": manifest["counts"], "files": len(manifest["files"])}
+
+    record = guard(body)
+    if json_out:
+        print_json(record)
+    else:
+        out.print(key_value_table(f"audit bundle written to {directory}", record))
+
+
+@audit_app.command("verify")
+def audit_verify(directory: Annotated[Path, typer.Argument(help="An audit bundle directory.")],
+                 rerun: Annotated[bool, typer.Option(help="Re-run every verified program in the sandbox.")] = True,
+                 json_out: JsonOpt = False) -> None:
+    """Recompute every digest and re-run every recorded verified program in the sandbox, with no model. Names each
+    mismatch; exit 1 on any."""
+    from store.audit import verify_bundle
+    from workers.answers import recheck_program
+
+    def body() -> list[Any]:
+        progress = (lambda where: err.print(f"[dim]re-running {where}[/]")) if not json_out else None
+        return verify_bundle(directory, recheck=recheck_program if rerun else None, progress=progress)
+
+    mismatches = guard(body)
+    if json_out:
+        print_json({"ok": not mismatches, "mismatches": [m.__dict__ for m in mismatches]})
+    else:
+        for m in mismatches:
+            err.print(f"[red]mismatch[/] {m}")
+        out.print("audit bundle verified" if not mismatches else f"{len(mismatches)} mismatch(es)")
+    raise typer.Exit(1 if mismatches else 0)
+
+
+@db_app.command("upgrade")
+def db_upgrade(revision: Annotated[str, typer.Option(help="Target revision.")] = "head") -> None:
+    """Apply the migrations to KVGRAFT_DATABASE_URL (an explicit step on PostgreSQL)."""
+    from store.migrate import upgrade
+    from workers.settings import Settings
+
+    def body() -> Any:
+        settings = Settings()
+        settings.data_dir.mkdir(parents=True, exist_ok=True)
+        return upgrade(settings.resolved_database_url, revision)
+
+    rev = guard(body)
+    out.print(f"database at revision {rev}")
+
+
+@db_app.command("current")
+def db_current() -> None:
+    """The database's revision and this build's head revision."""
+    from store.db import make_engine
+    from store.migrate import current_revision, head_revision
+    from workers.settings import Settings
+
+    def body() -> tuple[str | None, str]:
+        engine = make_engine(Settings().resolved_database_url)
+        try:
+            return current_revision(engine), head_revision()
+        finally:
+            engine.dispose()
+
+    current, head = guard(body)
+    out.print(f"current {current or '(empty)'}, head {head}")

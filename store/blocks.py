@@ -1,0 +1,116 @@
+"""Blocks in an object store: keys `blocks/<fingerprint>/<block id>`, write-once puts, verified reads, and an
+optional bounded local read-through cache whose corrupted entries are detected and re-fetched."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import structlog
+
+from store.blockfile import Block, BlockIdentity, encode, read_block, read_block_file, read_header
+from store.cache import LocalReadCache
+from store.errors import BlockFormatError, BlockIntegrityError
+from store.objects import ObjectInfo, ObjectStore
+
+log = structlog.get_logger(__name__)
+
+BLOCKS_PREFIX = "blocks/"
+
+
+def block_key(fingerprint: str, block_id: str) -> str:
+    return f"{BLOCKS_PREFIX}{fingerprint}/{block_id}"
+
+
+def parse_block_key(key: str) -> tuple[str, str] | None:
+    """(fingerprint, block id) of a well-formed block key, else None."""
+    parts = key.split("/")
+    if len(parts) != 3 or parts[0] + "/" != BLOCKS_PREFIX or not parts[1] or len(parts[2]) != 64:
+        return None
+    return parts[1], parts[2]
+
+
+@dataclass(frozen=True)
+class StoredBlock:
+    block_id: str
+    fingerprint: str
+    key: str
+    size: int
+    created: bool  # False when the same content was already stored (write-once)
+
+
+@dataclass(frozen=True)
+class BlockObject:
+    """An object found under the blocks/ prefix."""
+
+    fingerprint: str
+    block_id: str
+    info: ObjectInfo
+
+
+class BlockStore:
+    def __init__(self, objects: ObjectStore, *, cache: LocalReadCache | None = None,
+                 key: bytes | None = None) -> None:
+        self.objects = objects
+        self.cache = cache
+        self.hmac_key = key
+
+    @property
+    def url(self) -> str:
+        return self.objects.url
+
+    def put(self, block: Block) -> StoredBlock:
+        data = encode(block)
+        key = block_key(block.fingerprint, block.block_id)
+        result = self.objects.put(key, data, sha256=hashlib.sha256(data).hexdigest())
+        log.info("store.block_put", block_id=block.block_id, fingerprint=block.fingerprint, bytes=len(data),
+                 created=result.created, store=self.url)
+        return StoredBlock(block.block_id, block.fingerprint, key, len(data), result.created)
+
+    def get(self, fingerprint: str, block_id: str, *, use_cache: bool = True) -> Block:
+        """Read and verify a block (hash, id, fingerprint, HMAC when a key is set); `use_cache=False` reads the
+        origin store directly (verification and copies)."""
+        key = block_key(fingerprint, block_id)
+        checks: dict[str, Any] = {"expected_id": block_id, "expected_fingerprint": fingerprint,
+                                  "key": self.hmac_key}
+        if self.cache is None or not use_cache:
+            with self.objects.open(key) as stream:
+                return read_block(stream, **checks)
+        path = self.cache.fetch(key, lambda: self.objects.open(key))
+        try:
+            return read_block_file(path, **checks)
+        except FileNotFoundError:  # evicted by another process between fetch and open
+            log.info("store.cache_raced", block_id=block_id)
+        except (BlockIntegrityError, BlockFormatError) as exc:
+            log.warning("store.cache_corrupt", block_id=block_id, error=str(exc))
+            self.cache.evict(key)
+            path = self.cache.fetch(key, lambda: self.objects.open(key))
+            return read_block_file(path, **checks)  # a second failure is the origin's and is raised
+
+    def header(self, fingerprint: str, block_id: str) -> tuple[BlockIdentity, dict[str, Any]]:
+        """Identity and metadata of a stored block without reading (or verifying) its payload."""
+        with self.objects.open(block_key(fingerprint, block_id)) as stream:
+            found_id, identity, meta, _ = read_header(stream)
+        if found_id != block_id or identity.block_id() != block_id:
+            raise BlockIntegrityError(f"object {block_key(fingerprint, block_id)} holds block {found_id}")
+        return identity, meta
+
+    def exists(self, fingerprint: str, block_id: str) -> bool:
+        return self.objects.exists(block_key(fingerprint, block_id))
+
+    def delete(self, fingerprint: str, block_id: str) -> None:
+        key = block_key(fingerprint, block_id)
+        self.objects.delete(key)
+        if self.cache is not None:
+            self.cache.evict(key)
+
+    def list(self, fingerprint: str | None = None) -> Iterator[BlockObject]:
+        prefix = BLOCKS_PREFIX + (f"{fingerprint}/" if fingerprint else "")
+        for info in self.objects.list(prefix):
+            parsed = parse_block_key(info.key)
+            if parsed is None:
+                log.warning("store.stray_object", key=info.key)
+                continue
+            yield BlockObject(parsed[0], parsed[1], info)

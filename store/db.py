@@ -1,0 +1,314 @@
+"""The provenance database: SQLAlchemy 2 models shared by PostgreSQL and SQLite, and engine/session factories.
+
+The schema itself is created only by the Alembic migrations in `migrations/` (`kvgraft db upgrade`, or
+`store.migrate.ensure_schema` on SQLite); these models must stay in agreement with them, which the database tests
+check with alembic's `compare_metadata`. Ids that are UUIDs or SHA-256 digests are lowercase hex strings, JSON
+columns use the portable `sa.JSON`, and every timestamp is timezone-aware UTC (stored as UTC on SQLite, which has
+no time zones, and returned as aware datetimes on both dialects).
+"""
+
+from __future__ import annotations
+
+import uuid
+from datetime import UTC, datetime
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy import event
+from sqlalchemy.engine import URL, Engine, make_url
+from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, sessionmaker
+from sqlalchemy.pool import StaticPool
+
+# Constraint names are fixed by convention so that migrations (and SQLite batch rebuilds) can address them.
+NAMING_CONVENTION: dict[str, str] = {
+    "ix": "ix_%(table_name)s_%(column_0_N_name)s",
+    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+TOKEN_ROLES = ("submitter", "operator", "auditor")
+BATCH_STATUSES = ("queued", "running", "done", "failed")
+PROBLEM_STATUSES = ("pending", "solved", "failed", "rejected")
+VERDICTS = ("verified", "wrong", "error", "timeout", "no_program", "reference")
+BLOCK_KINDS = ("solution", "document", "skill", "probe")
+ATTESTATION_STATUSES = ("attested", "functional", "refused")
+QUERY_ROUTES = ("recurrence", "direct", "transfer", "context", "abstain")
+
+SQLITE_BUSY_TIMEOUT_S = 15.0
+
+
+def utcnow() -> datetime:
+    """The current time as a timezone-aware UTC datetime (the only kind the database stores)."""
+    return datetime.now(UTC)
+
+
+def new_hex_id() -> str:
+    """A fresh random id: 32 lowercase hex digits of a UUID4 (batches, problems, queries)."""
+    return uuid.uuid4().hex
+
+
+def one_of(column: str, values: tuple[str, ...]) -> str:
+    """The SQL of a CHECK that `column` holds one of `values` (used by models and migrations alike)."""
+    return f"{column} IN ({', '.join(repr(v) for v in values)})"
+
+
+class UTCDateTime(sa.TypeDecorator[datetime]):
+    """`DateTime(timezone=True)` that refuses naive datetimes, stores UTC and always returns aware UTC values."""
+
+    impl = sa.DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: sa.Dialect) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None or value.utcoffset() is None:
+            raise ValueError(f"naive datetime {value!r}: the database stores timezone-aware UTC only")
+        return value.astimezone(UTC)
+
+    def process_result_value(self, value: datetime | None, dialect: sa.Dialect) -> datetime | None:
+        if value is None:
+            return None
+        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+def _json() -> sa.JSON:
+    """A JSON column type where Python None is SQL NULL (not the JSON literal `null`)."""
+    return sa.JSON(none_as_null=True)
+
+
+def _sha256() -> sa.String:
+    return sa.String(64)
+
+
+class Base(DeclarativeBase):
+    """Declarative base of every kvgraft table; its metadata carries the constraint naming convention."""
+
+    metadata = sa.MetaData(naming_convention=NAMING_CONVENTION)
+
+
+class Team(Base):
+    """A tenant: owns API tokens, batches, blocks and queries."""
+
+    __tablename__ = "teams"
+
+    id: Mapped[int] = mapped_column(sa.Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(sa.String(200), unique=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+
+class ApiToken(Base):
+    """An API credential of a team with one role; only the SHA-256 of the plaintext token is stored."""
+
+    __tablename__ = "api_tokens"
+    __table_args__ = (sa.CheckConstraint(one_of("role", TOKEN_ROLES), name="role"),)
+
+    id: Mapped[int] = mapped_column(sa.Integer, primary_key=True)
+    team_id: Mapped[int] = mapped_column(sa.ForeignKey("teams.id"), index=True)
+    role: Mapped[str] = mapped_column(sa.String(16))
+    token_sha256: Mapped[str] = mapped_column(_sha256(), unique=True)
+    label: Mapped[str | None] = mapped_column(sa.String(200))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    revoked_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+
+
+class Batch(Base):
+    """A submitted JSONL batch of problems; `shared` lets other teams reuse the blocks it produces."""
+
+    __tablename__ = "batches"
+    __table_args__ = (sa.CheckConstraint(one_of("status", BATCH_STATUSES), name="status"),)
+
+    id: Mapped[str] = mapped_column(sa.String(32), primary_key=True, default=new_hex_id)
+    team_id: Mapped[int] = mapped_column(sa.ForeignKey("teams.id"), index=True)
+    shared: Mapped[bool] = mapped_column(sa.Boolean, default=False, server_default=sa.false())
+    status: Mapped[str] = mapped_column(sa.String(16), default="queued")
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+
+
+class Problem(Base):
+    """One JSONL line of a batch: the question (and its normalized digest), reference data, outcome and block."""
+
+    __tablename__ = "problems"
+    __table_args__ = (
+        sa.UniqueConstraint("batch_id", "external_id"),
+        sa.CheckConstraint(one_of("status", PROBLEM_STATUSES), name="status"),
+    )
+
+    id: Mapped[str] = mapped_column(sa.String(32), primary_key=True, default=new_hex_id)
+    batch_id: Mapped[str] = mapped_column(sa.ForeignKey("batches.id"))
+    external_id: Mapped[str] = mapped_column(sa.String(200))
+    question: Mapped[str] = mapped_column(sa.Text)
+    question_digest: Mapped[str] = mapped_column(_sha256(), index=True)
+    answer: Mapped[Any | None] = mapped_column(_json())
+    solution: Mapped[str | None] = mapped_column(sa.Text)
+    verifier: Mapped[Any | None] = mapped_column(_json())
+    status: Mapped[str] = mapped_column(sa.String(16), default="pending")
+    outcome: Mapped[Any | None] = mapped_column(_json())
+    block_id: Mapped[str | None] = mapped_column(sa.ForeignKey("blocks.id"), index=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow, onupdate=utcnow)
+
+
+class Generation(Base):
+    """One sampled solution attempt for a problem: digests of prompt/text/program, sandbox result and verdict."""
+
+    __tablename__ = "generations"
+    __table_args__ = (
+        sa.UniqueConstraint("problem_id", "sample_index"),
+        sa.CheckConstraint(one_of("verdict", VERDICTS), name="verdict"),
+    )
+
+    id: Mapped[int] = mapped_column(sa.Integer, primary_key=True)
+    problem_id: Mapped[str] = mapped_column(sa.ForeignKey("problems.id"))
+    sample_index: Mapped[int] = mapped_column(sa.Integer)
+    prompt_digest: Mapped[str] = mapped_column(_sha256())
+    text: Mapped[str] = mapped_column(sa.Text)
+    text_digest: Mapped[str] = mapped_column(_sha256())
+    program: Mapped[str | None] = mapped_column(sa.Text)
+    program_digest: Mapped[str | None] = mapped_column(_sha256())
+    sandbox_result: Mapped[Any | None] = mapped_column(_json())
+    verdict: Mapped[str] = mapped_column(sa.String(16))
+    answer: Mapped[str | None] = mapped_column(sa.Text)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+
+class BlockRow(Base):
+    """The catalogue entry of a stored block: `id` is the block id, where the bytes live, and where they came from.
+
+    `bytes` is the stored object's size, `source` the provenance (e.g. {"problem_id", "file", "offset"}), and
+    `profile`/`meta` copy the block header's numerics profile and free metadata.
+    """
+
+    __tablename__ = "blocks"
+    __table_args__ = (sa.CheckConstraint(one_of("kind", BLOCK_KINDS), name="kind"),)
+
+    id: Mapped[str] = mapped_column(_sha256(), primary_key=True)
+    fingerprint: Mapped[str] = mapped_column(sa.String(64), index=True)
+    kind: Mapped[str] = mapped_column(sa.String(16))
+    n_tokens: Mapped[int] = mapped_column(sa.Integer)
+    bytes: Mapped[int] = mapped_column(sa.BigInteger)
+    payload_sha256: Mapped[str] = mapped_column(_sha256())
+    object_key: Mapped[str] = mapped_column(sa.String(512))
+    store_url: Mapped[str] = mapped_column(sa.String(1024))
+    profile: Mapped[Any] = mapped_column(sa.JSON)
+    meta: Mapped[Any] = mapped_column(sa.JSON)
+    source: Mapped[Any | None] = mapped_column(_json())
+    team_id: Mapped[int | None] = mapped_column(sa.ForeignKey("teams.id"), index=True)
+    shared: Mapped[bool] = mapped_column(sa.Boolean, default=False, server_default=sa.false())
+    text_digest: Mapped[str | None] = mapped_column(_sha256())
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+
+class Attestation(Base):
+    """One gate measurement of a block (or, with `block_id` null, of a probe) on a host and numerics profile."""
+
+    __tablename__ = "attestations"
+    __table_args__ = (sa.CheckConstraint(one_of("status", ATTESTATION_STATUSES), name="status"),)
+
+    id: Mapped[int] = mapped_column(sa.Integer, primary_key=True)
+    block_id: Mapped[str | None] = mapped_column(sa.ForeignKey("blocks.id"), index=True)
+    probe_digest: Mapped[str | None] = mapped_column(_sha256())
+    fingerprint: Mapped[str] = mapped_column(sa.String(64), index=True)
+    profile: Mapped[Any] = mapped_column(sa.JSON)
+    profile_id: Mapped[str] = mapped_column(sa.String(64))
+    host: Mapped[str] = mapped_column(sa.String(255))
+    status: Mapped[str] = mapped_column(sa.String(16))
+    floor_equal: Mapped[bool] = mapped_column(sa.Boolean)
+    byte_exact: Mapped[bool] = mapped_column(sa.Boolean)
+    kl_mean: Mapped[float] = mapped_column(sa.Double)
+    kl_max: Mapped[float] = mapped_column(sa.Double)
+    argmax_agree: Mapped[str] = mapped_column(sa.String(32))
+    max_abs_diff: Mapped[float] = mapped_column(sa.Double)
+    reason: Mapped[str | None] = mapped_column(sa.Text)
+    timings: Mapped[Any] = mapped_column(sa.JSON)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+
+class Query(Base):
+    """One answered (or abstained) question: the route taken, the block used, and whether it was verified/attested."""
+
+    __tablename__ = "queries"
+    __table_args__ = (sa.CheckConstraint(one_of("route", QUERY_ROUTES), name="route"),)
+
+    id: Mapped[str] = mapped_column(sa.String(32), primary_key=True, default=new_hex_id)
+    team_id: Mapped[int | None] = mapped_column(sa.ForeignKey("teams.id"), index=True)
+    question: Mapped[str] = mapped_column(sa.Text)
+    question_digest: Mapped[str] = mapped_column(_sha256(), index=True)
+    answer: Mapped[str | None] = mapped_column(sa.Text)
+    route: Mapped[str] = mapped_column(sa.String(16))
+    block_id: Mapped[str | None] = mapped_column(_sha256(), index=True)
+    decode_tokens: Mapped[int | None] = mapped_column(sa.Integer)
+    verified: Mapped[bool] = mapped_column(sa.Boolean, default=False, server_default=sa.false())
+    attested: Mapped[bool] = mapped_column(sa.Boolean, default=False, server_default=sa.false())
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+
+class Copy(Base):
+    """One block copy between stores: source and destination URLs, size, SHA-256, and whether it was new there."""
+
+    __tablename__ = "copies"
+
+    id: Mapped[int] = mapped_column(sa.Integer, primary_key=True)
+    block_id: Mapped[str] = mapped_column(_sha256(), index=True)
+    source_url: Mapped[str] = mapped_column(sa.String(1024))
+    dest_url: Mapped[str] = mapped_column(sa.String(1024))
+    bytes: Mapped[int] = mapped_column(sa.BigInteger)
+    sha256: Mapped[str] = mapped_column(_sha256())
+    created: Mapped[bool] = mapped_column(sa.Boolean)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+
+def normalize_url(url: str | URL) -> URL:
+    """Parse a database URL; plain `postgresql://` (and psycopg2) URLs are pointed at the psycopg 3 driver."""
+    parsed = make_url(url)
+    if parsed.drivername in ("postgresql", "postgres", "postgresql+psycopg2"):
+        parsed = parsed.set(drivername="postgresql+psycopg")
+    return parsed
+
+
+def is_sqlite(url: str | URL) -> bool:
+    return make_url(url).get_backend_name() == "sqlite"
+
+
+def sqlite_path(url: str | URL) -> str | None:
+    """The file path of a file-backed SQLite URL, or None for an in-memory database."""
+    database = make_url(url).database
+    if not database or database == ":memory:" or database.startswith("file::memory:"):
+        return None
+    return database
+
+
+def _sqlite_on_connect(dbapi_connection: Any, _record: Any) -> None:
+    cursor = dbapi_connection.cursor()
+    try:
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute(f"PRAGMA busy_timeout={int(SQLITE_BUSY_TIMEOUT_S * 1000)}")
+    finally:
+        cursor.close()
+
+
+def make_engine(url: str, **kwargs: Any) -> Engine:
+    """An engine for a kvgraft database URL.
+
+    SQLite: usable from several threads, foreign keys on, WAL journal, a busy timeout so that concurrent writers
+    wait instead of failing (an in-memory database uses one shared connection). PostgreSQL: psycopg 3, with
+    pre-ping so that connections dropped by the server are replaced.
+    """
+    parsed = normalize_url(url)
+    if parsed.get_backend_name() == "sqlite":
+        connect_args = {"check_same_thread": False, "timeout": SQLITE_BUSY_TIMEOUT_S, **kwargs.pop("connect_args", {})}
+        if sqlite_path(parsed) is None:
+            kwargs.setdefault("poolclass", StaticPool)
+        engine = sa.create_engine(parsed, connect_args=connect_args, **kwargs)
+        event.listen(engine, "connect", _sqlite_on_connect)
+        return engine
+    kwargs.setdefault("pool_pre_ping", True)
+    return sa.create_engine(parsed, **kwargs)
+
+
+def session_factory(engine: Engine) -> sessionmaker[Session]:
+    """Sessions bound to `engine`; objects stay readable after commit (no expiry on commit)."""
+    return sessionmaker(bind=engine, expire_on_commit=False)

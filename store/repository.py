@@ -1,0 +1,182 @@
+"""Data functions over the provenance database, used by the rest of the app.
+
+Every function takes the session first and everything else by keyword. They flush (so ids and defaults are
+populated) but never commit: the caller owns the transaction.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from typing import Any
+
+import sqlalchemy as sa
+import structlog
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from store.db import TOKEN_ROLES, ApiToken, Attestation, BlockRow, Copy, Team, utcnow
+from store.errors import StoreError, UnknownRoleError
+
+log = structlog.get_logger(__name__)
+
+TOKEN_PREFIX = "kvg_"
+
+
+def token_digest(token: str) -> str:
+    """The SHA-256 hex digest under which a plaintext API token is stored."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def _insert_ignoring_conflict(session: Session, model: type[Any], values: dict[str, Any],
+                              conflict_columns: list[str]) -> bool:
+    """INSERT a row unless one with the same `conflict_columns` exists (even one committed concurrently).
+
+    Returns whether this call inserted it. PostgreSQL and SQLite use INSERT ... ON CONFLICT DO NOTHING RETURNING; other
+    dialects fall back to a savepoint that absorbs the IntegrityError.
+    """
+    dialect = session.get_bind().dialect.name
+    table = model.__table__  # Core INSERTs still apply the columns' Python defaults (created_at, ...).
+    if dialect in ("postgresql", "sqlite"):
+        insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
+        stmt = (insert(table).values(**values).on_conflict_do_nothing(index_elements=conflict_columns)
+                .returning(*(table.c[name] for name in conflict_columns)))
+        return session.execute(stmt).first() is not None  # rowcount is not reliable across drivers
+    try:
+        with session.begin_nested():
+            session.execute(sa.insert(table).values(**values))
+    except IntegrityError:
+        return False
+    return True
+
+
+def get_or_create_team(session: Session, *, name: str) -> Team:
+    """The team called `name`, created if missing (safe against a concurrent creation of the same name)."""
+    team = session.scalar(sa.select(Team).where(Team.name == name))
+    if team is not None:
+        return team
+    if _insert_ignoring_conflict(session, Team, {"name": name}, ["name"]):
+        log.info("db.team_created", team=name)
+    return session.scalars(sa.select(Team).where(Team.name == name)).one()
+
+
+def create_api_token(session: Session, *, team: Team, role: str, label: str | None = None) -> tuple[ApiToken, str]:
+    """A new API token for `team`; returns the row and the plaintext, which is shown once and never stored."""
+    if role not in TOKEN_ROLES:
+        raise UnknownRoleError(f"unknown token role {role!r}; expected one of {', '.join(TOKEN_ROLES)}")
+    plaintext = TOKEN_PREFIX + secrets.token_urlsafe(32)
+    token = ApiToken(team_id=team.id, role=role, token_sha256=token_digest(plaintext), label=label)
+    session.add(token)
+    session.flush()
+    log.info("db.token_created", team_id=team.id, token_id=token.id, role=role)
+    return token, plaintext
+
+
+def find_token(session: Session, *, token: str) -> ApiToken | None:
+    """The unrevoked token whose plaintext is `token`, or None."""
+    return session.scalar(sa.select(ApiToken).where(ApiToken.token_sha256 == token_digest(token),
+                                                    ApiToken.revoked_at.is_(None)))
+
+
+def revoke_token(session: Session, *, token_id: int) -> ApiToken:
+    """Mark the token revoked (idempotent: a revoked token keeps its first revocation time)."""
+    token = session.get(ApiToken, token_id)
+    if token is None:
+        raise StoreError(f"no API token with id {token_id}")
+    if token.revoked_at is None:
+        token.revoked_at = utcnow()
+        session.flush()
+        log.info("db.token_revoked", token_id=token_id, team_id=token.team_id)
+    return token
+
+
+def record_block(session: Session, *, block_id: str, fingerprint: str, kind: str, n_tokens: int, bytes: int,
+                 payload_sha256: str, object_key: str, store_url: str, profile: dict[str, Any],
+                 meta: dict[str, Any] | None = None, source: dict[str, Any] | None = None,
+                 team_id: int | None = None, shared: bool = False,
+                 text_digest: str | None = None) -> tuple[BlockRow, bool]:
+    """Catalogue a stored block, idempotently by block id: returns the row and whether this call created it.
+
+    A block already catalogued (by this session, an earlier one, or a concurrent one) is returned unchanged.
+    """
+    existing = session.get(BlockRow, block_id)
+    if existing is not None:
+        return existing, False
+    values = {"id": block_id, "fingerprint": fingerprint, "kind": kind, "n_tokens": n_tokens, "bytes": bytes,
+              "payload_sha256": payload_sha256, "object_key": object_key, "store_url": store_url,
+              "profile": profile, "meta": meta or {}, "source": source, "team_id": team_id, "shared": shared,
+              "text_digest": text_digest}
+    created = _insert_ignoring_conflict(session, BlockRow, values, ["id"])
+    row = session.get(BlockRow, block_id)
+    if row is None:
+        raise StoreError(f"block {block_id} was neither inserted nor found")
+    log.info("db.block_recorded", block_id=block_id, created=created, kind=kind)
+    return row, created
+
+
+def get_block(session: Session, *, block_id: str) -> BlockRow | None:
+    return session.get(BlockRow, block_id)
+
+
+def list_blocks(session: Session, *, fingerprint: str | None = None, kind: str | None = None,
+                team_id: int | None = None, limit: int = 100, offset: int = 0) -> tuple[list[BlockRow], int]:
+    """A page of blocks (newest first) matching the filters, and the total number that match."""
+    conditions = []
+    if fingerprint is not None:
+        conditions.append(BlockRow.fingerprint == fingerprint)
+    if kind is not None:
+        conditions.append(BlockRow.kind == kind)
+    if team_id is not None:
+        conditions.append(BlockRow.team_id == team_id)
+    total = session.scalar(sa.select(sa.func.count()).select_from(BlockRow).where(*conditions)) or 0
+    rows = session.scalars(sa.select(BlockRow).where(*conditions)
+                           .order_by(BlockRow.created_at.desc(), BlockRow.id).limit(limit).offset(offset)).all()
+    return list(rows), total
+
+
+def record_attestation(session: Session, **fields: Any) -> Attestation:
+    """Append one attestation; `fields` are Attestation columns (an unknown name raises TypeError)."""
+    attestation = Attestation(**fields)
+    session.add(attestation)
+    session.flush()
+    log.info("db.attestation_recorded", attestation_id=attestation.id, block_id=attestation.block_id,
+             status=attestation.status)
+    return attestation
+
+
+def latest_attestation(session: Session, *, block_id: str | None, fingerprint: str,
+                       profile_id: str) -> Attestation | None:
+    """The newest attestation of `block_id` (None: of a probe) on this fingerprint and numerics profile."""
+    block_condition = Attestation.block_id.is_(None) if block_id is None else Attestation.block_id == block_id
+    return session.scalar(sa.select(Attestation)
+                          .where(block_condition, Attestation.fingerprint == fingerprint,
+                                 Attestation.profile_id == profile_id)
+                          .order_by(Attestation.created_at.desc(), Attestation.id.desc()).limit(1))
+
+
+def list_attestations(session: Session, *, block_id: str | None = None, fingerprint: str | None = None,
+                      status: str | None = None, limit: int = 100,
+                      offset: int = 0) -> tuple[list[Attestation], int]:
+    """A page of attestations (newest first) matching the filters, and the total number that match."""
+    conditions = []
+    if block_id is not None:
+        conditions.append(Attestation.block_id == block_id)
+    if fingerprint is not None:
+        conditions.append(Attestation.fingerprint == fingerprint)
+    if status is not None:
+        conditions.append(Attestation.status == status)
+    total = session.scalar(sa.select(sa.func.count()).select_from(Attestation).where(*conditions)) or 0
+    rows = session.scalars(sa.select(Attestation).where(*conditions)
+                           .order_by(Attestation.created_at.desc(), Attestation.id.desc())
+                           .limit(limit).offset(offset)).all()
+    return list(rows), total
+
+
+def record_copy(session: Session, **fields: Any) -> Copy:
+    """Append one block copy record; `fields` are Copy columns."""
+    copy = Copy(**fields)
+    session.add(copy)
+    session.flush()
+    log.info("db.copy_recorded", block_id=copy.block_id, dest_url=copy.dest_url, created=copy.created)
+    return copy

@@ -1,0 +1,110 @@
+"""Depositing a text as a block: capture, gate, store the object, then record the rows (object first, row second).
+
+The gate of a deposit compares, at a fixed probe query after the block, the logits of the very prefill that was
+captured with the logits after grafting the block *as read back from the store* (so the stored bytes themselves are
+proven), and checks the fresh-vs-fresh floor with a second prefill."""
+
+from __future__ import annotations
+
+import hashlib
+import socket
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import structlog
+
+from engine.graft import GraftEngine
+from engine.logits import compare
+from store.db import utcnow
+from store.repository import get_block, latest_attestation, record_attestation, record_block
+from workers.attestations import divergence_fields, status_of
+from workers.blocks import block_to_snapshot, snapshot_to_block
+from workers.runtime import Runtime
+
+log = structlog.get_logger(__name__)
+
+PROBE_TEXT = "\n\nIn short, the text above says that"
+DEPOSIT_KINDS = ("document", "skill", "solution")
+MAX_TEXT_BYTES = 4 << 20
+
+
+@dataclass(frozen=True)
+class DepositResult:
+    block_id: str
+    n_tokens: int
+    bytes: int
+    byte_exact: bool
+    created: bool
+    fingerprint: str
+    kind: str
+    key: str
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"block_id": self.block_id, "n_tokens": self.n_tokens, "bytes": self.bytes,
+                "byte_exact": self.byte_exact, "created": self.created, "fingerprint": self.fingerprint,
+                "kind": self.kind, "key": self.key}
+
+
+def probe_query(engine: GraftEngine) -> list[int]:
+    """The fixed query run after every deposited block by its gate (at most 8 tokens, at least 2)."""
+    tokens = engine.tokenize(PROBE_TEXT, add_special=False)[:8]
+    if len(tokens) < 2:
+        raise ValueError("the probe text tokenizes to fewer than 2 tokens on this model")
+    return tokens
+
+
+def text_digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def deposit_text(rt: Runtime, engine: GraftEngine, *, text: str, kind: str, source: dict[str, Any],
+                 team_id: int | None = None, shared: bool = False) -> DepositResult:
+    if kind not in DEPOSIT_KINDS:
+        raise ValueError(f"unknown block kind {kind!r}; expected one of {', '.join(DEPOSIT_KINDS)}")
+    if not text.strip():
+        raise ValueError("nothing to deposit: the text is empty")
+    if len(text.encode("utf-8")) > MAX_TEXT_BYTES:
+        raise ValueError(f"text of {len(text.encode('utf-8'))} bytes exceeds {MAX_TEXT_BYTES}")
+    tokens = engine.tokenize(text)
+    probe = probe_query(engine)
+    if len(tokens) + len(probe) > engine.config.n_ctx:
+        raise ValueError(f"the text is {len(tokens)} tokens; a block must fit the serving window of "
+                         f"{engine.config.n_ctx - len(probe)} tokens")
+    t0 = time.perf_counter()
+    snapshot, reference = engine.capture_with_reference(tokens, probe)
+    block = snapshot_to_block(snapshot, kind=kind, key=rt.settings.block_key_bytes, meta={
+        "text": text, "source": source, "created_at": utcnow().isoformat(), "model": engine.name,
+        "probe": {"tokens": probe, "reference_sha256": reference.sha256()}})
+    with rt.session() as session:
+        row = get_block(session, block_id=block.block_id)
+        if row is not None:
+            done = latest_attestation(session, block_id=block.block_id, fingerprint=block.fingerprint,
+                                      profile_id=snapshot.profile.id)
+            if done is not None and rt.blocks.exists(block.fingerprint, block.block_id):
+                log.info("deposit.already_present", block_id=block.block_id)
+                return DepositResult(block.block_id, len(tokens), row.bytes, done.byte_exact, False,
+                                     block.fingerprint, kind, row.object_key)
+    stored = rt.blocks.put(block)  # object first
+    readback = rt.blocks.get(block.fingerprint, block.block_id)
+    grafted = engine.graft(block_to_snapshot(readback), probe, payload_verified=True)
+    div = compare(reference, grafted)
+    floor = compare(reference, engine.fresh(tokens, probe)).byte_equal
+    timings = {"deposit_ms": round((time.perf_counter() - t0) * 1000, 1)}
+    with rt.session() as session:  # row second
+        _, created = record_block(
+            session, block_id=block.block_id, fingerprint=block.fingerprint, kind=kind, n_tokens=len(tokens),
+            bytes=stored.size, payload_sha256=block.identity.payload_sha256, object_key=stored.key,
+            store_url=rt.blocks.url, profile=snapshot.profile.as_dict(),
+            meta={"model": engine.name, "probe_reference_sha256": reference.sha256()}, source=source,
+            team_id=team_id, shared=shared, text_digest=text_digest(text))
+        record_attestation(
+            session, block_id=block.block_id, probe_digest=reference.sha256(), fingerprint=block.fingerprint,
+            profile=snapshot.profile.as_dict(), profile_id=snapshot.profile.id, host=socket.gethostname(),
+            status=status_of(div.byte_equal, floor), floor_equal=floor, timings=timings,
+            reason=None if div.byte_equal else f"graft differs from fresh: KL max {div.kl_max:.3g}",
+            **divergence_fields(div))
+    log.info("deposit.done", block_id=block.block_id, n_tokens=len(tokens), byte_exact=div.byte_equal,
+             created=created or stored.created)
+    return DepositResult(block.block_id, len(tokens), stored.size, div.byte_equal and floor,
+                         stored.created or created, block.fingerprint, kind, stored.key)

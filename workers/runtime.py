@@ -1,0 +1,66 @@
+"""What a command or task runs against: the settings, the block store, the database sessions and loaded engines.
+
+The embedded default (no KVGRAFT_* set) is SQLite and a local block directory in the data dir, brought up to date
+on first use; on PostgreSQL the schema must already be at head (`kvgraft db upgrade`)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+from sqlalchemy.orm import Session, sessionmaker
+
+from engine.graft import EngineConfig, GraftEngine
+from store.blocks import BlockStore
+from store.cache import LocalReadCache
+from store.db import make_engine, session_factory
+from store.migrate import ensure_schema
+from store.objects import open_object_store
+from workers.settings import Settings
+
+
+@dataclass
+class Runtime:
+    settings: Settings
+    blocks: BlockStore
+    sessions: sessionmaker[Session]
+    _engines: dict[str, GraftEngine] = field(default_factory=dict)
+
+    def engine(self, model: str | None = None, config: EngineConfig | None = None) -> GraftEngine:
+        """A loaded engine for `model` (default: KVGRAFT_MODEL), kept for the life of the runtime."""
+        name = model or self.settings.model
+        key = f"{name}|{config}"
+        if key not in self._engines:
+            self._engines[key] = GraftEngine.load(name, config or EngineConfig(), cache_dir=self.settings.cache_dir)
+        return self._engines[key]
+
+    @contextmanager
+    def session(self) -> Iterator[Session]:
+        """A session in one transaction: committed on success, rolled back on any error."""
+        with self.sessions.begin() as session:
+            yield session
+
+    def close(self) -> None:
+        for engine in self._engines.values():
+            engine.close()
+        self._engines.clear()
+        self.blocks.objects.close()
+
+
+def open_block_store(settings: Settings, url: str | None = None) -> BlockStore:
+    store_url = url or settings.resolved_store_url
+    objects = open_object_store(store_url, s3_endpoint_url=settings.s3_endpoint_url)
+    cache = None
+    if store_url.startswith("s3://"):
+        cache = LocalReadCache(settings.data_dir / "read-cache", settings.read_cache_bytes)
+    return BlockStore(objects, cache=cache, key=settings.block_key_bytes)
+
+
+def open_runtime(settings: Settings | None = None) -> Runtime:
+    settings = settings or Settings()
+    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    url = settings.resolved_database_url
+    ensure_schema(url)
+    return Runtime(settings=settings, blocks=open_block_store(settings),
+                   sessions=session_factory(make_engine(url)))
