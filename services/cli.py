@@ -8,6 +8,7 @@ from typing import Annotated, Any
 
 import typer
 
+from services.cli_flywheel import ask, run, worker
 from services.cli_store import audit_app, blocks_app, db_app, deposit
 from services.common import JsonOpt, ModelOpt, guard
 from services.output import err, key_value_table, out, print_json, records_table
@@ -23,6 +24,9 @@ app.add_typer(blocks_app, name="blocks")
 app.add_typer(audit_app, name="audit")
 app.add_typer(db_app, name="db")
 app.command()(deposit)
+app.command()(run)
+app.command()(ask)
+app.command()(worker)
 
 
 def _model(model: str | None) -> str:

@@ -125,6 +125,7 @@ class Batch(Base):
     status: Mapped[str] = mapped_column(sa.String(16), default="queued")
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
     finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    params: Mapped[Any | None] = mapped_column(_json())  # solving parameters (samples, temperature, model)
 
 
 class Problem(Base):
@@ -243,6 +244,26 @@ class Query(Base):
     verified: Mapped[bool] = mapped_column(sa.Boolean, default=False, server_default=sa.false())
     attested: Mapped[bool] = mapped_column(sa.Boolean, default=False, server_default=sa.false())
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+
+QUERY_REQUEST_STATUSES = ("pending", "done", "failed")
+
+
+class QueryRequest(Base):
+    """A question submitted for answering through the graft queue, and the `queries` row that answered it."""
+
+    __tablename__ = "query_requests"
+    __table_args__ = (sa.CheckConstraint(one_of("status", QUERY_REQUEST_STATUSES), name="status"),)
+
+    id: Mapped[str] = mapped_column(sa.String(32), primary_key=True, default=new_hex_id)
+    team_id: Mapped[int | None] = mapped_column(sa.ForeignKey("teams.id"), index=True)
+    question: Mapped[str] = mapped_column(sa.Text)
+    expected: Mapped[Any | None] = mapped_column(_json())  # {"answer": ..., "verifier": ...} when known
+    status: Mapped[str] = mapped_column(sa.String(16), default="pending")
+    query_id: Mapped[str | None] = mapped_column(sa.ForeignKey("queries.id"))
+    error: Mapped[str | None] = mapped_column(sa.Text)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
 
 
 class Copy(Base):

@@ -16,7 +16,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from store.db import TOKEN_ROLES, ApiToken, Attestation, BlockRow, Copy, Team, utcnow
+from store.db import TOKEN_ROLES, ApiToken, Attestation, Batch, BlockRow, Copy, Generation, Problem, Team, utcnow
 from store.errors import StoreError, UnknownRoleError
 
 log = structlog.get_logger(__name__)
@@ -180,3 +180,84 @@ def record_copy(session: Session, **fields: Any) -> Copy:
     session.flush()
     log.info("db.copy_recorded", block_id=copy.block_id, dest_url=copy.dest_url, created=copy.created)
     return copy
+
+
+FINAL_PROBLEM_STATUSES = ("solved", "failed", "rejected")
+
+
+def create_batch(session: Session, *, team_id: int, shared: bool, problems: list[dict[str, Any]]) -> Batch:
+    """A batch and its problems in one transaction; each problem dict holds external_id, question,
+    question_digest, answer, solution, verifier."""
+    batch = Batch(team_id=team_id, shared=shared, status="queued")
+    session.add(batch)
+    session.flush()
+    for p in problems:
+        session.add(Problem(batch_id=batch.id, status="pending", **p))
+    session.flush()
+    log.info("db.batch_created", batch_id=batch.id, problems=len(problems), team_id=team_id)
+    return batch
+
+
+def get_problem(session: Session, *, problem_id: str) -> Problem | None:
+    return session.get(Problem, problem_id)
+
+
+def batch_problems(session: Session, *, batch_id: str) -> list[Problem]:
+    return list(session.scalars(sa.select(Problem).where(Problem.batch_id == batch_id)
+                                .order_by(Problem.created_at, Problem.id)))
+
+
+def generations_of(session: Session, *, problem_id: str) -> list[Generation]:
+    return list(session.scalars(sa.select(Generation).where(Generation.problem_id == problem_id)
+                                .order_by(Generation.sample_index)))
+
+
+def record_generation(session: Session, *, problem_id: str, sample_index: int,
+                      **fields: Any) -> tuple[Generation, bool]:
+    """One sample, idempotently by (problem, sample index): a redelivered task finds its earlier samples."""
+    values = {"problem_id": problem_id, "sample_index": sample_index, **fields}
+    created = _insert_ignoring_conflict(session, Generation, values, ["problem_id", "sample_index"])
+    row = session.scalar(sa.select(Generation).where(Generation.problem_id == problem_id,
+                                                     Generation.sample_index == sample_index))
+    if row is None:
+        raise StoreError(f"generation {problem_id}/{sample_index} was neither inserted nor found")
+    return row, created
+
+
+def refresh_batch_status(session: Session, *, batch_id: str) -> Batch:
+    """queued -> running once any problem has an outcome; done once every problem has one."""
+    batch = session.get(Batch, batch_id)
+    if batch is None:
+        raise StoreError(f"no batch {batch_id}")
+    statuses = [s for (s,) in session.execute(sa.select(Problem.status).where(Problem.batch_id == batch_id))]
+    finals = sum(s in FINAL_PROBLEM_STATUSES for s in statuses)
+    if statuses and finals == len(statuses):
+        if batch.status != "done":
+            batch.status, batch.finished_at = "done", utcnow()
+    elif finals and batch.status == "queued":
+        batch.status = "running"
+    session.flush()
+    return batch
+
+
+def find_recurrence(session: Session, *, question_digest: str, team_id: int | None) -> Problem | None:
+    """The newest solved problem with this normalized question whose block this team may use: its own team's,
+    or any team's batch submitted with shared=true."""
+    query = (sa.select(Problem).join(Batch, Problem.batch_id == Batch.id)
+             .where(Problem.question_digest == question_digest, Problem.status == "solved",
+                    Problem.block_id.is_not(None))
+             .order_by(Problem.updated_at.desc()).limit(1))
+    if team_id is not None:
+        query = query.where(sa.or_(Batch.team_id == team_id, Batch.shared.is_(True)))
+    return session.scalar(query)
+
+
+def visible_solution_blocks(session: Session, *, team_id: int | None, fingerprint: str) -> list[tuple[Problem,
+                                                                                                     BlockRow]]:
+    """Solved problems and their solution blocks of this fingerprint that this team may use (the router's pool)."""
+    query = (sa.select(Problem, BlockRow).join(Batch, Problem.batch_id == Batch.id)
+             .join(BlockRow, Problem.block_id == BlockRow.id)
+             .where(Problem.status == "solved", BlockRow.kind == "solution", BlockRow.fingerprint == fingerprint))
+    if team_id is not None:
+        query = query.where(sa.or_(Batch.team_id == team_id, Batch.shared.is_(True)))
+    return [(p, b) for p, b in session.execute(query)]

@@ -60,14 +60,23 @@ def text_digest(text: str) -> str:
 
 def deposit_text(rt: Runtime, engine: GraftEngine, *, text: str, kind: str, source: dict[str, Any],
                  team_id: int | None = None, shared: bool = False) -> DepositResult:
+    """A document or skill text as one block, gated at the fixed probe query."""
     if kind not in DEPOSIT_KINDS:
         raise ValueError(f"unknown block kind {kind!r}; expected one of {', '.join(DEPOSIT_KINDS)}")
     if not text.strip():
         raise ValueError("nothing to deposit: the text is empty")
     if len(text.encode("utf-8")) > MAX_TEXT_BYTES:
         raise ValueError(f"text of {len(text.encode('utf-8'))} bytes exceeds {MAX_TEXT_BYTES}")
-    tokens = engine.tokenize(text)
-    probe = probe_query(engine)
+    return deposit_tokens(rt, engine, tokens=engine.tokenize(text), probe=probe_query(engine), kind=kind,
+                          text=text, source=source, team_id=team_id, shared=shared)
+
+
+def deposit_tokens(rt: Runtime, engine: GraftEngine, *, tokens: list[int], probe: list[int], kind: str, text: str,
+                   source: dict[str, Any], team_id: int | None = None, shared: bool = False,
+                   meta: dict[str, Any] | None = None) -> DepositResult:
+    """Capture `tokens` at [0, N) as a block, store it (object first), gate the stored bytes at the `probe` query
+    (graft vs the captured prefill's own reference, and the fresh floor), then record the rows (row second).
+    Depositing content that is already stored and attested here returns at once."""
     if len(tokens) + len(probe) > engine.config.n_ctx:
         raise ValueError(f"the text is {len(tokens)} tokens; a block must fit the serving window of "
                          f"{engine.config.n_ctx - len(probe)} tokens")
@@ -75,7 +84,7 @@ def deposit_text(rt: Runtime, engine: GraftEngine, *, text: str, kind: str, sour
     snapshot, reference = engine.capture_with_reference(tokens, probe)
     block = snapshot_to_block(snapshot, kind=kind, key=rt.settings.block_key_bytes, meta={
         "text": text, "source": source, "created_at": utcnow().isoformat(), "model": engine.name,
-        "probe": {"tokens": probe, "reference_sha256": reference.sha256()}})
+        "probe": {"tokens": probe, "reference_sha256": reference.sha256()}, **(meta or {})})
     with rt.session() as session:
         row = get_block(session, block_id=block.block_id)
         if row is not None:
@@ -96,8 +105,8 @@ def deposit_text(rt: Runtime, engine: GraftEngine, *, text: str, kind: str, sour
             session, block_id=block.block_id, fingerprint=block.fingerprint, kind=kind, n_tokens=len(tokens),
             bytes=stored.size, payload_sha256=block.identity.payload_sha256, object_key=stored.key,
             store_url=rt.blocks.url, profile=snapshot.profile.as_dict(),
-            meta={"model": engine.name, "probe_reference_sha256": reference.sha256()}, source=source,
-            team_id=team_id, shared=shared, text_digest=text_digest(text))
+            meta={"model": engine.name, "probe_reference_sha256": reference.sha256(), **(meta or {})},
+            source=source, team_id=team_id, shared=shared, text_digest=text_digest(text))
         record_attestation(
             session, block_id=block.block_id, probe_digest=reference.sha256(), fingerprint=block.fingerprint,
             profile=snapshot.profile.as_dict(), profile_id=snapshot.profile.id, host=socket.gethostname(),
@@ -105,6 +114,6 @@ def deposit_text(rt: Runtime, engine: GraftEngine, *, text: str, kind: str, sour
             reason=None if div.byte_equal else f"graft differs from fresh: KL max {div.kl_max:.3g}",
             **divergence_fields(div))
     log.info("deposit.done", block_id=block.block_id, n_tokens=len(tokens), byte_exact=div.byte_equal,
-             created=created or stored.created)
+             created=created or stored.created, kind=kind)
     return DepositResult(block.block_id, len(tokens), stored.size, div.byte_equal and floor,
                          stored.created or created, block.fingerprint, kind, stored.key)

@@ -26,6 +26,7 @@ class Runtime:
     blocks: BlockStore
     sessions: sessionmaker[Session]
     _engines: dict[str, GraftEngine] = field(default_factory=dict)
+    memo: dict[str, object] = field(default_factory=dict)  # per-process values derived once (skill blocks)
 
     def engine(self, model: str | None = None, config: EngineConfig | None = None) -> GraftEngine:
         """A loaded engine for `model` (default: KVGRAFT_MODEL), kept for the life of the runtime."""

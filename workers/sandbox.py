@@ -10,6 +10,7 @@ The program text is piped to the interpreter on stdin: the host file it came fro
 from __future__ import annotations
 
 import contextlib
+import itertools
 import os
 import resource
 import shutil
@@ -103,14 +104,22 @@ def _bwrap_command(limits: SandboxLimits) -> list[str]:
     return cmd
 
 
-SANDBOX_UID = 65534  # nobody: the sandbox runs unprivileged from bwrap onwards, so RLIMIT_NPROC binds
+# Each run drops to its own unprivileged host uid (shown as 65534 inside), so RLIMIT_NPROC, which counts every
+# process of a uid, bounds this run alone: a dying fork bomb of an earlier run cannot starve the next one.
+SANDBOX_UID_BASE = 200_000
+SANDBOX_UID_SPAN = 50_000
+_uid_counter = itertools.count()
 
 
-def _limit_resources(limits: SandboxLimits) -> None:  # runs in the child between fork and exec
+def _next_uid() -> int:
+    return SANDBOX_UID_BASE + (os.getpid() * 7919 + next(_uid_counter)) % SANDBOX_UID_SPAN
+
+
+def _limit_resources(limits: SandboxLimits, uid: int) -> None:  # runs in the child between fork and exec
     if os.getuid() == 0:
         os.setgroups([])
-        os.setgid(SANDBOX_UID)
-        os.setuid(SANDBOX_UID)
+        os.setgid(uid)
+        os.setuid(uid)
     resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_s, limits.cpu_s + 1))
     resource.setrlimit(resource.RLIMIT_AS, (limits.memory_bytes, limits.memory_bytes))
     resource.setrlimit(resource.RLIMIT_FSIZE, (limits.file_bytes, limits.file_bytes))
@@ -156,9 +165,10 @@ def run_program(source: str, *, limits: SandboxLimits | None = None) -> SandboxR
     if "\x00" in source:
         return SandboxResult(None, "", "program contains NUL bytes", False, False, "refused", 0.0)
     cmd = _bwrap_command(limits)
+    uid = _next_uid()
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            start_new_session=True, env={}, preexec_fn=lambda: _limit_resources(limits))
+                            start_new_session=True, env={}, preexec_fn=lambda: _limit_resources(limits, uid))
     overflow = threading.Event()
 
     def on_overflow() -> None:

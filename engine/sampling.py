@@ -1,0 +1,72 @@
+"""Token-by-token generation after a prefill or a graft: greedy or temperature sampling with a seeded generator,
+stopping at an end-of-generation token, a stop string, or a token budget."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from engine.graft import GraftEngine
+from engine.native import LlamaContext
+
+
+@dataclass(frozen=True)
+class SamplingParams:
+    max_tokens: int = 160
+    temperature: float = 0.0  # 0: greedy
+    top_k: int = 40
+    seed: int = 0
+    stop: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Generated:
+    tokens: tuple[int, ...]
+    text: str
+    stopped_by: str  # eog | stop | max_tokens | context
+
+
+def pick_token(logits: np.ndarray, params: SamplingParams, rng: np.random.Generator) -> int:
+    if params.temperature <= 0:
+        return int(np.argmax(logits))
+    k = min(params.top_k, logits.shape[0]) if params.top_k > 0 else logits.shape[0]
+    top = np.argpartition(logits, -k)[-k:]
+    scaled = logits[top].astype(np.float64) / params.temperature
+    probs = np.exp(scaled - scaled.max())
+    probs /= probs.sum()
+    return int(top[rng.choice(k, p=probs)])
+
+
+def generate(engine: GraftEngine, ctx: LlamaContext, *, pos: int, logits: np.ndarray, params: SamplingParams,
+             seq_id: int = 0) -> Generated:
+    """Generate after a context whose last logits row is `logits` and whose next free position is `pos`."""
+    rng = np.random.default_rng(params.seed)
+    out: list[int] = []
+    text = ""
+    stopped_by = "max_tokens"
+    for _ in range(params.max_tokens):
+        token = pick_token(logits, params, rng)
+        if engine.model.is_end_of_generation(token):
+            stopped_by = "eog"
+            break
+        out.append(token)
+        text = engine.model.detokenize(out)
+        hit = _first_stop(text, params.stop)
+        if hit is not None:
+            text = text[:hit]
+            stopped_by = "stop"
+            break
+        if pos >= ctx.n_ctx:
+            stopped_by = "context"
+            break
+        ctx.decode([token], pos0=pos, seq_id=seq_id, outputs=[0])
+        logits = ctx.logits_row(0)
+        pos += 1
+    return Generated(tuple(out), text, stopped_by)
+
+
+def _first_stop(text: str, stops: Sequence[str]) -> int | None:
+    found = [text.find(s) for s in stops if s and s in text]
+    return min(found) if found else None

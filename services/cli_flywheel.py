@@ -1,0 +1,142 @@
+"""`kvgraft run`, `kvgraft ask` and `kvgraft worker`: the flywheel's commands."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from services.common import JsonOpt, ModelOpt, guard
+from services.output import err, key_value_table, out, print_json, records_table
+
+SamplesOpt = Annotated[int, typer.Option("--samples", "-k", min=1, max=64, help="Samples K per problem.")]
+TemperatureOpt = Annotated[float, typer.Option(min=0.0, max=2.0, help="Sampling temperature.")]
+
+
+def _progress(disable: bool) -> Progress:
+    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                    console=err, disable=disable)
+
+
+def run(
+    problems: Annotated[Path, typer.Argument(help="Problems as JSONL: id, question, answer, solution, verifier.")],
+    model: ModelOpt = None,
+    samples: SamplesOpt = 4,
+    temperature: TemperatureOpt = 0.7,
+    max_tokens: Annotated[int, typer.Option(min=16, max=1024, help="Token budget per sample.")] = 160,
+    team: Annotated[str, typer.Option(help="Team the batch belongs to.")] = "local",
+    json_out: JsonOpt = False,
+) -> None:
+    """The main job: solve -> verify -> deposit every problem, replay each as a recurring query, report."""
+    from workers.jobs import JobParams, run_job
+    from workers.problems import parse_problems_jsonl
+    from workers.runtime import open_runtime
+    from workers.solve import SolveParams
+
+    def body() -> dict[str, Any]:
+        specs = parse_problems_jsonl(problems.read_bytes())
+        rt = open_runtime()
+        try:
+            with _progress(json_out) as bar:
+                solve_task = bar.add_task("phase 1: solve, verify, deposit", total=len(specs))
+                replay_task = bar.add_task("phase 2: replay as recurring queries", total=len(specs))
+                return run_job(rt, specs, JobParams(solve=SolveParams(samples=samples, temperature=temperature,
+                                                                      max_tokens=max_tokens),
+                                                    team=team, model=model),
+                               on_solved=lambda n: bar.update(solve_task, completed=n),
+                               on_replayed=lambda n: bar.update(replay_task, completed=n))
+        finally:
+            rt.close()
+
+    report = guard(body)
+    if json_out:
+        print_json(report)
+        return
+    out.print(records_table(f"kvgraft run: {problems.name} on {report['model']} (batch {report['batch_id']})",
+                            report["problems"], ["id", "status", "base_verified", "samples", "sample_tokens",
+                                                 "answer", "recurrence_route", "recurrence_answer",
+                                                 "recurrence_decode_tokens", "recurrence_correct"]))
+    out.print(key_value_table("totals", report["totals"]))
+
+
+def ask(
+    question: Annotated[str, typer.Argument(help="The question.")],
+    model: ModelOpt = None,
+    samples: SamplesOpt = 4,
+    team: Annotated[str, typer.Option(help="Answer as this team (its blocks and shared ones).")] = "local",
+    timeout: Annotated[float, typer.Option(help="Seconds to wait for a graft worker (with a broker).")] = 300.0,
+    json_out: JsonOpt = False,
+) -> None:
+    """Answer through the library: exact lookup, confidence gate, transfer, abstain."""
+    from store.repository import get_or_create_team
+    from workers.answering import AnswerParams
+    from workers.dispatch import ask as ask_in_process
+    from workers.dispatch import submit_question
+    from workers.runtime import open_runtime
+
+    def body() -> dict[str, Any]:
+        if not question.strip():
+            raise ValueError("the question is empty")
+        rt = open_runtime()
+        try:
+            with rt.session() as s:
+                team_id = get_or_create_team(s, name=team).id
+            if not rt.settings.broker_url:
+                return ask_in_process(rt, question, team_id=team_id, model=model,
+                                      params=AnswerParams(samples=samples)).as_dict()
+            return _ask_through_queue(rt, question, team_id, timeout)
+        finally:
+            rt.close()
+
+    def _ask_through_queue(rt: Any, q: str, team_id: int, wait_s: float) -> dict[str, Any]:
+        from store.db import Query, QueryRequest
+        from workers.tasks import answer_query_task
+
+        request_id = submit_question(rt, q, team_id=team_id)
+        answer_query_task.apply_async(args=[request_id], queue="graft")
+        deadline = time.monotonic() + wait_s
+        while time.monotonic() < deadline:
+            with rt.session() as s:
+                req = s.get(QueryRequest, request_id)
+                if req is not None and req.status != "pending":
+                    if req.status == "failed" or req.query_id is None:
+                        raise ValueError(f"the graft worker failed: {req.error}")
+                    row = s.get(Query, req.query_id)
+                    return {"answer": row.answer, "route": row.route, "block_id": row.block_id,
+                            "decode_tokens": row.decode_tokens, "verified": row.verified,
+                            "attested": row.attested, "query_id": row.id}
+            time.sleep(0.5)
+        raise TimeoutError(f"no graft worker answered within {wait_s:.0f} s (request {request_id})")
+
+    record = guard(body)
+    if json_out:
+        print_json(record)
+    else:
+        out.print(key_value_table(question, record))
+
+
+def worker(
+    queue: Annotated[str, typer.Argument(help="solve | graft | attest")],
+    attest: Annotated[bool, typer.Option(help="A graft worker also consumes the attest queue.")] = True,
+    loglevel: Annotated[str, typer.Option(help="Celery log level.")] = "INFO",
+    hostname: Annotated[str | None, typer.Option(help="Worker node name (default QUEUE@host).")] = None,
+) -> None:
+    """A Celery worker for one queue: one model task at a time (solo pool), late acks, prefetch 1."""
+    from workers.settings import Settings
+
+    if queue not in ("solve", "graft", "attest"):
+        err.print(f"[bold red]error:[/] unknown queue {queue!r}: expected solve, graft or attest")
+        raise typer.Exit(2)
+    if not Settings().broker_url:
+        err.print("[bold red]error:[/] a worker needs a broker: set KVGRAFT_BROKER_URL "
+                  "(e.g. amqp://guest:guest@127.0.0.1:5672//)")
+        raise typer.Exit(2)
+    from workers.celery_app import app
+
+    queues = "graft,attest" if queue == "graft" and attest else queue
+    app.worker_main(["worker", "-Q", queues, "--pool", "solo", "--concurrency", "1", "--prefetch-multiplier", "1",
+                     "-n", hostname or f"{queue}@%h", "--without-gossip", "--without-mingle", "--without-heartbeat",
+                     "--loglevel", loglevel])

@@ -1,0 +1,218 @@
+"""Answering a question through the library, in this order: exact lookup (recurrence), the confidence gate
+(direct), transfer through one routed solution block, abstain. Every answer names its route, block, decode tokens,
+and whether it was verified and its block attested on this machine."""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter
+from dataclasses import asdict, dataclass, replace
+from typing import Any
+
+import structlog
+
+from engine.graft import GraftEngine
+from engine.sampling import SamplingParams, generate
+from store.db import Query
+from store.repository import find_recurrence, get_block, latest_attestation, visible_solution_blocks
+from workers.answers import answers_match, parse_number
+from workers.blocks import block_to_snapshot
+from workers.programs import extract_program, verify_program
+from workers.prompts import (
+    MAX_ANSWER_TOKENS,
+    PromptStyle,
+    normalize_question,
+    question_part,
+    recurrence_query,
+    style_for,
+    tokens_of,
+    transfer_part,
+)
+from workers.router import DEFAULT_THRESHOLD, Candidate, route
+from workers.runtime import Runtime
+from workers.skill import SkillPrefix, ensure_skill
+from workers.solve import SolveParams, sample_program, sample_seed
+
+log = structlog.get_logger(__name__)
+
+
+@dataclass(frozen=True)
+class AnswerParams:
+    samples: int = 4
+    temperature: float = 0.7
+    max_tokens: int = 160
+    router_threshold: float = DEFAULT_THRESHOLD
+    post_graft_gate: bool = True
+    use_direct: bool = True
+    use_transfer: bool = True
+
+
+@dataclass(frozen=True)
+class Answer:
+    answer: str | None
+    route: str  # recurrence | direct | transfer | abstain
+    block_id: str | None
+    decode_tokens: int
+    verified: bool
+    attested: bool
+    detail: str = ""
+    query_id: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def question_digest(question: str) -> str:
+    return hashlib.sha256(normalize_question(question).encode("utf-8")).hexdigest()
+
+
+def _checked(answer: str | None, expected: Any, verifier: Any) -> bool | None:
+    """True/False when the question carries an answer or verifier to check against, None when it does not."""
+    if answer is None:
+        return False if expected is not None or verifier is not None else None
+    if verifier is not None:
+        return verify_program(f"print({answer!r})", verifier=verifier).verdict == "verified"
+    if expected is not None:
+        return answers_match(answer, expected)
+    return None
+
+
+def _attested(rt: Runtime, engine: GraftEngine, block_id: str, n_query: int) -> bool:
+    with rt.session() as s:
+        att = latest_attestation(s, block_id=block_id, fingerprint=engine.fingerprint.id,
+                                 profile_id=engine.profile(n_query).id)
+        return att is not None and att.status == "attested"
+
+
+def _recurrence(rt: Runtime, engine: GraftEngine, style: PromptStyle, question: str,
+                team_id: int | None) -> tuple[str, str, str | None, int] | None:
+    """(block id, stored verified answer, decoded answer, decode tokens) for an exact repeat, or None."""
+    with rt.session() as s:
+        problem = find_recurrence(s, question_digest=question_digest(question), team_id=team_id)
+        if problem is None or problem.block_id is None:
+            return None
+        row = get_block(s, block_id=problem.block_id)
+        stored_answer = str((problem.outcome or {}).get("answer", ""))
+    if row is None or row.fingerprint != engine.fingerprint.id:
+        return None
+    block = rt.blocks.get(row.fingerprint, row.id)
+    snapshot = block_to_snapshot(block)
+    query = tokens_of(engine, recurrence_query(style))
+    with engine.open_context() as ctx:
+        engine.restore(ctx, snapshot, payload_verified=True)
+        logits = engine.query(ctx, query, pos0=snapshot.pos_end).rows[-1]
+        out = generate(engine, ctx, pos=snapshot.pos_end + len(query), logits=logits,
+                       params=SamplingParams(max_tokens=MAX_ANSWER_TOKENS, temperature=0.0, stop=style.answer_stops))
+    decoded = out.text.strip() or None
+    return row.id, stored_answer, decoded, len(out.tokens)
+
+
+def _agreeing(answers: list[str | None], samples: int) -> str | None:
+    """The answer at least ceil(2K/3) of the K samples printed (numbers compared by value), else None."""
+    keyed = [(str(parse_number(a)) if parse_number(a) is not None else a) for a in answers if a is not None]
+    if not keyed:
+        return None
+    value, count = Counter(keyed).most_common(1)[0]
+    if count < max(2, -(-2 * samples // 3)):
+        return None
+    return next(a for a in answers if a is not None and (str(parse_number(a)) if parse_number(a) is not None
+                                                         else a) == value)
+
+
+def _sample_answers(rt: Runtime, engine: GraftEngine, style: PromptStyle, prompt: list[int], skill: Any, seed_key: str,
+                    params: AnswerParams) -> tuple[list[str | None], int]:
+    answers: list[str | None] = []
+    spent = 0
+    solve = SolveParams(samples=params.samples, temperature=params.temperature, max_tokens=params.max_tokens)
+    for k in range(params.samples):
+        text, n = sample_program(engine, skill, prompt, seed=sample_seed(seed_key, k), params=solve, style=style)
+        spent += n
+        check = verify_program(extract_program(text))
+        answers.append(check.answer if check.ran_cleanly else None)
+    return answers, spent
+
+
+def _transfer(rt: Runtime, engine: GraftEngine, style: PromptStyle, question: str, team_id: int | None,
+              expected: Any, verifier: Any, params: AnswerParams) -> Answer | None:
+    with rt.session() as s:
+        pool = visible_solution_blocks(s, team_id=team_id, fingerprint=engine.fingerprint.id)
+        candidates = [Candidate(b.id, p.question) for p, b in pool]
+    chosen = route(question, candidates, threshold=params.router_threshold)
+    if chosen.key is None:
+        return None
+    block = rt.blocks.get(engine.fingerprint.id, chosen.key)
+    snapshot = block_to_snapshot(block)
+    prompt = tokens_of(engine, transfer_part(style, question))
+    solve = SolveParams(samples=params.samples, temperature=params.temperature, max_tokens=params.max_tokens)
+    answers: list[str | None] = []
+    spent = 0
+    prefix = SkillPrefix(chosen.key, snapshot, snapshot.n_tokens)  # the solution block plays the prefix's role
+    for k in range(params.samples):
+        text, n = sample_program(engine, prefix, prompt, seed=sample_seed(f"transfer/{question}", k), params=solve,
+                                 style=style)
+        spent += n
+        check = verify_program(extract_program(text), answer=expected, verifier=verifier)
+        answer = check.answer if check.ran_cleanly or check.verdict in ("verified", "wrong") else None
+        answers.append(answer)
+        if check.verdict == "verified":
+            return Answer(answer, "transfer", chosen.key, spent, True, _attested(rt, engine, chosen.key, 8),
+                          f"router score {chosen.score:.2f}; sample {k} verified")
+    attested = _attested(rt, engine, chosen.key, 8)
+    if not params.post_graft_gate:
+        first = next((a for a in answers if a is not None), None)
+        return Answer(first, "transfer", chosen.key, spent, False, attested, "post-graft gate off")
+    if expected is not None or verifier is not None:
+        return Answer(None, "abstain", chosen.key, spent, False, attested,
+                      f"post-graft gate: no transferred program verified (router score {chosen.score:.2f})")
+    agreed = _agreeing(answers, params.samples)
+    if agreed is None:
+        return Answer(None, "abstain", chosen.key, spent, False, attested,
+                      "post-graft gate: the transferred programs disagree")
+    return Answer(agreed, "transfer", chosen.key, spent, False, attested, "samples agree; nothing to verify against")
+
+
+def answer_question(rt: Runtime, question: str, *, team_id: int | None = None, model: str | None = None,
+                    expected: Any = None, verifier: Any = None, params: AnswerParams = AnswerParams()) -> Answer:
+    engine = rt.engine(model)
+    style = style_for(engine)
+    result = _answer(rt, engine, style, question, team_id, expected, verifier, params)
+    with rt.session() as s:
+        row = Query(team_id=team_id, question=question, question_digest=question_digest(question),
+                    answer=result.answer, route=result.route, block_id=result.block_id,
+                    decode_tokens=result.decode_tokens, verified=result.verified, attested=result.attested)
+        s.add(row)
+        s.flush()
+        query_id = row.id
+    log.info("answer.done", route=result.route, block_id=result.block_id, verified=result.verified,
+             decode_tokens=result.decode_tokens)
+    return replace(result, query_id=query_id)
+
+
+def _answer(rt: Runtime, engine: GraftEngine, style: PromptStyle, question: str, team_id: int | None,
+            expected: Any, verifier: Any, params: AnswerParams) -> Answer:
+    hit = _recurrence(rt, engine, style, question, team_id)
+    if hit is not None:
+        block_id, stored, decoded, n = hit
+        agrees = answers_match(decoded, stored)
+        checked = _checked(decoded, expected, verifier)
+        verified = agrees and checked is not False
+        detail = "" if agrees else f"decoded {decoded!r} differs from the verified answer {stored!r}"
+        return Answer(decoded, "recurrence", block_id, n, verified,
+                      _attested(rt, engine, block_id, len(tokens_of(engine, recurrence_query(style)))), detail)
+    skill = ensure_skill(rt, engine, style)
+    spent = 0
+    if params.use_direct:
+        prompt = tokens_of(engine, question_part(style, question))
+        answers, spent = _sample_answers(rt, engine, style, prompt, skill, f"direct/{question}", params)
+        agreed = _agreeing(answers, params.samples)
+        if agreed is not None:
+            checked = _checked(agreed, expected, verifier)
+            if checked is not False:
+                return Answer(agreed, "direct", None, spent, bool(checked), False, "the model's own samples agree")
+    if params.use_transfer:
+        transferred = _transfer(rt, engine, style, question, team_id, expected, verifier, params)
+        if transferred is not None:
+            return Answer(transferred.answer, transferred.route, transferred.block_id,
+                          spent + transferred.decode_tokens, transferred.verified, transferred.attested,
+                          transferred.detail)
+    return Answer(None, "abstain", None, spent, False, False, "no recurrence, no agreement, no block routed")

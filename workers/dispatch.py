@@ -1,0 +1,148 @@
+"""From stored ids to work: submitting batches and questions, running each task body, and sending tasks to the
+Celery queues (or running them in-process when no broker is configured: the embedded default)."""
+
+from __future__ import annotations
+
+import hashlib
+import socket
+from collections.abc import Callable
+from typing import Any
+
+import structlog
+
+from engine.logits import compare
+from store.db import Batch, QueryRequest, utcnow
+from store.repository import (
+    batch_problems,
+    create_batch,
+    get_block,
+    get_or_create_team,
+    get_problem,
+    record_attestation,
+)
+from workers.answering import Answer, AnswerParams, answer_question
+from workers.attestations import divergence_fields, status_of
+from workers.blocks import block_to_snapshot
+from workers.problems import ProblemSpec
+from workers.prompts import normalize_question
+from workers.runtime import Runtime
+from workers.solve import SolveParams, solve_problem
+
+log = structlog.get_logger(__name__)
+
+
+def submit_batch(rt: Runtime, problems: list[ProblemSpec], *, team: str | int, shared: bool = False,
+                 params: SolveParams = SolveParams(), model: str | None = None) -> tuple[str, list[str]]:
+    """Store a validated batch (all problems or none); returns the batch id and its problem ids in order."""
+    rows = [{"external_id": p.id, "question": p.question,
+             "question_digest": hashlib.sha256(normalize_question(p.question).encode()).hexdigest(),
+             "answer": p.answer, "solution": p.solution, "verifier": p.verifier} for p in problems]
+    with rt.session() as s:
+        team_id = team if isinstance(team, int) else get_or_create_team(s, name=team).id
+        batch = create_batch(s, team_id=team_id, shared=shared, problems=rows)
+        batch.params = {"samples": params.samples, "temperature": params.temperature,
+                        "max_tokens": params.max_tokens, "model": model}
+        ids = [p.id for p in batch_problems(s, batch_id=batch.id)]
+        return batch.id, ids
+
+
+def solve_stored_problem(rt: Runtime, problem_id: str) -> str:
+    """The solve task body: the batch's parameters, then solve_problem."""
+    with rt.session() as s:
+        problem = get_problem(s, problem_id=problem_id)
+        if problem is None:
+            log.warning("solve.unknown_problem", problem_id=problem_id)
+            return "unknown"
+        batch = s.get(Batch, problem.batch_id)
+        params = dict((batch.params if batch is not None else None) or {})
+    solve = SolveParams(samples=int(params.get("samples", 4)), temperature=float(params.get("temperature", 0.7)),
+                        max_tokens=int(params.get("max_tokens", 160)))
+    return solve_problem(rt, problem_id, model=params.get("model"), params=solve)
+
+
+def dispatch_solves(rt: Runtime, problem_ids: list[str], *,
+                    progress: Callable[[str, str], None] | None = None) -> None:
+    """Send each problem to the `solve` queue, or solve it here when no broker is configured."""
+    if rt.settings.broker_url:
+        from workers.tasks import solve_problem_task
+
+        for pid in problem_ids:
+            solve_problem_task.apply_async(args=[pid], queue="solve")
+        return
+    for pid in problem_ids:
+        status = solve_stored_problem(rt, pid)
+        if progress:
+            progress(pid, status)
+
+
+def submit_question(rt: Runtime, question: str, *, team_id: int | None, expected: dict[str, Any] | None = None
+                    ) -> str:
+    with rt.session() as s:
+        request = QueryRequest(team_id=team_id, question=question, expected=expected, status="pending")
+        s.add(request)
+        s.flush()
+        return request.id
+
+
+def answer_request(rt: Runtime, request_id: str, params: AnswerParams = AnswerParams()) -> str:
+    """The graft task body: answer a stored question once (a redelivered, finished request is left alone)."""
+    with rt.session() as s:
+        request = s.get(QueryRequest, request_id)
+        if request is None:
+            log.warning("answer.unknown_request", request_id=request_id)
+            return "unknown"
+        if request.status != "pending":
+            return request.status
+        question, team_id, expected = request.question, request.team_id, dict(request.expected or {})
+    try:
+        answer = answer_question(rt, question, team_id=team_id, expected=expected.get("answer"),
+                                 verifier=expected.get("verifier"), params=params)
+    except (ValueError, LookupError) as exc:
+        with rt.session() as s:
+            request = s.get(QueryRequest, request_id)
+            if request is not None:
+                request.status, request.error, request.finished_at = "failed", str(exc), utcnow()
+        return "failed"
+    with rt.session() as s:
+        request = s.get(QueryRequest, request_id)
+        if request is not None:
+            request.status, request.finished_at, request.query_id = "done", utcnow(), answer.query_id
+    return "done"
+
+
+def ask(rt: Runtime, question: str, *, team_id: int | None = None, params: AnswerParams = AnswerParams(),
+        model: str | None = None) -> Answer:
+    """Answer in-process (the embedded default; with a broker the HTTP API goes through the graft queue)."""
+    return answer_question(rt, question, team_id=team_id, model=model, params=params)
+
+
+def attest_stored_block(rt: Runtime, block_id: str, *, model: str | None = None) -> dict[str, Any]:
+    """Gate one stored block on this machine: graft it (as read from the store) and compare with a fresh
+    computation of its tokens at its recorded probe query; record the attestation."""
+    engine = rt.engine(model)
+    fp = engine.fingerprint
+    with rt.session() as s:
+        row = get_block(s, block_id=block_id)
+        fingerprint = row.fingerprint if row is not None else fp.id
+    record: dict[str, Any] = {"block_id": block_id, "fingerprint": fp.id}
+    if fingerprint != fp.id:
+        return record | {"status": "refused", "byte_exact": False,
+                         "reason": f"block is for fingerprint {fingerprint}, this machine is {fp.id}"}
+    block = rt.blocks.get(fingerprint, block_id)
+    snapshot = block_to_snapshot(block)
+    probe = [int(t) for t in (block.meta.get("probe") or {}).get("tokens", [])] or None
+    if probe is None:
+        from workers.deposit import probe_query
+
+        probe = probe_query(engine)
+    reference = engine.fresh(list(snapshot.tokens), probe)
+    floor = compare(reference, engine.fresh(list(snapshot.tokens), probe)).byte_equal
+    div = compare(reference, engine.graft(snapshot, probe, payload_verified=True))
+    status = status_of(div.byte_equal, floor)
+    profile = engine.profile(len(probe))
+    with rt.session() as s:
+        record_attestation(s, block_id=block_id if row is not None else None, probe_digest=reference.sha256(),
+                           fingerprint=fp.id, profile=profile.as_dict(), profile_id=profile.id,
+                           host=socket.gethostname(), status=status, floor_equal=floor, timings={},
+                           reason=None if div.byte_equal else f"KL max {div.kl_max:.3g}", **divergence_fields(div))
+    return record | {"status": status, "byte_exact": div.byte_equal, "reason": None}

@@ -1,0 +1,107 @@
+"""`kvgraft run`: the main job. Phase 1 solves and deposits (in-process, or through the `solve` queue when a broker
+is configured), phase 2 replays every problem as a recurring query through the library (exact lookup only: a
+problem that was not deposited abstains), phase 3 reports."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from store.db import Batch
+from store.repository import batch_problems
+from workers.answering import AnswerParams, answer_question
+from workers.answers import answers_match
+from workers.dispatch import dispatch_solves, submit_batch
+from workers.problems import ProblemSpec
+from workers.prompts import style_for
+from workers.runtime import Runtime
+from workers.skill import ensure_skill, measure_skill_saving
+from workers.solve import SolveParams
+
+STATUS_NAMES = {"solved": "deposited", "rejected": "rejected", "failed": "unsolved"}
+REPLAY = AnswerParams(use_direct=False, use_transfer=False)
+
+
+@dataclass(frozen=True)
+class JobParams:
+    solve: SolveParams = SolveParams()
+    team: str = "local"
+    shared: bool = False
+    model: str | None = None
+    wait_timeout_s: float = 6 * 3600
+
+
+def _wait_for_batch(rt: Runtime, batch_id: str, total: int, timeout_s: float,
+                    progress: Callable[[int], None] | None) -> None:
+    deadline = time.monotonic() + timeout_s
+    while True:
+        with rt.session() as s:
+            done = sum(p.status in STATUS_NAMES for p in batch_problems(s, batch_id=batch_id))
+            batch = s.get(Batch, batch_id)
+            finished = batch is not None and batch.status == "done"
+        if progress:
+            progress(done)
+        if finished or done >= total:
+            return
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"batch {batch_id}: {done}/{total} problems done after {timeout_s:.0f} s")
+        time.sleep(1.0)
+
+
+def run_job(rt: Runtime, problems: list[ProblemSpec], params: JobParams = JobParams(), *,
+            on_solved: Callable[[int], None] | None = None,
+            on_replayed: Callable[[int], None] | None = None) -> dict[str, Any]:
+    engine = rt.engine(params.model)
+    skill = ensure_skill(rt, engine, style_for(engine))
+    saving = measure_skill_saving(engine, skill)
+    batch_id, problem_ids = submit_batch(rt, problems, team=params.team, shared=params.shared, params=params.solve,
+                                         model=params.model)
+    counter = {"n": 0}
+
+    def solved(_pid: str, _status: str) -> None:
+        counter["n"] += 1
+        if on_solved:
+            on_solved(counter["n"])
+
+    dispatch_solves(rt, problem_ids, progress=solved)
+    if rt.settings.broker_url:
+        _wait_for_batch(rt, batch_id, len(problem_ids), params.wait_timeout_s, on_solved)
+    with rt.session() as s:
+        rows = batch_problems(s, batch_id=batch_id)
+        team_id = s.get(Batch, batch_id).team_id  # type: ignore[union-attr]
+    report_rows = []
+    for i, problem in enumerate(rows, start=1):
+        outcome = dict(problem.outcome or {})
+        replay = answer_question(rt, problem.question, team_id=team_id, model=params.model, params=REPLAY)
+        correct = replay.route == "recurrence" and answers_match(replay.answer, outcome.get("answer"))
+        report_rows.append({
+            "id": problem.external_id, "status": STATUS_NAMES.get(problem.status, problem.status),
+            "base_verified": outcome.get("route") == "sampled", "samples": outcome.get("samples", 0),
+            "sample_tokens": outcome.get("sample_tokens", 0), "block_id": problem.block_id,
+            "answer": outcome.get("answer"), "recurrence_answer": replay.answer,
+            "recurrence_route": replay.route, "recurrence_decode_tokens": replay.decode_tokens,
+            "recurrence_correct": correct, "reason": outcome.get("reason")})
+        if on_replayed:
+            on_replayed(i)
+    deposited = [r for r in report_rows if r["status"] == "deposited"]
+    on_recurrence = [r for r in deposited if r["recurrence_route"] == "recurrence"]
+    base_tokens = sum(r["sample_tokens"] for r in report_rows)
+    recurrence_tokens = sum(r["recurrence_decode_tokens"] for r in on_recurrence)
+    totals = {
+        "problems": len(report_rows),
+        "deposited": len(deposited),
+        "rejected": sum(r["status"] == "rejected" for r in report_rows),
+        "unsolved": sum(r["status"] == "unsolved" for r in report_rows),
+        "base_solved": sum(r["base_verified"] for r in report_rows),
+        "base_samples_per_problem": params.solve.samples,
+        "base_tokens": base_tokens,
+        "recurrence_answered": len(on_recurrence),
+        "recurrence_correct": sum(r["recurrence_correct"] for r in on_recurrence),
+        "recurrence_decode_tokens_mean": round(recurrence_tokens / len(on_recurrence), 2) if on_recurrence else None,
+        "token_ratio": round(base_tokens / recurrence_tokens, 1) if recurrence_tokens else None,
+        **saving,
+    }
+    return {"batch_id": batch_id, "model": engine.name, "fingerprint": engine.fingerprint.id,
+            "problems": report_rows, "totals": totals}

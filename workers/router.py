@@ -1,0 +1,56 @@
+"""The router: picks exactly one solution block for a new question by lexical similarity of the question text with
+the stored problems' questions, numbers masked (a same-structure variant has new constants), or abstains below a
+threshold. Lexical scoring needs no extra model and was measured against the alternatives in docs/FLYWHEEL.md."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+_WORD = re.compile(r"[a-z]+|\d+(?:\.\d+)?")
+_STOP = frozenset("a an the of to in on and or is are was were has have had how many much what does do did "
+                  "each if it its for with at by from he she they his her their them there this that be".split())
+DEFAULT_THRESHOLD = 0.45
+
+
+def words(text: str) -> list[str]:
+    """Content words, with every number replaced by one placeholder."""
+    return ["<num>" if w[0].isdigit() else w for w in _WORD.findall(text.casefold()) if w not in _STOP]
+
+
+@dataclass(frozen=True)
+class Candidate:
+    key: str  # the block id
+    question: str
+
+
+@dataclass(frozen=True)
+class Route:
+    key: str | None
+    score: float
+    runner_up: float
+
+
+def _cosine(a: Counter[str], b: Counter[str], idf: dict[str, float]) -> float:
+    dot = sum(a[w] * b[w] * idf.get(w, 1.0) ** 2 for w in a.keys() & b.keys())
+    na = math.sqrt(sum((c * idf.get(w, 1.0)) ** 2 for w, c in a.items()))
+    nb = math.sqrt(sum((c * idf.get(w, 1.0)) ** 2 for w, c in b.items()))
+    return dot / (na * nb) if na and nb else 0.0
+
+
+def route(question: str, candidates: Sequence[Candidate], *, threshold: float = DEFAULT_THRESHOLD) -> Route:
+    """The best candidate if its score reaches `threshold`, else an abstention (key None)."""
+    if not candidates:
+        return Route(None, 0.0, 0.0)
+    docs = [Counter(words(c.question)) for c in candidates]
+    n = len(docs)
+    df = Counter(w for d in docs for w in d)
+    idf = {w: math.log((1 + n) / (1 + k)) + 1.0 for w, k in df.items()}
+    q = Counter(words(question))
+    scores = sorted(((_cosine(q, d, idf), c.key) for d, c in zip(docs, candidates, strict=True)), reverse=True)
+    best, key = scores[0]
+    runner_up = scores[1][0] if len(scores) > 1 else 0.0
+    return Route(key if best >= threshold else None, best, runner_up)

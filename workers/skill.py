@@ -1,0 +1,68 @@
+"""The few-shot instructions prefix as a `skill` block: deposited once per fingerprint, then grafted at [0, P)
+before every solving prompt instead of being prefilled again."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import structlog
+
+from engine.graft import GraftEngine, KVSnapshot
+from engine.native import LlamaContext
+from workers.blocks import block_to_snapshot
+from workers.deposit import deposit_tokens, probe_query
+from workers.prompts import PromptStyle, instructions_prefix, tokens_of
+from workers.runtime import Runtime
+
+log = structlog.get_logger(__name__)
+
+
+@dataclass(frozen=True)
+class SkillPrefix:
+    block_id: str
+    snapshot: KVSnapshot
+    n_tokens: int
+
+
+def ensure_skill(rt: Runtime, engine: GraftEngine, style: PromptStyle) -> SkillPrefix:
+    """The instructions-prefix skill block of this engine, deposited on first use and read back verified."""
+    cache_key = f"skill|{engine.fingerprint.id}|{style.chatml}"
+    cached = rt.memo.get(cache_key)
+    if isinstance(cached, SkillPrefix):
+        return cached
+    text = instructions_prefix(style)
+    tokens = tokens_of(engine, text, first=True)
+    result = deposit_tokens(rt, engine, tokens=tokens, probe=probe_query(engine), kind="skill", text=text,
+                            source={"skill": "instructions-prefix", "chatml": style.chatml}, shared=True)
+    block = rt.blocks.get(result.fingerprint, result.block_id)
+    skill = SkillPrefix(result.block_id, block_to_snapshot(block), len(tokens))
+    rt.memo[cache_key] = skill
+    log.info("skill.ready", block_id=result.block_id, n_tokens=len(tokens))
+    return skill
+
+
+def open_with_skill(engine: GraftEngine, skill: SkillPrefix) -> LlamaContext:
+    """A fresh context holding the grafted instructions prefix at [0, P)."""
+    ctx = engine.open_context()
+    try:
+        engine.restore(ctx, skill.snapshot, payload_verified=True)
+    except BaseException:
+        ctx.close()
+        raise
+    return ctx
+
+
+def measure_skill_saving(engine: GraftEngine, skill: SkillPrefix) -> dict[str, float]:
+    """Restoring the prefix block vs prefilling its tokens, in one process, side by side (ms)."""
+    tokens = list(skill.snapshot.tokens)
+    with engine.open_context() as ctx:
+        t0 = time.perf_counter()
+        engine.prefill(ctx, tokens)
+        prefill_ms = (time.perf_counter() - t0) * 1000
+    with engine.open_context() as ctx:
+        t0 = time.perf_counter()
+        engine.restore(ctx, skill.snapshot, payload_verified=True)
+        graft_ms = (time.perf_counter() - t0) * 1000
+    return {"skill_tokens": len(tokens), "skill_prefill_ms": round(prefill_ms, 2),
+            "skill_graft_ms": round(graft_ms, 2)}

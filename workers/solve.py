@@ -1,0 +1,180 @@
+"""Solving one problem: verify a reference solution, or sample K programs after the grafted instructions prefix
+and run each in the sandbox; on the first verified solution deposit a `solution` block. Nothing unverified is ever
+deposited.
+
+Idempotent: a problem that already has an outcome is left alone, and a redelivered task finds the samples it
+recorded before (samples are keyed by problem and index, and sample k always uses the same seed)."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from typing import Any
+
+import structlog
+
+from engine.graft import GraftEngine
+from engine.sampling import SamplingParams, generate
+from store.db import Batch
+from store.repository import (
+    FINAL_PROBLEM_STATUSES,
+    generations_of,
+    get_problem,
+    record_generation,
+    refresh_batch_status,
+)
+from workers.deposit import deposit_tokens
+from workers.programs import Verification, extract_program, verify_program
+from workers.prompts import (
+    PromptStyle,
+    question_part,
+    recurrence_query,
+    solution_tail,
+    style_for,
+    tokens_of,
+)
+from workers.runtime import Runtime
+from workers.skill import SkillPrefix, ensure_skill, open_with_skill
+
+log = structlog.get_logger(__name__)
+
+
+@dataclass(frozen=True)
+class SolveParams:
+    samples: int = 4
+    temperature: float = 0.7
+    max_tokens: int = 160
+
+
+@dataclass(frozen=True)
+class SampleOutcome:
+    index: int
+    text: str
+    program: str | None
+    verification: Verification
+    tokens: int
+
+
+def sha256_text(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def sample_seed(problem_id: str, index: int) -> int:
+    return int.from_bytes(hashlib.sha256(f"{problem_id}/{index}".encode()).digest()[:8], "little")
+
+
+def sample_program(engine: GraftEngine, skill: SkillPrefix, prompt_tokens: list[int], *, seed: int,
+                   params: SolveParams, style: PromptStyle, temperature: float | None = None) -> tuple[str, int]:
+    """One sample after [skill prefix (grafted) + prompt]: the generated text and its token count."""
+    with open_with_skill(engine, skill) as ctx:
+        logits = engine.prefill_for_generation(ctx, prompt_tokens, pos0=skill.n_tokens)
+        out = generate(engine, ctx, pos=skill.n_tokens + len(prompt_tokens), logits=logits, params=SamplingParams(
+            max_tokens=params.max_tokens, temperature=params.temperature if temperature is None else temperature,
+            seed=seed, stop=style.solution_stops))
+    return out.text, len(out.tokens)
+
+
+def solution_tokens(engine: GraftEngine, style: PromptStyle, skill: SkillPrefix, question: str, program: str,
+                    answer: str) -> tuple[list[int], str]:
+    """[instructions prefix + problem + verified solution + final-answer line], and its text."""
+    q_text, tail = question_part(style, question), solution_tail(style, program, answer)
+    tokens = list(skill.snapshot.tokens) + tokens_of(engine, q_text) + tokens_of(engine, tail)
+    return tokens, q_text + tail
+
+
+def _record(rt: Runtime, problem_id: str, index: int, prompt_digest: str, text: str, program: str | None,
+            verification: Verification, verdict: str) -> None:
+    with rt.session() as s:
+        record_generation(s, problem_id=problem_id, sample_index=index, prompt_digest=prompt_digest, text=text,
+                          text_digest=sha256_text(text), program=program,
+                          program_digest=sha256_text(program) if program is not None else None,
+                          sandbox_result=verification.sandbox, verdict=verdict, answer=verification.answer)
+
+
+def _finish(rt: Runtime, problem_id: str, status: str, outcome: dict[str, Any], block_id: str | None = None) -> None:
+    with rt.session() as s:
+        problem = get_problem(s, problem_id=problem_id)
+        if problem is None or problem.status in FINAL_PROBLEM_STATUSES:
+            return
+        problem.status, problem.outcome = status, outcome
+        if block_id is not None:
+            problem.block_id = block_id
+        s.flush()
+        refresh_batch_status(s, batch_id=problem.batch_id)
+    log.info("solve.finished", problem_id=problem_id, status=status, block_id=block_id)
+
+
+def _deposit_solution(rt: Runtime, engine: GraftEngine, style: PromptStyle, skill: SkillPrefix, problem: Any,
+                      program: str, answer: str, team_id: int, shared: bool) -> str:
+    tokens, text = solution_tokens(engine, style, skill, problem.question, program, answer)
+    result = deposit_tokens(rt, engine, tokens=tokens, probe=tokens_of(engine, recurrence_query(style)),
+                            kind="solution", text=text, team_id=team_id, shared=shared,
+                            source={"problem_id": problem.id, "external_id": problem.external_id,
+                                    "batch_id": problem.batch_id},
+                            meta={"question": problem.question, "answer": answer, "skill_block": skill.block_id})
+    return result.block_id
+
+
+def solve_problem(rt: Runtime, problem_id: str, *, model: str | None = None,
+                  params: SolveParams = SolveParams()) -> str:
+    """Solve one stored problem; returns its final status (solved | failed | rejected)."""
+    with rt.session() as s:
+        problem = get_problem(s, problem_id=problem_id)
+        if problem is None:
+            raise LookupError(f"no problem {problem_id}")
+        if problem.status in FINAL_PROBLEM_STATUSES:
+            return problem.status
+        batch = s.get(Batch, problem.batch_id)
+        assert batch is not None  # a foreign key
+        team_id, shared = batch.team_id, batch.shared
+        done = {g.sample_index: g for g in generations_of(s, problem_id=problem_id)}
+    engine = rt.engine(model)
+    style = style_for(engine)
+    skill = ensure_skill(rt, engine, style)
+    if problem.solution is not None:
+        check = verify_program(problem.solution, answer=problem.answer, verifier=problem.verifier)
+        verdict = "reference" if check.verdict == "verified" else check.verdict
+        _record(rt, problem_id, 0, sha256_text(""), problem.solution, problem.solution, check,
+                verdict if verdict != "unchecked" else "wrong")
+        if verdict != "reference" or check.answer is None:
+            _finish(rt, problem_id, "rejected", {"reason": f"reference solution failed verification: {verdict}",
+                                                 "sandbox": check.sandbox})
+            return "rejected"
+        block_id = _deposit_solution(rt, engine, style, skill, problem, problem.solution, check.answer, team_id,
+                                     shared)
+        _finish(rt, problem_id, "solved", {"route": "reference", "answer": check.answer, "samples": 0,
+                                           "sample_tokens": 0}, block_id)
+        return "solved"
+    prompt = tokens_of(engine, question_part(style, problem.question))
+    prompt_digest = sha256_text(question_part(style, problem.question))
+    spent = 0
+    for k in range(params.samples):
+        if k in done:  # recorded by an earlier delivery of this task
+            g = done[k]
+            spent += len(engine.tokenize(g.text, add_special=False))
+            if g.verdict == "verified" and g.program is not None and g.answer is not None:
+                return _deposit_and_finish(rt, engine, style, skill, problem, g.program, g.answer, team_id, shared,
+                                           k + 1, spent)
+            continue
+        text, n_tokens = sample_program(engine, skill, prompt, seed=sample_seed(problem_id, k), params=params,
+                                        style=style)
+        spent += n_tokens
+        program = extract_program(text)
+        check = verify_program(program, answer=problem.answer, verifier=problem.verifier)
+        verdict = check.verdict if check.verdict != "unchecked" else "wrong"
+        _record(rt, problem_id, k, prompt_digest, text, program, check, verdict)
+        log.info("solve.sample", problem_id=problem_id, index=k, verdict=verdict, tokens=n_tokens)
+        if verdict == "verified" and program is not None and check.answer is not None:
+            return _deposit_and_finish(rt, engine, style, skill, problem, program, check.answer, team_id, shared,
+                                       k + 1, spent)
+    _finish(rt, problem_id, "failed", {"reason": f"no verified solution in {params.samples} samples",
+                                       "samples": params.samples, "sample_tokens": spent})
+    return "failed"
+
+
+def _deposit_and_finish(rt: Runtime, engine: GraftEngine, style: PromptStyle, skill: SkillPrefix, problem: Any,
+                        program: str, answer: str, team_id: int, shared: bool, samples: int, spent: int) -> str:
+    block_id = _deposit_solution(rt, engine, style, skill, problem, program, answer, team_id, shared)
+    _finish(rt, problem.id, "solved", {"route": "sampled", "answer": answer, "samples": samples,
+                                       "sample_tokens": spent}, block_id)
+    return "solved"

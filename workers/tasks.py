@@ -1,0 +1,60 @@
+"""The Celery tasks. Each takes ids only, is idempotent, and keeps one Runtime (and so its loaded model) per worker
+process. Transient S3 and database errors are retried with exponential backoff."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import structlog
+from celery import Task
+from sqlalchemy.exc import OperationalError
+
+from store.errors import ObjectStoreUnavailableError
+from workers.celery_app import app
+from workers.runtime import Runtime, open_runtime
+
+log = structlog.get_logger(__name__)
+
+TRANSIENT = (ObjectStoreUnavailableError, OperationalError, ConnectionError)
+_runtime: Runtime | None = None
+
+
+def runtime() -> Runtime:
+    """This worker process's runtime, opened on first use and kept (the model stays loaded between tasks)."""
+    global _runtime
+    if _runtime is None:
+        _runtime = open_runtime()
+    return _runtime
+
+
+class KvgraftTask(Task):
+    autoretry_for = TRANSIENT
+    retry_backoff = 2
+    retry_backoff_max = 60
+    retry_jitter = True
+    max_retries = 8
+    acks_late = True
+
+
+@app.task(name="kvgraft.solve_problem", base=KvgraftTask, bind=True)
+def solve_problem_task(self: Task, problem_id: str) -> str:
+    from workers.dispatch import solve_stored_problem
+
+    log.info("task.solve.start", problem_id=problem_id, delivery=self.request.retries)
+    return solve_stored_problem(runtime(), problem_id)
+
+
+@app.task(name="kvgraft.answer_query", base=KvgraftTask, bind=True)
+def answer_query_task(self: Task, request_id: str) -> str:
+    from workers.dispatch import answer_request
+
+    log.info("task.answer.start", request_id=request_id)
+    return answer_request(runtime(), request_id)
+
+
+@app.task(name="kvgraft.attest_block", base=KvgraftTask, bind=True)
+def attest_block_task(self: Task, block_id: str) -> dict[str, Any]:
+    from workers.dispatch import attest_stored_block
+
+    log.info("task.attest.start", block_id=block_id)
+    return attest_stored_block(runtime(), block_id)
