@@ -93,10 +93,10 @@ def ask(
 
     def _ask_through_queue(rt: Any, q: str, team_id: int, wait_s: float) -> dict[str, Any]:
         from store.db import Query, QueryRequest
-        from workers.tasks import answer_query_task
+        from workers.celery_app import send
 
         request_id = submit_question(rt, q, team_id=team_id)
-        answer_query_task.apply_async(args=[request_id], queue="graft")
+        send(rt.settings.broker_url, "kvgraft.answer_query", request_id)
         deadline = time.monotonic() + wait_s
         while time.monotonic() < deadline:
             with rt.session() as s:

@@ -5,12 +5,15 @@ prefetched one at a time, and carry only ids; results are not stored (the databa
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from celery import Celery
 from kombu import Queue
 
 from workers.settings import Settings
 
 QUEUES = ("solve", "graft", "attest")
+TASK_QUEUES = {"kvgraft.solve_problem": "solve", "kvgraft.answer_query": "graft", "kvgraft.attest_block": "attest"}
 
 
 def make_app(broker_url: str | None = None) -> Celery:
@@ -19,8 +22,7 @@ def make_app(broker_url: str | None = None) -> Celery:
     app.conf.update(
         task_queues=[Queue(name, durable=True) for name in QUEUES],
         task_default_queue="solve",
-        task_routes={"kvgraft.solve_problem": {"queue": "solve"}, "kvgraft.answer_query": {"queue": "graft"},
-                     "kvgraft.attest_block": {"queue": "attest"}},
+        task_routes={name: {"queue": queue} for name, queue in TASK_QUEUES.items()},
         task_acks_late=True,
         task_reject_on_worker_lost=True,
         task_acks_on_failure_or_timeout=True,
@@ -36,4 +38,17 @@ def make_app(broker_url: str | None = None) -> Celery:
     return app
 
 
+@lru_cache(maxsize=8)
+def sender(broker_url: str) -> Celery:
+    """An app for sending tasks to `broker_url` (senders name tasks, they need not import them)."""
+    return make_app(broker_url)
+
+
+def send(broker_url: str, task_name: str, *args: str) -> None:
+    """Queue a task by name with id arguments, on the queue its route names."""
+    queue = TASK_QUEUES[task_name]
+    sender(broker_url).send_task(task_name, args=list(args), queue=queue)
+
+
+# The app the workers run (its broker is read from the environment when a worker process imports it).
 app = make_app()

@@ -64,10 +64,10 @@ def dispatch_solves(rt: Runtime, problem_ids: list[str], *,
                     progress: Callable[[str, str], None] | None = None) -> None:
     """Send each problem to the `solve` queue, or solve it here when no broker is configured."""
     if rt.settings.broker_url:
-        from workers.tasks import solve_problem_task
+        from workers.celery_app import send
 
         for pid in problem_ids:
-            solve_problem_task.apply_async(args=[pid], queue="solve")
+            send(rt.settings.broker_url, "kvgraft.solve_problem", pid)
         return
     for pid in problem_ids:
         status = solve_stored_problem(rt, pid)
