@@ -191,6 +191,35 @@ def bench_store(
     out.print(records_table(f"bench store: {count} x {size_mb} MiB", record["results"], columns))
 
 
+@bench_app.command("flywheel")
+def bench_flywheel(
+    data: Annotated[Path | None, typer.Option(help="Benchmark JSONL (role base|variant|near_miss); default: the "
+                                                   "shipped set.")] = None,
+    model: ModelOpt = None,
+    samples: Annotated[int, typer.Option("--samples", "-k", min=1, max=64)] = 4,
+    json_out: JsonOpt = False,
+) -> None:
+    """Base best-of-K vs recurrence, transfer with vs without the grafted block, near-miss with vs without the
+    post-graft gate, and CPU-seconds per route."""
+    from bench.flywheel import DEFAULT_DATA, FlywheelBenchRequest, run_flywheel_bench
+    from workers.runtime import open_runtime
+
+    def body() -> dict[str, Any]:
+        rt = open_runtime()
+        try:
+            progress = (lambda msg: err.print(f"[dim]bench flywheel: {msg}[/]")) if not json_out else None
+            return run_flywheel_bench(rt, FlywheelBenchRequest(data=data or DEFAULT_DATA, samples=samples,
+                                                               model=_model(model)), progress=progress)
+        finally:
+            rt.close()
+
+    record = guard(body)
+    if json_out:
+        print_json(record)
+        return
+    out.print(key_value_table(f"bench flywheel: {record['model']}, K={samples}", record["summary"]))
+
+
 @sandbox_app.command("run")
 def sandbox_run(
     file: Annotated[Path, typer.Argument(help="A Python program; kvgraft reads it and pipes its text in.")],

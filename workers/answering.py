@@ -119,7 +119,7 @@ def _agreeing(answers: list[str | None], samples: int) -> str | None:
                                                          else a) == value)
 
 
-def _sample_answers(rt: Runtime, engine: GraftEngine, style: PromptStyle, prompt: list[int], skill: Any, seed_key: str,
+def direct_samples(rt: Runtime, engine: GraftEngine, style: PromptStyle, prompt: list[int], skill: Any, seed_key: str,
                     params: AnswerParams) -> tuple[list[str | None], int]:
     answers: list[str | None] = []
     spent = 0
@@ -132,7 +132,7 @@ def _sample_answers(rt: Runtime, engine: GraftEngine, style: PromptStyle, prompt
     return answers, spent
 
 
-def _transfer(rt: Runtime, engine: GraftEngine, style: PromptStyle, question: str, team_id: int | None,
+def transfer_answer(rt: Runtime, engine: GraftEngine, style: PromptStyle, question: str, team_id: int | None,
               expected: Any, verifier: Any, params: AnswerParams) -> Answer | None:
     with rt.session() as s:
         pool = visible_solution_blocks(s, team_id=team_id, fingerprint=engine.fingerprint.id)
@@ -203,14 +203,14 @@ def _answer(rt: Runtime, engine: GraftEngine, style: PromptStyle, question: str,
     spent = 0
     if params.use_direct:
         prompt = tokens_of(engine, question_part(style, question))
-        answers, spent = _sample_answers(rt, engine, style, prompt, skill, f"direct/{question}", params)
+        answers, spent = direct_samples(rt, engine, style, prompt, skill, f"direct/{question}", params)
         agreed = _agreeing(answers, params.samples)
         if agreed is not None:
             checked = _checked(agreed, expected, verifier)
             if checked is not False:
                 return Answer(agreed, "direct", None, spent, bool(checked), False, "the model's own samples agree")
     if params.use_transfer:
-        transferred = _transfer(rt, engine, style, question, team_id, expected, verifier, params)
+        transferred = transfer_answer(rt, engine, style, question, team_id, expected, verifier, params)
         if transferred is not None:
             return Answer(transferred.answer, transferred.route, transferred.block_id,
                           spent + transferred.decode_tokens, transferred.verified, transferred.attested,
