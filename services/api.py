@@ -302,6 +302,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         t0 = time.perf_counter()
         request.app.state.work.answer(request_id)
         deadline = time.monotonic() + rt.settings.query_timeout_s
+        pause = 0.002  # poll quickly at first (a recurrence answers in tens of ms), then back off
         while True:
             with rt.session() as s:
                 req = s.get(QueryRequest, request_id)
@@ -310,7 +311,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 break
             if time.monotonic() > deadline:
                 return JSONResponse(result, status_code=202)
-            time.sleep(0.05)
+            time.sleep(pause)
+            pause = min(pause * 1.5, 0.1)
         metrics.answer_latency.observe(time.perf_counter() - t0)
         if result["status"] == "done":
             metrics.answers.labels(route=result["route"]).inc()

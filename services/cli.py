@@ -195,6 +195,32 @@ def bench_store(
     out.print(records_table(f"bench store: {count} x {size_mb} MiB", record["results"], columns))
 
 
+@bench_app.command("api")
+def bench_api(
+    queries: Annotated[int, typer.Option(min=5, max=10_000, help="Recurring queries per path.")] = 40,
+    model: ModelOpt = None,
+    broker: Annotated[str | None, typer.Option(help="Broker URL (default: a private vhost on local RabbitMQ).")
+                      ] = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """Recurring queries through API -> RabbitMQ -> graft worker -> S3 vs in-process: p50/p99 and requests/s."""
+    from bench.api import ApiBenchRequest, run_api_bench
+
+    def body() -> dict[str, Any]:
+        progress = (lambda msg: err.print(f"[dim]bench api: {msg}[/]")) if not json_out else None
+        return run_api_bench(ApiBenchRequest(queries=queries, model=_model(model), broker_url=broker),
+                             progress=progress)
+
+    record = guard(body)
+    if json_out:
+        print_json(record)
+        return
+    out.print(records_table(f"bench api: {record['model']}, {queries} recurring queries",
+                            [{"path": "in-process", **record["in_process"]},
+                             {"path": "distributed", **record["distributed"]}], ["path", "p50_ms", "p99_ms", "rps"]))
+    out.print(f"the distributed path adds {record['distributed_adds_p50_pct']}% to the in-process p50")
+
+
 @bench_app.command("flywheel")
 def bench_flywheel(
     data: Annotated[Path | None, typer.Option(help="Benchmark JSONL (role base|variant|near_miss); default: the "

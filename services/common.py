@@ -25,7 +25,7 @@ def expected_errors() -> tuple[type[BaseException], ...]:
     from workers.sandbox import SandboxUnavailableError
 
     return (EngineError, StoreError, ValueError, OSError, ValidationError, OperationalError,
-            SandboxUnavailableError)
+            SandboxUnavailableError, RuntimeError)
 
 
 def guard(fn: Callable[[], T]) -> T:

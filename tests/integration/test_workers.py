@@ -5,22 +5,16 @@ problem and leaves no duplicate block or row."""
 from __future__ import annotations
 
 import json
-import os
-import signal
-import subprocess
-import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
 from typer.testing import CliRunner
 
-from bench.servers import stop_process_group
 from services.cli import app
 from store.db import BlockRow, Generation, Problem, make_engine
-from store.migrate import upgrade
+from tests.fixtures.processes import KvgraftProcess, worker
 from workers.dispatch import dispatch_solves, submit_batch
 from workers.problems import parse_problems_jsonl
 from workers.runtime import open_runtime
@@ -28,74 +22,6 @@ from workers.solve import SolveParams
 
 pytestmark = pytest.mark.integration
 runner = CliRunner()
-
-
-@pytest.fixture()
-def flywheel_env(pg_url: str, s3_store_url: str, s3_server: str, broker_url: str, tmp_path: Path,
-                 monkeypatch: pytest.MonkeyPatch, kvgraft_cache: Path) -> dict[str, str]:
-    upgrade(pg_url)
-    _purge(broker_url)
-    env = {"KVGRAFT_DATABASE_URL": pg_url, "KVGRAFT_STORE_URL": s3_store_url, "KVGRAFT_S3_ENDPOINT_URL": s3_server,
-           "KVGRAFT_BROKER_URL": broker_url, "KVGRAFT_MODEL": "tiny", "KVGRAFT_DATA_DIR": str(tmp_path / "data"),
-           "KVGRAFT_CACHE_DIR": str(kvgraft_cache), "KVGRAFT_LOG_LEVEL": "INFO"}
-    for k, v in env.items():
-        monkeypatch.setenv(k, v)
-    monkeypatch.delenv("KVGRAFT_BLOCK_KEY", raising=False)
-    return env
-
-
-def _purge(broker_url: str) -> None:
-    from workers.celery_app import make_app
-
-    celery = make_app(broker_url)
-    with celery.connection_for_write() as conn:
-        for queue in celery.conf.task_queues:  # declared exactly as the workers declare them
-            queue.bind(conn.default_channel).declare()
-            queue.bind(conn.default_channel).purge()
-
-
-class Worker:
-    def __init__(self, queue: str, log_dir: Path) -> None:
-        self.queue = queue
-        self.log_path = log_dir / f"worker-{queue}-{time.monotonic_ns()}.log"
-        with self.log_path.open("wb") as log:
-            self.proc = subprocess.Popen([sys.executable, "-m", "services.cli", "worker", queue],
-                                         stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
-                                         env=dict(os.environ))
-        self.wait_for("ready", 60)
-
-    def log(self) -> str:
-        return self.log_path.read_text(errors="replace")
-
-    def wait_for(self, text: str, timeout: float) -> None:
-        deadline = time.monotonic() + timeout
-        while text not in self.log():
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"worker {self.queue} exited {self.proc.returncode}:\n{self.log()[-3000:]}")
-            if time.monotonic() > deadline:
-                raise TimeoutError(f"worker {self.queue} did not log {text!r}:\n{self.log()[-3000:]}")
-            time.sleep(0.2)
-
-    def kill(self) -> None:
-        os.killpg(self.proc.pid, signal.SIGKILL)
-        self.proc.wait(timeout=10)
-
-    def terminate(self) -> int:
-        os.killpg(self.proc.pid, signal.SIGTERM)
-        try:
-            return self.proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            stop_process_group(self.proc)
-            raise
-
-
-@pytest.fixture()
-def workers(flywheel_env: dict[str, str], tmp_path: Path) -> Iterator[list[Worker]]:
-    started: list[Worker] = []
-    yield started
-    for w in started:
-        if w.proc.poll() is None:
-            stop_process_group(w.proc)
 
 
 PROBLEMS = "\n".join(json.dumps(p) for p in [
@@ -108,9 +34,9 @@ PROBLEMS = "\n".join(json.dumps(p) for p in [
 ])
 
 
-def test_a_batch_end_to_end_through_solve_and_graft_workers(workers: list[Worker], tmp_path: Path) -> None:
-    workers.append(Worker("solve", tmp_path))
-    workers.append(Worker("graft", tmp_path))
+def test_a_batch_end_to_end_through_solve_and_graft_workers(workers: list[KvgraftProcess], tmp_path: Path) -> None:
+    workers.append(worker("solve", tmp_path))
+    workers.append(worker("graft", tmp_path))
     f = tmp_path / "problems.jsonl"
     f.write_text(PROBLEMS)
     result = runner.invoke(app, ["run", str(f), "--samples", "2", "--json"])
@@ -127,7 +53,7 @@ def test_a_batch_end_to_end_through_solve_and_graft_workers(workers: list[Worker
     assert [w.terminate() for w in workers] == [0, 0]  # SIGTERM: a clean exit
 
 
-def test_a_solve_worker_killed_mid_task_loses_nothing(workers: list[Worker], tmp_path: Path,
+def test_a_solve_worker_killed_mid_task_loses_nothing(workers: list[KvgraftProcess], tmp_path: Path,
                                                        flywheel_env: dict[str, str]) -> None:
     rt = open_runtime()
     try:
@@ -137,7 +63,7 @@ def test_a_solve_worker_killed_mid_task_loses_nothing(workers: list[Worker], tmp
                       "solution": "print(12 * 5)"})
         specs = parse_problems_jsonl("\n".join(json.dumps(x) for x in lines))
         batch_id, ids = submit_batch(rt, specs, team="t", params=SolveParams(samples=12, max_tokens=64))
-        workers.append(Worker("solve", tmp_path))
+        workers.append(worker("solve", tmp_path))
         dispatch_solves(rt, ids)
         engine = make_engine(flywheel_env["KVGRAFT_DATABASE_URL"])
         deadline = time.monotonic() + 120
@@ -150,7 +76,7 @@ def test_a_solve_worker_killed_mid_task_loses_nothing(workers: list[Worker], tmp
         with engine.connect() as conn:
             pending = conn.scalar(sa.select(sa.func.count()).select_from(Problem).where(Problem.status == "pending"))
         assert pending > 0  # the kill landed mid-batch
-        workers.append(Worker("solve", tmp_path))  # the in-flight task is redelivered to the new worker
+        workers.append(worker("solve", tmp_path))  # the in-flight task is redelivered to the new worker
         deadline = time.monotonic() + 300
         while True:
             with rt.session() as s:

@@ -1,0 +1,151 @@
+"""`kvgraft bench api`: recurring queries through the whole distributed path (HTTP API -> RabbitMQ -> graft worker
+-> S3 -> answer) versus the same queries answered in-process, side by side. It starts what it needs: a moto S3
+server, a private RabbitMQ vhost (via rabbitmqctl), a graft worker and the API server, over a temporary SQLite
+database; and removes them afterwards."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from bench.servers import free_port, moto_server, stop_process_group
+from store.objects import S3ObjectStore
+from store.repository import create_api_token, get_or_create_team
+from workers.answering import AnswerParams, answer_question
+from workers.dispatch import submit_batch
+from workers.problems import ProblemSpec
+from workers.runtime import open_runtime
+from workers.settings import Settings
+from workers.solve import solve_problem
+
+QUESTIONS = [(f"A crate holds {n} apples. How many apples are in {m} crates?", n * m) for n, m in
+             [(12, 5), (24, 3), (15, 7), (9, 11), (30, 4)]]
+
+
+@dataclass(frozen=True)
+class ApiBenchRequest:
+    queries: int = 40
+    model: str | None = None
+    broker_url: str | None = None  # default: a private vhost on the local RabbitMQ
+
+
+def _percentiles(samples: list[float]) -> dict[str, float]:
+    ordered = sorted(samples)
+    p99 = ordered[min(len(ordered) - 1, round(0.99 * (len(ordered) - 1)))]
+    return {"p50_ms": round(statistics.median(ordered) * 1000, 2), "p99_ms": round(p99 * 1000, 2),
+            "rps": round(len(ordered) / sum(ordered), 2)}
+
+
+@contextlib.contextmanager
+def _vhost(given: str | None) -> Iterator[str]:
+    if given:
+        yield given
+        return
+    if shutil.which("rabbitmqctl") is None:
+        raise RuntimeError("no rabbitmqctl to make a private vhost: pass --broker URL")
+    name = f"kvgraft-bench-{uuid.uuid4().hex[:10]}"
+    subprocess.run(["rabbitmqctl", "add_vhost", name], check=True, capture_output=True, timeout=60)
+    subprocess.run(["rabbitmqctl", "set_permissions", "-p", name, "guest", ".*", ".*", ".*"], check=True,
+                   capture_output=True, timeout=60)
+    try:
+        yield f"amqp://guest:guest@127.0.0.1:5672/{name}"
+    finally:
+        subprocess.run(["rabbitmqctl", "delete_vhost", name], capture_output=True, timeout=60)
+
+
+def _answers(url: str) -> bool:
+    try:
+        return httpx.get(url, timeout=1).status_code == 200
+    except httpx.HTTPError:
+        return False
+
+
+@contextlib.contextmanager
+def _process(args: list[str], env: dict[str, str], log: Path, ready: Callable[[], bool]) -> Iterator[None]:
+    with log.open("wb") as out:
+        proc = subprocess.Popen([sys.executable, "-m", "services.cli", *args], stdout=out, stderr=subprocess.STDOUT,
+                                env=env, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 120
+        while not ready():
+            if proc.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"{args} did not start:\n{log.read_text(errors='replace')[-2000:]}")
+            time.sleep(0.2)
+        yield
+    finally:
+        stop_process_group(proc)
+
+
+def run_api_bench(request: ApiBenchRequest, progress: Callable[[str], None] | None = None) -> dict[str, Any]:
+    say = progress or (lambda _m: None)
+    tmp = Path(tempfile.mkdtemp(prefix="kvgraft-bench-api-"))
+    saved = dict(os.environ)
+    try:
+        with moto_server(tmp) as s3, _vhost(request.broker_url) as broker:
+            env = {"KVGRAFT_DATA_DIR": str(tmp / "data"), "KVGRAFT_STORE_URL": "s3://kvgraft-bench/blocks",
+                   "KVGRAFT_S3_ENDPOINT_URL": s3, "KVGRAFT_BROKER_URL": broker,
+                   "KVGRAFT_MODEL": request.model or Settings().model, "AWS_ACCESS_KEY_ID": "bench",
+                   "AWS_SECRET_ACCESS_KEY": "bench", "AWS_DEFAULT_REGION": "us-east-1", "KVGRAFT_LOG_LEVEL": "WARNING"}
+            os.environ.update(env)
+            S3ObjectStore("kvgraft-bench", endpoint_url=s3).ensure_bucket()
+            rt = open_runtime(Settings())
+            try:
+                say("depositing the recurring problems")
+                specs = [ProblemSpec(f"q{i}", q, a, f"print({a})") for i, (q, a) in enumerate(QUESTIONS)]
+                _, ids = submit_batch(rt, specs, team="bench")
+                for pid in ids:
+                    solve_problem(rt, pid)
+                with rt.session() as s:
+                    team = get_or_create_team(s, name="bench")
+                    team_id = team.id
+                    _, token = create_api_token(s, team=team, role="submitter")
+                questions = [QUESTIONS[i % len(QUESTIONS)][0] for i in range(request.queries)]
+                say(f"in-process: {request.queries} recurring queries")
+                answer_question(rt, questions[0], team_id=team_id, params=AnswerParams(use_direct=False))  # warm-up
+                local: list[float] = []
+                for q in questions:
+                    t0 = time.perf_counter()
+                    got = answer_question(rt, q, team_id=team_id, params=AnswerParams(use_direct=False))
+                    local.append(time.perf_counter() - t0)
+                    assert got.route == "recurrence", got
+            finally:
+                rt.close()
+            port = free_port()
+            child_env = dict(os.environ)
+            worker_log = tmp / "worker.log"
+            with _process(["worker", "graft"], child_env, worker_log, lambda: "ready" in worker_log.read_text()), \
+                    _process(["serve", "--port", str(port), "--log-level", "warning"], child_env, tmp / "api.log",
+                             lambda: _answers(f"http://127.0.0.1:{port}/healthz")):
+                say(f"distributed: {request.queries} recurring queries over HTTP")
+                remote: list[float] = []
+                with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=120,
+                                  headers={"Authorization": f"Bearer {token}"}) as client:
+                    client.post("/v1/queries", json={"question": questions[0]}).raise_for_status()  # warm-up
+                    for q in questions:
+                        t0 = time.perf_counter()
+                        r = client.post("/v1/queries", json={"question": q})
+                        remote.append(time.perf_counter() - t0)
+                        r.raise_for_status()
+                        if r.json().get("route") != "recurrence":
+                            raise RuntimeError(f"expected a recurrence answer, got {r.json()}")
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+        shutil.rmtree(tmp, ignore_errors=True)
+    in_process, distributed = _percentiles(local), _percentiles(remote)
+    return {"benchmark": "api", "model": request.model or Settings().model, "queries": request.queries,
+            "in_process": in_process, "distributed": distributed,
+            "distributed_adds_p50_pct": round((distributed["p50_ms"] / in_process["p50_ms"] - 1) * 100, 1)}
