@@ -10,7 +10,7 @@ import typer
 
 from services.cli_api import serve, submit, tokens_app
 from services.cli_flywheel import ask, run, worker
-from services.cli_store import audit_app, blocks_app, db_app, deposit
+from services.cli_store import attest, audit_app, blocks_app, db_app, deposit
 from services.common import JsonOpt, ModelOpt, guard
 from services.output import err, key_value_table, out, print_json, records_table
 from workers.logs import configure_logging
@@ -25,6 +25,7 @@ app.add_typer(blocks_app, name="blocks")
 app.add_typer(audit_app, name="audit")
 app.add_typer(db_app, name="db")
 app.command()(deposit)
+app.command()(attest)
 app.command()(run)
 app.command()(ask)
 app.command()(worker)
@@ -193,6 +194,30 @@ def bench_store(
     columns = ["store", "block_bytes", "put_mb_s", "get_verified_mb_s", "raw_read_mb_s", "verify_overhead_pct",
                "get_verified_mb_s_warm", "raw_read_mb_s_warm", "verify_overhead_pct_warm"]
     out.print(records_table(f"bench store: {count} x {size_mb} MiB", record["results"], columns))
+
+
+@bench_app.command("context")
+def bench_context(
+    window: Annotated[int, typer.Option(min=256, max=8192, help="Serving window (its n_ctx) in tokens.")] = 512,
+    ratio: Annotated[int, typer.Option(min=2, max=1000, help="Store size as a multiple of the window.")] = 80,
+    needles: Annotated[int, typer.Option(min=1, max=10)] = 8,
+    model: ModelOpt = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """A paged context store many times the serving window: needles found, restore vs re-prefill, memory."""
+    from bench.context import ContextBenchRequest, run_context_bench
+
+    def body() -> dict[str, Any]:
+        progress = (lambda msg: err.print(f"[dim]bench context: {msg}[/]")) if not json_out else None
+        return run_context_bench(ContextBenchRequest(window=window, ratio=ratio, needles=needles,
+                                                     model=_model(model)), progress=progress)
+
+    record = guard(body)
+    if json_out:
+        print_json(record)
+        return
+    out.print(key_value_table(f"bench context: {record['model']}", {k: v for k, v in record.items()
+                                                                      if k not in ("needles", "memory")}))
 
 
 @bench_app.command("api")

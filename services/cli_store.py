@@ -35,39 +35,111 @@ def _runtime():  # noqa: ANN202 - workers.runtime.Runtime
     return open_runtime()
 
 
+def _read_text(file: Path) -> str:
+    raw = file.read_bytes()
+    if b"\x00" in raw:
+        raise ValueError(f"{file} is binary, not text")
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{file} is not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+
+
 def deposit(
-    file: Annotated[Path, typer.Argument(help="A UTF-8 text file to capture as one block.")],
+    files: Annotated[list[Path], typer.Argument(help="UTF-8 text files. A document longer than the serving "
+                                                     "window is split into window-sized blocks.")],
     kind: Annotated[str, typer.Option(help="document | skill")] = "document",
     model: ModelOpt = None,
+    gate_fraction: Annotated[float, typer.Option(min=0.0, max=1.0, help="Documents: the share of blocks gated "
+                                                  "one by one (the first always is; a probe gate runs once per "
+                                                  "fingerprint and profile; every block is hash-verified on "
+                                                  "every read).")] = 1.0,
     json_out: JsonOpt = False,
 ) -> None:
-    """Capture a text as a block, gate it, store it and record it."""
+    """Capture texts as blocks, gate them, store them and record them."""
     from workers.deposit import deposit_text
+    from workers.documents import deposit_document, describe
 
     def body() -> dict[str, Any]:
         if kind not in ("document", "skill"):
             raise ValueError("--kind must be document or skill (solution blocks come only from verified solving)")
-        raw = file.read_bytes()
-        if b"\x00" in raw:
-            raise ValueError(f"{file} is binary, not text")
-        try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise ValueError(f"{file} is not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+        texts = [(f, _read_text(f)) for f in files]  # read (and refuse bad input) before storing anything
+        for f, text in texts:
+            if not text.strip():
+                raise ValueError(f"nothing to deposit: {f} is empty")
         rt = _runtime()
         try:
-            result = deposit_text(rt, rt.engine(model), text=text, kind=kind,
-                                  source={"file": file.name, "bytes": len(raw)})
+            engine = rt.engine(model)
+            if kind == "skill":
+                results = [deposit_text(rt, engine, text=t, kind=kind, source={"file": f.name, "bytes": len(t)})
+                           for f, t in texts]
+            else:
+                if gate_fraction < 1.0:
+                    _ensure_probe_attestation(rt, engine)
+                results = []
+                for f, t in texts:
+                    results += deposit_document(rt, engine, text=t, source=f.name, gate_fraction=gate_fraction)
         finally:
             rt.close()
-        return result.as_dict()
+        summary = describe(results)
+        first = results[0]
+        return {"block_id": first.block_id, "n_tokens": summary["n_tokens"], "bytes": summary["bytes"],
+                "byte_exact": summary["byte_exact"], "created": any(r.created for r in results),
+                "fingerprint": first.fingerprint, "kind": first.kind, "key": first.key, **summary}
 
     record = guard(body)
     if json_out:
         print_json(record)
     else:
-        out.print(key_value_table(f"deposited {file.name}", record))
+        out.print(records_table(f"deposited {len(record['blocks'])} block(s)", record["blocks"],
+                                ["block_id", "kind", "n_tokens", "bytes", "gated", "byte_exact", "created"]))
     raise typer.Exit(0 if record["byte_exact"] else 1)
+
+
+def _ensure_probe_attestation(rt: Any, engine: Any) -> None:
+    """A passing probe gate for this fingerprint and profile, run and recorded once."""
+    from engine.gate import GateRequest, run_gate
+    from store.repository import latest_attestation
+    from workers.attestations import record_gate_result
+    from workers.blocks import block_file_roundtrip
+
+    with rt.session() as s:
+        found = latest_attestation(s, block_id=None, fingerprint=engine.fingerprint.id,
+                                   profile_id=engine.profile(8).id)
+        if found is not None and found.status == "attested":
+            return
+    result = run_gate(engine, GateRequest(n_tokens=128, n_query=8), roundtrip=block_file_roundtrip)
+    record_gate_result(rt, result)
+    if not result.passed:
+        raise ValueError(f"the probe gate failed on this machine ({'; '.join(result.failures)}): bulk deposits "
+                         f"need every block gated (--gate-fraction 1)")
+
+
+def attest(
+    all_fingerprints: Annotated[bool, typer.Option("--all", help="Report blocks of every fingerprint in the store "
+                                                                 "(others are refused here).")] = False,
+    model: ModelOpt = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """Gate the store's blocks on this machine for its fingerprint and profile and record attestations; blocks
+    this database has never seen (copied from another pod) are registered from their headers first."""
+    from workers.attest import attest_store
+
+    def body() -> dict[str, Any]:
+        rt = _runtime()
+        try:
+            return attest_store(rt, all_fingerprints=all_fingerprints, model=model)
+        finally:
+            rt.close()
+
+    record = guard(body)
+    if json_out:
+        print_json(record)
+    else:
+        out.print(records_table("attest: blocks", record["blocks"],
+                                ["block_id", "fingerprint", "status", "byte_exact", "reason"]))
+        out.print(records_table("attest: summary", record["summary"],
+                                ["fingerprint", "profile_id", "attested", "functional", "refused"]))
 
 
 @blocks_app.command("list")

@@ -45,12 +45,14 @@ class AnswerParams:
     post_graft_gate: bool = True
     use_direct: bool = True
     use_transfer: bool = True
+    use_context: bool = True
+    context_threshold: float = 0.6
 
 
 @dataclass(frozen=True)
 class Answer:
     answer: str | None
-    route: str  # recurrence | direct | transfer | abstain
+    route: str  # recurrence | context | direct | transfer | abstain
     block_id: str | None
     decode_tokens: int
     verified: bool
@@ -78,10 +80,39 @@ def _checked(answer: str | None, expected: Any, verifier: Any) -> bool | None:
 
 
 def _attested(rt: Runtime, engine: GraftEngine, block_id: str, n_query: int) -> bool:
+    """Whether the block is attested byte-exact here (its own attestation, or for a bulk-deposited block the
+    probe attestation of this fingerprint and profile). A block never gated here is scheduled for attestation:
+    an `attest` task with a broker, else gated inline once per process; until then answers say attested: false."""
+    profile_id = engine.profile(n_query).id
     with rt.session() as s:
-        att = latest_attestation(s, block_id=block_id, fingerprint=engine.fingerprint.id,
-                                 profile_id=engine.profile(n_query).id)
-        return att is not None and att.status == "attested"
+        att = latest_attestation(s, block_id=block_id, fingerprint=engine.fingerprint.id, profile_id=profile_id)
+        if att is None:
+            row = get_block(s, block_id=block_id)
+            bulk = row is not None and row.kind == "document"
+            probe = latest_attestation(s, block_id=None, fingerprint=engine.fingerprint.id, profile_id=profile_id)
+            if bulk and probe is not None:
+                return probe.status == "attested"
+    if att is not None:
+        return att.status == "attested"
+    _schedule_attestation(rt, block_id)
+    return False
+
+
+def _schedule_attestation(rt: Runtime, block_id: str) -> None:
+    key = f"attest-scheduled|{block_id}"
+    if rt.memo.get(key):
+        return
+    rt.memo[key] = True
+    if rt.settings.broker_url:
+        from workers.celery_app import send
+
+        send(rt.settings.broker_url, "kvgraft.attest_block", block_id)
+        log.info("answer.attest_enqueued", block_id=block_id)
+    else:
+        from workers.attest import attest_stored_block
+
+        result = attest_stored_block(rt, block_id)
+        log.info("answer.attested_inline", block_id=block_id, status=result["status"])
 
 
 def _recurrence(rt: Runtime, engine: GraftEngine, style: PromptStyle, question: str,
@@ -191,6 +222,17 @@ def answer_question(rt: Runtime, question: str, *, team_id: int | None = None, m
 def _answer(rt: Runtime, engine: GraftEngine, style: PromptStyle, question: str, team_id: int | None,
             expected: Any, verifier: Any, params: AnswerParams) -> Answer:
     hit = _recurrence(rt, engine, style, question, team_id)
+    if hit is None and params.use_context:
+        from workers.documents import answer_from_block, context_query, route_document
+
+        chosen = route_document(rt, engine, question, team_id=team_id, threshold=params.context_threshold)
+        if chosen is not None:
+            block_id, score = chosen
+            answer, n = answer_from_block(rt, engine, block_id, engine.fingerprint.id, question)
+            checked = _checked(answer, expected, verifier)
+            return Answer(answer, "context", block_id, n, bool(checked),
+                          _attested(rt, engine, block_id, len(context_query(engine, question))),
+                          f"document block routed with coverage {score:.2f}")
     if hit is not None:
         block_id, stored, decoded, n = hit
         agrees = answers_match(decoded, stored)

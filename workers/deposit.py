@@ -34,16 +34,17 @@ class DepositResult:
     block_id: str
     n_tokens: int
     bytes: int
-    byte_exact: bool
+    byte_exact: bool | None  # None: not gated individually (bulk deposit); hash-verified on every read
     created: bool
     fingerprint: str
     kind: str
     key: str
+    gated: bool = True
 
     def as_dict(self) -> dict[str, Any]:
         return {"block_id": self.block_id, "n_tokens": self.n_tokens, "bytes": self.bytes,
                 "byte_exact": self.byte_exact, "created": self.created, "fingerprint": self.fingerprint,
-                "kind": self.kind, "key": self.key}
+                "kind": self.kind, "key": self.key, "gated": self.gated}
 
 
 def probe_query(engine: GraftEngine) -> list[int]:
@@ -73,7 +74,7 @@ def deposit_text(rt: Runtime, engine: GraftEngine, *, text: str, kind: str, sour
 
 def deposit_tokens(rt: Runtime, engine: GraftEngine, *, tokens: list[int], probe: list[int], kind: str, text: str,
                    source: dict[str, Any], team_id: int | None = None, shared: bool = False,
-                   meta: dict[str, Any] | None = None) -> DepositResult:
+                   meta: dict[str, Any] | None = None, gate: bool = True) -> DepositResult:
     """Capture `tokens` at [0, N) as a block, store it (object first), gate the stored bytes at the `probe` query
     (graft vs the captured prefill's own reference, and the fresh floor), then record the rows (row second).
     Depositing content that is already stored and attested here returns at once."""
@@ -95,6 +96,9 @@ def deposit_tokens(rt: Runtime, engine: GraftEngine, *, tokens: list[int], probe
                 return DepositResult(block.block_id, len(tokens), row.bytes, done.byte_exact, False,
                                      block.fingerprint, kind, row.object_key)
     stored = rt.blocks.put(block)  # object first
+    if not gate:
+        return _record_ungated(rt, engine, block, stored, snapshot, tokens, text, kind, source, team_id, shared,
+                               reference.sha256(), meta)
     readback = rt.blocks.get(block.fingerprint, block.block_id)
     grafted = engine.graft(block_to_snapshot(readback), probe, payload_verified=True)
     div = compare(reference, grafted)
@@ -117,3 +121,18 @@ def deposit_tokens(rt: Runtime, engine: GraftEngine, *, tokens: list[int], probe
              created=created or stored.created, kind=kind)
     return DepositResult(block.block_id, len(tokens), stored.size, div.byte_equal and floor,
                          stored.created or created, block.fingerprint, kind, stored.key)
+
+
+def _record_ungated(rt: Runtime, engine: GraftEngine, block: Any, stored: Any, snapshot: Any, tokens: list[int],
+                    text: str, kind: str, source: dict[str, Any], team_id: int | None, shared: bool,
+                    reference_sha256: str, meta: dict[str, Any] | None) -> DepositResult:
+    """A bulk-deposited block: catalogued without its own gate (the gate ran on a probe and on a sample)."""
+    with rt.session() as session:
+        _, created = record_block(
+            session, block_id=block.block_id, fingerprint=block.fingerprint, kind=kind, n_tokens=len(tokens),
+            bytes=stored.size, payload_sha256=block.identity.payload_sha256, object_key=stored.key,
+            store_url=rt.blocks.url, profile=snapshot.profile.as_dict(),
+            meta={"model": engine.name, "probe_reference_sha256": reference_sha256, **(meta or {})},
+            source=source, team_id=team_id, shared=shared, text_digest=text_digest(text))
+    return DepositResult(block.block_id, len(tokens), stored.size, None, stored.created or created,
+                         block.fingerprint, kind, stored.key, gated=False)

@@ -4,25 +4,19 @@ Celery queues (or running them in-process when no broker is configured: the embe
 from __future__ import annotations
 
 import hashlib
-import socket
 from collections.abc import Callable
 from typing import Any
 
 import structlog
 
-from engine.logits import compare
 from store.db import Batch, QueryRequest, utcnow
 from store.repository import (
     batch_problems,
     create_batch,
-    get_block,
     get_or_create_team,
     get_problem,
-    record_attestation,
 )
 from workers.answering import Answer, AnswerParams, answer_question
-from workers.attestations import divergence_fields, status_of
-from workers.blocks import block_to_snapshot
 from workers.problems import ProblemSpec
 from workers.prompts import normalize_question
 from workers.runtime import Runtime
@@ -114,35 +108,3 @@ def ask(rt: Runtime, question: str, *, team_id: int | None = None, params: Answe
         model: str | None = None) -> Answer:
     """Answer in-process (the embedded default; with a broker the HTTP API goes through the graft queue)."""
     return answer_question(rt, question, team_id=team_id, model=model, params=params)
-
-
-def attest_stored_block(rt: Runtime, block_id: str, *, model: str | None = None) -> dict[str, Any]:
-    """Gate one stored block on this machine: graft it (as read from the store) and compare with a fresh
-    computation of its tokens at its recorded probe query; record the attestation."""
-    engine = rt.engine(model)
-    fp = engine.fingerprint
-    with rt.session() as s:
-        row = get_block(s, block_id=block_id)
-        fingerprint = row.fingerprint if row is not None else fp.id
-    record: dict[str, Any] = {"block_id": block_id, "fingerprint": fp.id}
-    if fingerprint != fp.id:
-        return record | {"status": "refused", "byte_exact": False,
-                         "reason": f"block is for fingerprint {fingerprint}, this machine is {fp.id}"}
-    block = rt.blocks.get(fingerprint, block_id)
-    snapshot = block_to_snapshot(block)
-    probe = [int(t) for t in (block.meta.get("probe") or {}).get("tokens", [])] or None
-    if probe is None:
-        from workers.deposit import probe_query
-
-        probe = probe_query(engine)
-    reference = engine.fresh(list(snapshot.tokens), probe)
-    floor = compare(reference, engine.fresh(list(snapshot.tokens), probe)).byte_equal
-    div = compare(reference, engine.graft(snapshot, probe, payload_verified=True))
-    status = status_of(div.byte_equal, floor)
-    profile = engine.profile(len(probe))
-    with rt.session() as s:
-        record_attestation(s, block_id=block_id if row is not None else None, probe_digest=reference.sha256(),
-                           fingerprint=fp.id, profile=profile.as_dict(), profile_id=profile.id,
-                           host=socket.gethostname(), status=status, floor_equal=floor, timings={},
-                           reason=None if div.byte_equal else f"KL max {div.kl_max:.3g}", **divergence_fields(div))
-    return record | {"status": status, "byte_exact": div.byte_equal, "reason": None}

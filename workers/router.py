@@ -54,3 +54,25 @@ def route(question: str, candidates: Sequence[Candidate], *, threshold: float = 
     best, key = scores[0]
     runner_up = scores[1][0] if len(scores) > 1 else 0.0
     return Route(key if best >= threshold else None, best, runner_up)
+
+
+def route_passages(question: str, passages: Sequence[tuple[str, str]], *, threshold: float = 0.6
+                   ) -> tuple[str, float] | None:
+    """The passage (key, text) that covers the most of the question's content words, weighted by how rare each
+    word is across the passages (numbers kept: a needle is often a number); None when the best covers less than
+    `threshold` of the question's weight."""
+    if not passages:
+        return None
+    terms = [w for w in _WORD.findall(question.casefold()) if w not in _STOP]
+    if not terms:
+        return None
+    docs = [set(_WORD.findall(text.casefold())) for _, text in passages]
+    n = len(docs)
+    idf = {t: math.log((n + 1) / (1 + sum(t in d for d in docs))) + 1.0 for t in set(terms)}
+    total = sum(idf[t] for t in set(terms))
+    best_key, best = None, 0.0
+    for (key, _), words in zip(passages, docs, strict=True):
+        score = sum(idf[t] for t in set(terms) if t in words) / total
+        if score > best:
+            best_key, best = key, score
+    return (best_key, best) if best_key is not None and best >= threshold else None

@@ -33,7 +33,8 @@ class Runtime:
         name = model or self.settings.model
         key = f"{name}|{config}"
         if key not in self._engines:
-            self._engines[key] = GraftEngine.load(name, config or EngineConfig(), cache_dir=self.settings.cache_dir)
+            cfg = config or EngineConfig(n_ctx=self.settings.window_tokens)
+            self._engines[key] = GraftEngine.load(name, cfg, cache_dir=self.settings.cache_dir)
         return self._engines[key]
 
     @contextmanager

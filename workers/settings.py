@@ -25,6 +25,7 @@ class Settings(BaseSettings):
     api_token: SecretStr | None = None  # the bearer token `kvgraft submit` uses
     query_timeout_s: float = 120.0  # how long POST /v1/queries waits for a graft worker before answering 202
     max_body_bytes: int = 8 << 20  # larger request bodies are refused with 413
+    window_tokens: int = 4096  # the serving context (n_ctx) of engines this deployment runs
     log_level: str = "WARNING"  # structlog events on stderr at this level and above
 
     @field_validator("store_url")

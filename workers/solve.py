@@ -65,11 +65,17 @@ def sample_seed(problem_id: str, index: int) -> int:
 
 def sample_program(engine: GraftEngine, skill: SkillPrefix, prompt_tokens: list[int], *, seed: int,
                    params: SolveParams, style: PromptStyle, temperature: float | None = None) -> tuple[str, int]:
-    """One sample after [skill prefix (grafted) + prompt]: the generated text and its token count."""
+    """One sample after [skill prefix (grafted) + prompt]: the generated text and its token count. A prompt that
+    leaves no room for a program in the serving window yields no sample."""
+    room = engine.config.n_ctx - skill.n_tokens - len(prompt_tokens)
+    if room < 8:
+        log.warning("solve.no_room", window=engine.config.n_ctx, prefix=skill.n_tokens, prompt=len(prompt_tokens))
+        return "", 0
     with open_with_skill(engine, skill) as ctx:
         logits = engine.prefill_for_generation(ctx, prompt_tokens, pos0=skill.n_tokens)
         out = generate(engine, ctx, pos=skill.n_tokens + len(prompt_tokens), logits=logits, params=SamplingParams(
-            max_tokens=params.max_tokens, temperature=params.temperature if temperature is None else temperature,
+            max_tokens=min(params.max_tokens, room - 1),
+            temperature=params.temperature if temperature is None else temperature,
             seed=seed, stop=style.solution_stops))
     return out.text, len(out.tokens)
 

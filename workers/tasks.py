@@ -54,7 +54,7 @@ def answer_query_task(self: Task, request_id: str) -> str:
 
 @app.task(name="kvgraft.attest_block", base=KvgraftTask, bind=True)
 def attest_block_task(self: Task, block_id: str) -> dict[str, Any]:
-    from workers.dispatch import attest_stored_block
+    from workers.attest import attest_stored_block
 
     log.info("task.attest.start", block_id=block_id)
     return attest_stored_block(runtime(), block_id)

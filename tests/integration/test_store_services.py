@@ -131,3 +131,33 @@ def test_copy_from_s3_to_local_disk_and_back(services_env: dict[str, str], tmp_p
     assert (dest / rec["key"]).is_file()
     out = _run(["blocks", "copy", "--to", f"file://{dest}", "--fingerprint", "0" * 32, "--json"])
     assert out["copied"] == 0 and out["already_present"] == 0
+
+
+def test_copies_between_two_buckets_and_from_disk_to_s3_then_attest_on_arrival(
+        services_env: dict[str, str], tmp_path: Path, s3_admin_client: Any, s3_server: str,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    assert runner.invoke(app, ["db", "upgrade"]).exit_code == 0
+    f = tmp_path / "doc.txt"
+    f.write_text("Blocks move between pods of the same architecture and are re-attested on arrival.")
+    rec = _run(["deposit", str(f), "--json"])
+    second = "kvgraft-second-" + rec["block_id"][:8]
+    s3_admin_client.create_bucket(Bucket=second)
+    out = _run(["blocks", "copy", "--to", f"s3://{second}/pod-b", "--json"])
+    assert out["copied"] == 1 and out["failed"] == []
+    copied = s3_admin_client.get_object(Bucket=second, Key=f"pod-b/{rec['key']}")["Body"].read()
+    assert len(copied) == rec["bytes"]
+    # pod C: blocks on local disk, copied up to S3
+    local = tmp_path / "pod-c-blocks"
+    _run(["blocks", "copy", "--to", f"file://{local}", "--json"])
+    monkeypatch.setenv("KVGRAFT_STORE_URL", f"file://{local}")
+    monkeypatch.setenv("KVGRAFT_DATABASE_URL", f"sqlite:///{tmp_path / 'pod-c.db'}")
+    third = "kvgraft-third-" + rec["block_id"][:8]
+    s3_admin_client.create_bucket(Bucket=third)
+    out = _run(["blocks", "copy", "--to", f"s3://{third}/x", "--json"])
+    assert out["copied"] == 1
+    # pod B: its own database, the second bucket; attest registers and gates what it finds
+    monkeypatch.setenv("KVGRAFT_STORE_URL", f"s3://{second}/pod-b")
+    monkeypatch.setenv("KVGRAFT_DATABASE_URL", f"sqlite:///{tmp_path / 'pod-b.db'}")
+    report = _run(["attest", "--json"])
+    assert [(b["block_id"], b["status"]) for b in report["blocks"]] == [(rec["block_id"], "attested")]
+    assert _run(["blocks", "verify", "--json"])["ok"] is True
