@@ -196,6 +196,27 @@ def bench_store(
     out.print(records_table(f"bench store: {count} x {size_mb} MiB", record["results"], columns))
 
 
+@bench_app.command("load")
+def bench_load(
+    clients: Annotated[int, typer.Option(min=1, max=256, help="Concurrent clients.")] = 8,
+    seconds: Annotated[float, typer.Option(min=1, max=3600, help="How long the clients keep sending.")] = 20.0,
+    model: Annotated[str, typer.Option(help="Model of the server under load.")] = "tiny",
+    json_out: JsonOpt = False,
+) -> None:
+    """Concurrent clients submitting batches and queries to a real API server: held, errors, lost, latency."""
+    from bench.load import LoadBenchRequest, run_load_bench
+
+    def body() -> dict[str, Any]:
+        progress = (lambda msg: err.print(f"[dim]bench load: {msg}[/]")) if not json_out else None
+        return run_load_bench(LoadBenchRequest(clients=clients, seconds=seconds, model=model), progress=progress)
+
+    record = guard(body)
+    if json_out:
+        print_json(record)
+        return
+    out.print(key_value_table("bench load", record))
+
+
 @bench_app.command("context")
 def bench_context(
     window: Annotated[int, typer.Option(min=256, max=8192, help="Serving window (its n_ctx) in tokens.")] = 512,

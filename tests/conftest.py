@@ -11,7 +11,7 @@ import pytest
 from engine.graft import EngineConfig, GraftEngine
 
 # Server fixtures (PostgreSQL database per run, moto S3 server) live in their own modules.
-pytest_plugins = ["tests.fixtures.postgres", "tests.fixtures.s3", "tests.fixtures.rabbitmq"]
+pytest_plugins = ["tests.fixtures.postgres", "tests.fixtures.s3", "tests.fixtures.rabbitmq", "tests.fixtures.proxy"]
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -202,15 +202,25 @@ def transfer_answer(rt: Runtime, engine: GraftEngine, style: PromptStyle, questi
     return Answer(agreed, "transfer", chosen.key, spent, False, attested, "samples agree; nothing to verify against")
 
 
+def query_row(question: str, team_id: int | None, result: Answer) -> Query:
+    """The `queries` row recording an answer."""
+    return Query(team_id=team_id, question=question, question_digest=question_digest(question),
+                 answer=result.answer, route=result.route, block_id=result.block_id,
+                 decode_tokens=result.decode_tokens, verified=result.verified, attested=result.attested)
+
+
 def answer_question(rt: Runtime, question: str, *, team_id: int | None = None, model: str | None = None,
-                    expected: Any = None, verifier: Any = None, params: AnswerParams = AnswerParams()) -> Answer:
+                    expected: Any = None, verifier: Any = None, params: AnswerParams = AnswerParams(),
+                    record: bool = True) -> Answer:
+    """Answer and (with `record`) store the answer as a `queries` row; callers that must record it together with
+    other state in one transaction pass record=False and use query_row()."""
     engine = rt.engine(model)
     style = style_for(engine)
     result = _answer(rt, engine, style, question, team_id, expected, verifier, params)
+    if not record:
+        return result
     with rt.session() as s:
-        row = Query(team_id=team_id, question=question, question_digest=question_digest(question),
-                    answer=result.answer, route=result.route, block_id=result.block_id,
-                    decode_tokens=result.decode_tokens, verified=result.verified, attested=result.attested)
+        row = query_row(question, team_id, result)
         s.add(row)
         s.flush()
         query_id = row.id

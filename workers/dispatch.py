@@ -16,7 +16,7 @@ from store.repository import (
     get_or_create_team,
     get_problem,
 )
-from workers.answering import Answer, AnswerParams, answer_question
+from workers.answering import Answer, AnswerParams, answer_question, query_row
 from workers.problems import ProblemSpec
 from workers.prompts import normalize_question
 from workers.runtime import Runtime
@@ -90,17 +90,21 @@ def answer_request(rt: Runtime, request_id: str, params: AnswerParams = AnswerPa
         question, team_id, expected = request.question, request.team_id, dict(request.expected or {})
     try:
         answer = answer_question(rt, question, team_id=team_id, expected=expected.get("answer"),
-                                 verifier=expected.get("verifier"), params=params)
+                                 verifier=expected.get("verifier"), params=params, record=False)
     except (ValueError, LookupError) as exc:
         with rt.session() as s:
             request = s.get(QueryRequest, request_id)
             if request is not None:
                 request.status, request.error, request.finished_at = "failed", str(exc), utcnow()
         return "failed"
-    with rt.session() as s:
-        request = s.get(QueryRequest, request_id)
-        if request is not None:
-            request.status, request.finished_at, request.query_id = "done", utcnow(), answer.query_id
+    with rt.session() as s:  # the answer and the request's outcome commit together: exactly one outcome
+        request = s.get(QueryRequest, request_id, with_for_update=True)
+        if request is None or request.status != "pending":
+            return request.status if request is not None else "unknown"
+        row = query_row(question, team_id, answer)
+        s.add(row)
+        s.flush()
+        request.status, request.finished_at, request.query_id = "done", utcnow(), row.id
     return "done"
 
 

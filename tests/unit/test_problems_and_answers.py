@@ -99,3 +99,20 @@ def test_router_picks_the_same_structure_and_abstains_on_unrelated() -> None:
     assert hit.key == "b1" and hit.score > hit.runner_up
     assert route("What is the capital city of the moon colony?", pool).key is None
     assert route("anything", []).key is None
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(max_size=300), st.one_of(st.integers(), st.floats(allow_nan=True), st.text(max_size=20), st.none()))
+def test_no_printed_text_crashes_the_answer_parser(printed: str, expected: object) -> None:
+    got = extract_answer(printed)
+    assert got is None or isinstance(got, str)
+    value = parse_number(printed)
+    assert value is None or isinstance(value, float)
+    assert answers_match(got, expected) in (True, False)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=200))
+def test_no_generated_text_crashes_program_extraction(text: str) -> None:
+    program = extract_program(text)
+    assert program is None or (isinstance(program, str) and "```" not in program)

@@ -1,0 +1,219 @@
+"""Faults injected into the running system, each ending with the consistency check: every accepted problem (and
+question) has exactly one outcome, every block row has its object with a matching hash, no duplicate blocks or
+samples. Services are real: PostgreSQL, RabbitMQ, moto S3 behind a fault-injecting proxy, worker processes."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+import sqlalchemy as sa
+
+from store.db import BlockRow, Generation, Problem, Query, QueryRequest, make_engine
+from tests.fixtures.processes import KvgraftProcess, worker
+from workers.dispatch import dispatch_solves, submit_batch, submit_question
+from workers.problems import parse_problems_jsonl
+from workers.runtime import open_runtime
+from workers.solve import SolveParams
+
+pytestmark = pytest.mark.integration
+
+
+def _batch(n_sampled: int, n_reference: int, prefix: str) -> str:
+    lines = [{"id": f"{prefix}s{i}", "question": f"What is {i} times {i + 2}?", "answer": i * (i + 2)}
+             for i in range(n_sampled)]
+    lines += [{"id": f"{prefix}r{i}", "question": f"A crate holds {i + 3} pears. How many pears are in 4 crates?",
+               "answer": 4 * (i + 3), "solution": f"print(4 * {i + 3})"} for i in range(n_reference)]
+    return "\n".join(json.dumps(x) for x in lines)
+
+
+def _wait_until(predicate: Any, timeout: float, what: str, logs: list[KvgraftProcess]) -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            tails = "\n".join(w.log()[-2500:] for w in logs)
+            raise AssertionError(f"timed out waiting for {what}\n{tails}")
+        time.sleep(0.3)
+
+
+def _statuses(rt: Any, batch_id: str) -> list[str]:
+    with rt.session() as s:
+        return [p.status for p in s.scalars(sa.select(Problem).where(Problem.batch_id == batch_id))]
+
+
+def assert_consistent(rt: Any, batch_ids: list[str], expected_problems: int) -> None:
+    with rt.session() as s:
+        problems = s.scalars(sa.select(Problem).where(Problem.batch_id.in_(batch_ids))).all()
+        assert len(problems) == expected_problems
+        assert all(p.status in ("solved", "failed", "rejected") for p in problems), [p.status for p in problems]
+        assert all((p.status == "solved") == (p.block_id is not None) for p in problems)
+        gens = s.execute(sa.select(Generation.problem_id, Generation.sample_index)).all()
+        assert len(gens) == len(set(gens))
+        rows = s.scalars(sa.select(BlockRow)).all()
+        assert len(rows) == len({r.id for r in rows})
+        for row in rows:
+            block = rt.blocks.get(row.fingerprint, row.id, use_cache=False)  # object present, hash verified
+            assert block.identity.payload_sha256 == row.payload_sha256
+        objects = list(rt.blocks.list())
+        assert len(objects) == len({(o.fingerprint, o.block_id) for o in objects})
+        requests = s.scalars(sa.select(QueryRequest)).all()
+        for req in requests:
+            assert req.status in ("done", "failed") and (req.status != "done" or req.query_id is not None)
+        answered = [q.id for q in s.scalars(sa.select(Query))]
+        assert len(answered) == len(set(answered))
+        assert sorted(r.query_id for r in requests if r.query_id) == sorted(
+            {r.query_id for r in requests if r.query_id})
+
+
+def test_a_graft_worker_killed_mid_task_answers_every_question_once(
+        flywheel_env: dict[str, str], workers: list[KvgraftProcess], tmp_path: Path) -> None:
+    rt = open_runtime()
+    try:
+        batch_id, ids = submit_batch(rt, parse_problems_jsonl(_batch(0, 2, "g")), team="t")
+        dispatch_solves(rt, ids)
+        workers.append(worker("solve", tmp_path))
+        _wait_until(lambda: all(st != "pending" for st in _statuses(rt, batch_id)), 120, "the batch", workers)
+        questions = [f"What is {i} plus {i + 7} minus 3?" for i in range(6)]  # new: direct and transfer sampling
+        requests = [submit_question(rt, q, team_id=None) for q in questions]
+        from workers.celery_app import send
+
+        for r in requests:
+            send(flywheel_env["KVGRAFT_BROKER_URL"], "kvgraft.answer_query", r)
+        graft = worker("graft", tmp_path)
+        workers.append(graft)
+        graft.wait_for("kvgraft.answer_query", 60)
+        time.sleep(0.5)
+        graft.kill()
+        workers.append(worker("graft", tmp_path))
+
+        def all_answered() -> bool:
+            with rt.session() as s:
+                return all(s.get(QueryRequest, r).status != "pending" for r in requests)
+
+        _wait_until(all_answered, 240, "every question", workers)
+        assert_consistent(rt, [batch_id], 2)
+    finally:
+        rt.close()
+
+
+def test_rabbitmq_stopped_and_started_during_a_batch(flywheel_env: dict[str, str], workers: list[KvgraftProcess],
+                                                     tmp_path: Path) -> None:
+    rt = open_runtime()
+    try:
+        batch_id, ids = submit_batch(rt, parse_problems_jsonl(_batch(6, 2, "r")), team="t",
+                                     params=SolveParams(samples=10, max_tokens=64))
+        dispatch_solves(rt, ids)
+        workers.append(worker("solve", tmp_path))
+        _wait_until(lambda: sum(st != "pending" for st in _statuses(rt, batch_id)) >= 1, 120, "a first outcome",
+                    workers)
+        subprocess.run(["rabbitmqctl", "stop_app"], check=True, capture_output=True, timeout=120)
+        try:
+            time.sleep(3)
+        finally:
+            subprocess.run(["rabbitmqctl", "start_app"], check=True, capture_output=True, timeout=120)
+        _wait_until(lambda: all(st != "pending" for st in _statuses(rt, batch_id)), 300, "the batch", workers)
+        assert_consistent(rt, [batch_id], 8)
+    finally:
+        rt.close()
+
+
+def test_s3_unreachable_during_deposits_then_back(flywheel_env: dict[str, str], workers: list[KvgraftProcess],
+                                                  tmp_path: Path, s3_proxy: Any, monkeypatch: pytest.MonkeyPatch
+                                                  ) -> None:
+    monkeypatch.setenv("KVGRAFT_S3_ENDPOINT_URL", s3_proxy.url)  # workers reach S3 only through the proxy
+    rt = open_runtime()
+    try:
+        s3_proxy.down()
+        batch_id, ids = submit_batch(rt, parse_problems_jsonl(_batch(0, 3, "s")), team="t")
+        dispatch_solves(rt, ids)
+        solve = worker("solve", tmp_path)
+        workers.append(solve)
+        _wait_until(lambda: "Retry in" in solve.log() or "retry" in solve.log().lower(), 120, "a retry", workers)
+        assert all(st == "pending" for st in _statuses(rt, batch_id))  # nothing half-done is visible
+        s3_proxy.up()
+        _wait_until(lambda: all(st != "pending" for st in _statuses(rt, batch_id)), 300, "the batch", workers)
+        assert_consistent(rt, [batch_id], 3)
+        assert _statuses(rt, batch_id) == ["solved"] * 3
+    finally:
+        rt.close()
+
+
+def test_database_connections_dropped_during_a_batch(flywheel_env: dict[str, str], workers: list[KvgraftProcess],
+                                                     tmp_path: Path) -> None:
+    rt = open_runtime()
+    admin = make_engine(flywheel_env["KVGRAFT_DATABASE_URL"])
+    try:
+        batch_id, ids = submit_batch(rt, parse_problems_jsonl(_batch(4, 2, "d")), team="t",
+                                     params=SolveParams(samples=10, max_tokens=64))
+        dispatch_solves(rt, ids)
+        workers.append(worker("solve", tmp_path))
+        stop = threading.Event()
+
+        def terminate_backends() -> None:
+            while not stop.is_set():
+                with admin.connect() as conn:
+                    conn.execute(sa.text("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                                         "WHERE datname = current_database() AND pid <> pg_backend_pid()"))
+                    conn.commit()
+                stop.wait(1.5)
+
+        killer = threading.Thread(target=terminate_backends, daemon=True)
+        killer.start()
+        time.sleep(6)
+        stop.set()
+        killer.join()
+        rt.sessions.kw["bind"].dispose()  # this process's pooled connections were terminated too
+        _wait_until(lambda: all(st != "pending" for st in _statuses(rt, batch_id)), 300, "the batch", workers)
+        assert_consistent(rt, [batch_id], 6)
+    finally:
+        admin.dispose()
+        rt.close()
+
+
+def test_a_corrupted_and_tiny_read_cache_under_a_running_graft_worker(
+        flywheel_env: dict[str, str], workers: list[KvgraftProcess], tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("KVGRAFT_READ_CACHE_BYTES", "1")  # every fetch evicts the rest
+    rt = open_runtime()
+    try:
+        batch_id, ids = submit_batch(rt, parse_problems_jsonl(_batch(0, 3, "c")), team="t")
+        dispatch_solves(rt, ids)
+        workers.append(worker("solve", tmp_path))
+        workers.append(worker("graft", tmp_path))
+        _wait_until(lambda: all(st != "pending" for st in _statuses(rt, batch_id)), 120, "the batch", workers)
+        from workers.celery_app import send
+
+        def ask(q: str) -> str:
+            req = submit_question(rt, q, team_id=None)
+            send(flywheel_env["KVGRAFT_BROKER_URL"], "kvgraft.answer_query", req)
+            _wait_until(lambda: _request(rt, req).status != "pending", 60, "an answer", workers)
+            return req
+
+        questions = ["A crate holds 3 pears. How many pears are in 4 crates?",
+                     "A crate holds 4 pears. How many pears are in 4 crates?"]
+        for q in questions:
+            ask(q)
+        cache = Path(flywheel_env["KVGRAFT_DATA_DIR"]) / "read-cache"
+        for f in cache.glob("*"):
+            if f.is_file():
+                data = bytearray(f.read_bytes())
+                data[-1] ^= 0xFF
+                f.write_bytes(bytes(data))
+        for q in questions:
+            req = ask(q)
+            with rt.session() as s:
+                row = s.get(Query, _request(rt, req).query_id)
+                assert row.route == "recurrence" and row.block_id is not None
+        assert_consistent(rt, [batch_id], 3)
+    finally:
+        rt.close()
+
+
+def _request(rt: Any, request_id: str) -> QueryRequest:
+    with rt.session() as s:
+        return s.get(QueryRequest, request_id)
