@@ -60,7 +60,8 @@ def haystack(engine: GraftEngine, total_tokens: int, n_needles: int, n_docs: int
     docs = []
     placed = 0
     for d in range(n_docs):
-        body = [paras[(d * 5 + k) % len(paras)] for k in range(per_doc)]
+        # every passage is numbered, so no two blocks of the store hold the same text (one block id each)
+        body = [f"Record {d}.{k}. {paras[(d * 5 + k) % len(paras)]}" for k in range(per_doc)]
         while placed < n_needles and placed * n_docs // n_needles == d:
             depth = (placed * 37) % 100 / 100  # spread through the document
             body.insert(int(depth * len(body)), needle(placed)[0])
@@ -168,6 +169,9 @@ def run_context_bench(request: ContextBenchRequest, progress: Callable[[str], No
                          "other_block_answer": wrong_answer,
                          "other_block_returns_needle": needle(i)[2] in (wrong_answer or "")})
         rt.close()
+        unique = {b.block_id: b for b in blocks}
+        if len(unique) != len(blocks):
+            raise RuntimeError(f"the haystack repeated content: {len(blocks)} blocks, {len(unique)} distinct")
         say("restore vs re-prefill by block size")
         sized = _restore_vs_prefill(request.model, request.block_sizes, request.runs, tmp)
     finally:
