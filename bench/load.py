@@ -34,6 +34,10 @@ class LoadBenchRequest:
     drain_timeout_s: float = 300.0
 
 
+SEED = [{"id": f"seed-{k}", "question": f"A tray holds {k + 6} cups. How many cups are on {k + 2} trays?",
+         "answer": (k + 6) * (k + 2), "solution": f"print({k + 6} * {k + 2})"} for k in range(3)]
+
+
 def _pct(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return round(ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))] * 1000, 2) if ordered else 0.0
@@ -59,7 +63,6 @@ def run_load_bench(request: LoadBenchRequest, progress: Callable[[str], None] | 
     errors: dict[str, int] = defaultdict(int)
     accepted: list[tuple[str, str, int]] = []  # (token, batch id, problems)
     lock = threading.Lock()
-    deadline = time.monotonic() + request.seconds
 
     def client(i: int) -> None:
         with httpx.Client(base_url=url, timeout=60, headers={"Authorization": f"Bearer {tokens[i]}"}) as c:
@@ -77,7 +80,7 @@ def run_load_bench(request: LoadBenchRequest, progress: Callable[[str], None] | 
                             with lock:
                                 accepted.append((tokens[i], r.json()["batch_id"], len(body)))
                     elif kind == "query":
-                        r = c.post("/v1/queries", json={"question": f"Client {i} asks: what is 1 plus 0?"})
+                        r = c.post("/v1/queries", json={"question": SEED[n % len(SEED)]["question"]})
                     else:
                         r = c.get("/v1/blocks", params={"limit": 10})
                     ok = r.status_code < 400 or (kind == "query" and r.status_code == 202)
@@ -91,6 +94,13 @@ def run_load_bench(request: LoadBenchRequest, progress: Callable[[str], None] | 
     try:
         with _process(["serve", "--port", str(port), "--log-level", "warning"], env, tmp / "api.log",
                       lambda: _answers(f"{url}/healthz")):
+            say("seeding the recurring questions (a shared batch)")
+            with httpx.Client(base_url=url, timeout=120, headers={"Authorization": f"Bearer {tokens[0]}"}) as c:
+                seed = c.post("/v1/batches", json={"problems": SEED, "shared": True})
+                seed.raise_for_status()
+                while c.get(f"/v1/batches/{seed.json()['batch_id']}").json()["status"] != "done":
+                    time.sleep(0.2)
+            deadline = time.monotonic() + request.seconds
             say(f"{request.clients} clients for {request.seconds:.0f} s")
             threads = [threading.Thread(target=client, args=(i,)) for i in range(request.clients)]
             t0 = time.perf_counter()
