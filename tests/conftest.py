@@ -50,3 +50,15 @@ def _fresh_structlog() -> Iterator[None]:
 
     yield
     structlog.reset_defaults()
+
+
+@pytest.fixture()
+def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The embedded default in a fresh data dir: SQLite and local blocks there, the tiny model, no servers."""
+    d = tmp_path / "data"
+    monkeypatch.setenv("KVGRAFT_DATA_DIR", str(d))
+    monkeypatch.setenv("KVGRAFT_MODEL", "tiny")
+    for var in ("KVGRAFT_DATABASE_URL", "KVGRAFT_STORE_URL", "KVGRAFT_BLOCK_KEY", "KVGRAFT_BROKER_URL",
+                "KVGRAFT_S3_ENDPOINT_URL", "KVGRAFT_WINDOW_TOKENS"):
+        monkeypatch.delenv(var, raising=False)
+    return d

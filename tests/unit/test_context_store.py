@@ -23,14 +23,9 @@ runner = CliRunner()
 
 
 @pytest.fixture()
-def pod(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    d = tmp_path / "pod-a"
-    monkeypatch.setenv("KVGRAFT_DATA_DIR", str(d))
-    monkeypatch.setenv("KVGRAFT_MODEL", "tiny")
+def pod(data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("KVGRAFT_WINDOW_TOKENS", "512")
-    for var in ("KVGRAFT_DATABASE_URL", "KVGRAFT_STORE_URL", "KVGRAFT_BLOCK_KEY", "KVGRAFT_BROKER_URL"):
-        monkeypatch.delenv(var, raising=False)
-    return d
+    return data_dir
 
 
 def _json(args: list[str], code: int = 0) -> dict:

@@ -36,16 +36,6 @@ PROBLEMS = "\n".join(json.dumps(p) for p in [
 ])
 
 
-@pytest.fixture()
-def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    d = tmp_path / "data"
-    monkeypatch.setenv("KVGRAFT_DATA_DIR", str(d))
-    monkeypatch.setenv("KVGRAFT_MODEL", "tiny")
-    for var in ("KVGRAFT_DATABASE_URL", "KVGRAFT_STORE_URL", "KVGRAFT_BLOCK_KEY", "KVGRAFT_BROKER_URL"):
-        monkeypatch.delenv(var, raising=False)
-    return d
-
-
 def _run(tmp_path: Path, text: str = PROBLEMS, *extra: str) -> dict:
     f = tmp_path / "problems.jsonl"
     f.write_text(text)

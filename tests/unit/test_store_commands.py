@@ -19,16 +19,6 @@ pytestmark = pytest.mark.unit
 runner = CliRunner()
 
 
-@pytest.fixture()
-def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    d = tmp_path / "data"
-    monkeypatch.setenv("KVGRAFT_DATA_DIR", str(d))
-    monkeypatch.setenv("KVGRAFT_MODEL", "tiny")
-    for var in ("KVGRAFT_DATABASE_URL", "KVGRAFT_STORE_URL", "KVGRAFT_BLOCK_KEY", "KVGRAFT_S3_ENDPOINT_URL"):
-        monkeypatch.delenv(var, raising=False)
-    return d
-
-
 def _run(args: list[str], code: int | None = 0) -> dict:
     result = runner.invoke(app, args)
     if code is not None:
