@@ -9,7 +9,7 @@ from __future__ import annotations
 import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -58,8 +58,6 @@ class GateResult:
         return self.byte_exact and self.fresh_floor_equal
 
     def as_dict(self) -> dict[str, Any]:
-        from dataclasses import asdict
-
         d = asdict(self)
         d["failures"] = list(self.failures)
         d["passed"] = self.passed

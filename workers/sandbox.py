@@ -115,7 +115,18 @@ def _next_uid() -> int:
     return SANDBOX_UID_BASE + (os.getpid() * 7919 + next(_uid_counter)) % SANDBOX_UID_SPAN
 
 
-def _limit_resources(limits: SandboxLimits, uid: int) -> None:  # runs in the child between fork and exec
+def _processes_of(uid: int) -> int:
+    """How many processes this uid already runs (RLIMIT_NPROC counts them all)."""
+    count = 0
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError):
+                if entry.stat().st_uid == uid:
+                    count += 1
+    return count
+
+
+def _limit_resources(limits: SandboxLimits, uid: int, nproc: int) -> None:  # runs in the child before exec
     if os.getuid() == 0:
         os.setgroups([])
         os.setgid(uid)
@@ -124,7 +135,7 @@ def _limit_resources(limits: SandboxLimits, uid: int) -> None:  # runs in the ch
     resource.setrlimit(resource.RLIMIT_AS, (limits.memory_bytes, limits.memory_bytes))
     resource.setrlimit(resource.RLIMIT_FSIZE, (limits.file_bytes, limits.file_bytes))
     resource.setrlimit(resource.RLIMIT_NOFILE, (limits.open_files, limits.open_files))
-    resource.setrlimit(resource.RLIMIT_NPROC, (limits.processes, limits.processes))
+    resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 
 
@@ -166,9 +177,11 @@ def run_program(source: str, *, limits: SandboxLimits | None = None) -> SandboxR
         return SandboxResult(None, "", "program contains NUL bytes", False, False, "refused", 0.0)
     cmd = _bwrap_command(limits)
     uid = _next_uid()
+    # as root each run has a uid of its own; otherwise the caller's processes count against the limit too
+    nproc = limits.processes if os.getuid() == 0 else _processes_of(os.getuid()) + limits.processes
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            start_new_session=True, env={}, preexec_fn=lambda: _limit_resources(limits, uid))
+                            start_new_session=True, env={}, preexec_fn=lambda: _limit_resources(limits, uid, nproc))
     overflow = threading.Event()
 
     def on_overflow() -> None:
