@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+import sys
 from typing import Any
 
 from rich.console import Console
 from rich.table import Table
 
-out = Console()
+# Wide enough for the report tables when the output is a pipe or a log file (Rich assumes 80 columns there).
+out = Console(width=None if sys.stdout.isatty() else 200)
 err = Console(stderr=True, soft_wrap=True)
 
 

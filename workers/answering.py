@@ -17,6 +17,7 @@ from store.db import Query
 from store.repository import find_recurrence, get_block, latest_attestation, visible_solution_blocks
 from workers.answers import answers_match, parse_number
 from workers.blocks import block_to_snapshot
+from workers.documents import answer_from_block, context_query, route_document
 from workers.programs import extract_program, verify_program
 from workers.prompts import (
     MAX_ANSWER_TOKENS,
@@ -233,8 +234,6 @@ def _answer(rt: Runtime, engine: GraftEngine, style: PromptStyle, question: str,
             expected: Any, verifier: Any, params: AnswerParams) -> Answer:
     hit = _recurrence(rt, engine, style, question, team_id)
     if hit is None and params.use_context:
-        from workers.documents import answer_from_block, context_query, route_document
-
         chosen = route_document(rt, engine, question, team_id=team_id, threshold=params.context_threshold)
         if chosen is not None:
             block_id, score = chosen

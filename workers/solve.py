@@ -59,8 +59,10 @@ def sha256_text(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def sample_seed(problem_id: str, index: int) -> int:
-    return int.from_bytes(hashlib.sha256(f"{problem_id}/{index}".encode()).digest()[:8], "little")
+def sample_seed(key: str, index: int) -> int:
+    """The seed of sample `index` for `key` (a problem's question digest): the same problem is sampled the same
+    way in every run and on every redelivery of its task."""
+    return int.from_bytes(hashlib.sha256(f"{key}/{index}".encode()).digest()[:8], "little")
 
 
 def sample_program(engine: GraftEngine, skill: SkillPrefix, prompt_tokens: list[int], *, seed: int,
@@ -162,8 +164,8 @@ def solve_problem(rt: Runtime, problem_id: str, *, model: str | None = None,
                 return _deposit_and_finish(rt, engine, style, skill, problem, g.program, g.answer, team_id, shared,
                                            k + 1, spent)
             continue
-        text, n_tokens = sample_program(engine, skill, prompt, seed=sample_seed(problem_id, k), params=params,
-                                        style=style)
+        text, n_tokens = sample_program(engine, skill, prompt, seed=sample_seed(problem.question_digest, k),
+                                        params=params, style=style)
         spent += n_tokens
         program = extract_program(text)
         check = verify_program(program, answer=problem.answer, verifier=problem.verifier)
