@@ -124,14 +124,7 @@ def run_regimes(engine: GraftEngine, request: RegimesRequest = RegimesRequest(),
     }
     fp = engine.fingerprint
     log.info("regimes.finished", model=engine.name, prompts=request.prompts, fingerprint=fp.id)
-    return {
-        "model": engine.name,
-        "fingerprint": fp.id,
-        "profile": engine.profile(q).as_dict(),
-        "prompts": request.prompts,
-        "n_query": q,
-        "regimes": regimes,
-    }
+    return {"model": engine.name, "fingerprint": fp.id, "profile": engine.profile(q).as_dict(), "regimes": regimes}
 
 
 def flat_entries(report: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:

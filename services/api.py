@@ -87,19 +87,31 @@ class Work:
         assert self.local is not None
         self.local.submit(run)
 
-    def solve(self, problem_ids: list[str]) -> None:
-        if self.local is None:
-            dispatch_solves(self.rt, problem_ids)
-        else:
+    def solve(self, problem_ids: list[str]) -> bool:
+        """Queue the problems; False when the broker could not be reached (the batch stays stored and pending
+        until `kvgraft requeue` sends it)."""
+        if self.local is not None:
             self._track(dispatch_solves, self.rt, problem_ids)
+            return True
+        try:
+            dispatch_solves(self.rt, problem_ids)
+        except Exception as exc:  # noqa: BLE001 - kombu raises several connection error types
+            log.error("api.dispatch_deferred", problems=len(problem_ids), error=str(exc))
+            return False
+        return True
 
-    def answer(self, request_id: str) -> None:
-        if self.local is None:
-            from workers.celery_app import send
-
-            send(self.rt.settings.broker_url or "", "kvgraft.answer_query", request_id)
-        else:
+    def answer(self, request_id: str) -> bool:
+        if self.local is not None:
             self._track(answer_request, self.rt, request_id)
+            return True
+        from workers.celery_app import send
+
+        try:
+            send(self.rt.settings.broker_url or "", "kvgraft.answer_query", request_id)
+        except Exception as exc:  # noqa: BLE001
+            log.error("api.dispatch_deferred", request_id=request_id, error=str(exc))
+            return False
+        return True
 
     def queue_depths(self) -> dict[str, int]:
         if self.local is not None:
@@ -258,9 +270,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                            lines=[{"line": n, "message": m} for n, m in exc.errors]) from None
         rt = rt_of(request)
         batch_id, ids = submit_batch(rt, specs, team=who.team_id, shared=shared, params=SolveParams())
-        request.app.state.work.solve(ids)
-        log.info("api.batch_submitted", batch_id=batch_id, problems=len(ids), team=who.team)
-        return {"batch_id": batch_id, "problems": len(ids)}
+        queued = request.app.state.work.solve(ids)
+        log.info("api.batch_submitted", batch_id=batch_id, problems=len(ids), team=who.team, queued=queued)
+        return {"batch_id": batch_id, "problems": len(ids), "dispatch": "queued" if queued else "deferred"}
 
     @app.get("/v1/batches/{batch_id}", tags=["teams"])
     def get_batch(batch_id: str, request: Request, who: Submitter
@@ -300,7 +312,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             raise ApiError(400, "bad_request", "NUL bytes are not allowed in a question")
         request_id = submit_question(rt, body.question, team_id=who.team_id, expected=expected or None)
         t0 = time.perf_counter()
-        request.app.state.work.answer(request_id)
+        if not request.app.state.work.answer(request_id):
+            return JSONResponse({"request_id": request_id, "status": "pending", "dispatch": "deferred"},
+                                status_code=202)
         deadline = time.monotonic() + rt.settings.query_timeout_s
         pause = 0.002  # poll quickly at first (a recurrence answers in tens of ms), then back off
         while True:

@@ -9,7 +9,7 @@ from typing import Annotated, Any
 import typer
 
 from services.cli_api import serve, submit, tokens_app
-from services.cli_flywheel import ask, run, worker
+from services.cli_flywheel import ask, requeue, run, worker
 from services.cli_store import attest, audit_app, blocks_app, db_app, deposit
 from services.common import JsonOpt, ModelOpt, guard
 from services.output import err, key_value_table, out, print_json, records_table
@@ -29,6 +29,7 @@ app.command()(attest)
 app.command()(run)
 app.command()(ask)
 app.command()(worker)
+app.command()(requeue)
 app.command()(serve)
 app.command()(submit)
 app.add_typer(tokens_app, name="tokens")
@@ -130,18 +131,20 @@ def regimes(
         progress = (lambda msg: err.print(f"[dim]regimes: {msg}[/]")) if not json_out else None
         report = run_regimes(engine, RegimesRequest(prompts=prompts, n_query=query), progress=progress)
         if plot is not None:
-            report["plot"] = str(plot_regimes(report, plot))
+            plot_regimes(report, plot)
         return report
 
     report = guard(body)
     if json_out:
-        print_json(report)
+        print_json(report)  # exactly {model, fingerprint, profile, regimes}
+        if plot is not None:
+            err.print(f"plot written to {plot}")
         return
     rows = [{"regime": label, **entry} for label, entry in flat_entries(report)]
     out.print(records_table(f"positional regimes: {report['model']} (fingerprint {report['fingerprint']})", rows,
                             ["regime", "byte_equal", "kl_mean", "kl_max", "argmax_flips", "samples"]))
     if plot is not None:
-        out.print(f"plot written to {report['plot']}")
+        out.print(f"plot written to {plot}")
 
 
 @bench_app.command("restore")

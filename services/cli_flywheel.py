@@ -140,3 +140,26 @@ def worker(
     app.worker_main(["worker", "-Q", queues, "--pool", "solo", "--concurrency", "1", "--prefetch-multiplier", "1",
                      "-n", hostname or f"{queue}@%h", "--without-gossip", "--without-mingle", "--without-heartbeat",
                      "--loglevel", loglevel])
+
+
+def requeue(older_than: Annotated[str, typer.Option(help="Only work pending for longer than this (30s, 5m, 1h).")
+                                  ] = "5m",
+            json_out: JsonOpt = False) -> None:
+    """Send again the problems and questions still pending (e.g. submitted while the broker was down)."""
+    from services.cli_store import parse_age
+    from workers.dispatch import requeue_stale
+    from workers.runtime import open_runtime
+
+    def body() -> dict[str, int]:
+        age = parse_age(older_than)
+        rt = open_runtime()
+        try:
+            return requeue_stale(rt, older_than_s=age.total_seconds())
+        finally:
+            rt.close()
+
+    record = guard(body)
+    if json_out:
+        print_json(record)
+    else:
+        out.print(f"requeued {record['problems']} problem(s) and {record['questions']} question(s)")

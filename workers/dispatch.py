@@ -112,3 +112,30 @@ def ask(rt: Runtime, question: str, *, team_id: int | None = None, params: Answe
         model: str | None = None) -> Answer:
     """Answer in-process (the embedded default; with a broker the HTTP API goes through the graft queue)."""
     return answer_question(rt, question, team_id=team_id, model=model, params=params)
+
+
+def requeue_stale(rt: Runtime, *, older_than_s: float) -> dict[str, int]:
+    """Send again every problem and question still pending after `older_than_s` (for instance because the broker
+    was unreachable when it was submitted). Tasks are idempotent, so a duplicate message is harmless."""
+    import datetime as dt
+
+    import sqlalchemy as sa
+
+    from store.db import Problem
+
+    if not rt.settings.broker_url:
+        raise ValueError("requeue needs a broker (KVGRAFT_BROKER_URL); without one work runs in-process")
+    from workers.celery_app import send
+
+    cutoff = utcnow() - dt.timedelta(seconds=older_than_s)
+    with rt.session() as s:
+        problems = [p for (p,) in s.execute(sa.select(Problem.id).where(Problem.status == "pending",
+                                                                        Problem.created_at < cutoff))]
+        questions = [q for (q,) in s.execute(sa.select(QueryRequest.id).where(QueryRequest.status == "pending",
+                                                                              QueryRequest.created_at < cutoff))]
+    for pid in problems:
+        send(rt.settings.broker_url, "kvgraft.solve_problem", pid)
+    for qid in questions:
+        send(rt.settings.broker_url, "kvgraft.answer_query", qid)
+    log.info("dispatch.requeued", problems=len(problems), questions=len(questions))
+    return {"problems": len(problems), "questions": len(questions)}

@@ -217,3 +217,35 @@ def test_a_corrupted_and_tiny_read_cache_under_a_running_graft_worker(
 def _request(rt: Any, request_id: str) -> QueryRequest:
     with rt.session() as s:
         return s.get(QueryRequest, request_id)
+
+
+def test_a_batch_submitted_while_the_broker_is_unreachable_is_kept_and_requeued(
+        flywheel_env: dict[str, str], workers: list[KvgraftProcess], tmp_path: Path) -> None:
+    from fastapi.testclient import TestClient
+    from typer.testing import CliRunner
+
+    from services.api import create_app
+    from services.cli import app as cli
+    from store.repository import create_api_token, get_or_create_team
+    from workers.settings import Settings
+
+    rt = open_runtime()
+    try:
+        with rt.session() as s:
+            _, token = create_api_token(s, team=get_or_create_team(s, name="t"), role="submitter")
+        unreachable = Settings(broker_url="amqp://guest:guest@127.0.0.1:9//")  # nothing listens on port 9
+        with TestClient(create_app(unreachable)) as client:
+            r = client.post("/v1/batches", content=_batch(0, 2, "b"),
+                            headers={"Authorization": f"Bearer {token}", "Content-Type": "application/x-ndjson"})
+        assert r.status_code == 201 and r.json()["dispatch"] == "deferred"
+        batch_id = r.json()["batch_id"]
+        workers.append(worker("solve", tmp_path))
+        time.sleep(2)
+        assert _statuses(rt, batch_id) == ["pending", "pending"]  # accepted and kept, not lost
+        result = CliRunner().invoke(cli, ["requeue", "--older-than", "0s", "--json"])
+        assert result.exit_code == 0, result.stderr
+        assert json.loads(result.stdout)["problems"] == 2
+        _wait_until(lambda: all(st != "pending" for st in _statuses(rt, batch_id)), 120, "the batch", workers)
+        assert_consistent(rt, [batch_id], 2)
+    finally:
+        rt.close()

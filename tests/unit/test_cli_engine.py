@@ -42,8 +42,9 @@ def test_fingerprint_json() -> None:
 def test_regimes_json_and_plot(tmp_path: Path) -> None:
     plot = tmp_path / "r.png"
     record = _json(["regimes", "--model", "tiny", "--prompts", "3", "--json", "--plot", str(plot)])
+    assert set(record) == {"model", "fingerprint", "profile", "regimes"}
     assert record["regimes"]["own_position"]["samples"] >= 20
-    assert plot.is_file() and record["plot"] == str(plot)
+    assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
 def test_unknown_model_exits_2_with_a_message() -> None:
