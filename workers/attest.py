@@ -5,6 +5,7 @@ self-describing headers first."""
 
 from __future__ import annotations
 
+import hashlib
 import socket
 from collections import Counter
 from typing import Any
@@ -13,10 +14,12 @@ import structlog
 
 from engine.errors import EngineError
 from engine.logits import compare
+from store.blocks import block_key
 from store.errors import StoreError
 from store.repository import get_block, record_attestation, record_block
 from workers.attestations import divergence_fields, status_of
 from workers.blocks import block_to_snapshot
+from workers.deposit import probe_query
 from workers.runtime import Runtime
 
 log = structlog.get_logger(__name__)
@@ -31,10 +34,6 @@ def register_from_header(rt: Runtime, fingerprint: str, block_id: str) -> bool:
     with rt.session() as s:
         if get_block(s, block_id=block_id) is not None:
             return False
-        import hashlib
-
-        from store.blocks import block_key
-
         _, created = record_block(
             s, block_id=block_id, fingerprint=identity.fingerprint, kind=identity.kind,
             n_tokens=len(identity.tokens), bytes=identity.payload_bytes, payload_sha256=identity.payload_sha256,
@@ -63,8 +62,6 @@ def attest_stored_block(rt: Runtime, block_id: str, *, fingerprint: str | None =
         snapshot = block_to_snapshot(block)
         probe = [int(t) for t in (block.meta.get("probe") or {}).get("tokens", [])]
         if not probe:
-            from workers.deposit import probe_query
-
             probe = probe_query(engine)
         reference = engine.fresh(list(snapshot.tokens), probe)
         floor = compare(reference, engine.fresh(list(snapshot.tokens), probe)).byte_equal
