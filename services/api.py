@@ -133,6 +133,14 @@ class Work:
             self.local.shutdown(wait=True, cancel_futures=False)
 
 
+def _team_owned(s: Any, model: Any, object_id: str, who: Principal, what: str) -> Any:
+    """A batch or question of the caller's team; another team's, like a missing one, is a 404."""
+    obj = s.get(model, object_id[:64])
+    if obj is None or obj.team_id != who.team_id:
+        raise ApiError(404, "not_found", f"no {what} {object_id}")
+    return obj
+
+
 def _iso(value: datetime | None) -> str | None:
     return value.isoformat() if value else None
 
@@ -275,13 +283,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         return {"batch_id": batch_id, "problems": len(ids), "dispatch": "queued" if queued else "deferred"}
 
     @app.get("/v1/batches/{batch_id}", tags=["teams"])
-    def get_batch(batch_id: str, request: Request, who: Submitter
-                  ) -> dict[str, Any]:
+    def get_batch(batch_id: str, request: Request, who: Submitter) -> dict[str, Any]:
         rt = rt_of(request)
         with rt.session() as s:
-            batch = s.get(Batch, batch_id[:64])
-            if batch is None or batch.team_id != who.team_id:
-                raise ApiError(404, "not_found", f"no batch {batch_id}")
+            batch = _team_owned(s, Batch, batch_id, who, "batch")
             problems = batch_problems(s, batch_id=batch.id)
             items = [{"id": p.external_id, "status": p.status, "block_id": p.block_id,
                       "answer": (p.outcome or {}).get("answer"), "reason": (p.outcome or {}).get("reason"),
@@ -335,14 +340,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                        request_id=request_id)
 
     @app.get("/v1/queries/{request_id}", tags=["teams"])
-    def get_query(request_id: str, request: Request, who: Submitter
-                  ) -> dict[str, Any]:
+    def get_query(request_id: str, request: Request, who: Submitter) -> dict[str, Any]:
         rt = rt_of(request)
         with rt.session() as s:
-            req = s.get(QueryRequest, request_id[:64])
-            if req is None or req.team_id != who.team_id:
-                raise ApiError(404, "not_found", f"no query {request_id}")
-            return _query_result(s, req)
+            return _query_result(s, _team_owned(s, QueryRequest, request_id, who, "query"))
 
     @app.get("/v1/blocks", tags=["blocks"])
     def list_blocks(request: Request, who: AnyRole, limit: Limit = 100, offset: Offset = 0,
