@@ -15,13 +15,10 @@ from workers.runtime import open_runtime
 def main(argv: list[str]) -> None:
     configure_logging()
     questions = json.loads(argv[0])
-    rt = open_runtime()
     routes = []
-    try:
+    with open_runtime() as rt:
         for q in questions:
             routes.append(answer_question(rt, q, params=AnswerParams(use_direct=False, use_transfer=False)).route)
-    finally:
-        rt.close()
     print(json.dumps({"peak_rss_bytes": peak_rss_bytes(), "answered_on_context": routes.count("context")}))
 
 

@@ -52,11 +52,9 @@ def run_load_bench(request: LoadBenchRequest, progress: Callable[[str], None] | 
         env.pop(k, None)
     settings = Settings(data_dir=tmp / "data", model=request.model, database_url=None, store_url=None,
                         broker_url=None)
-    rt = open_runtime(settings)
-    with rt.session() as s:
+    with open_runtime(settings) as rt, rt.session() as s:
         tokens = [create_api_token(s, team=get_or_create_team(s, name=f"load-{i % 3}"), role="submitter")[1]
                   for i in range(request.clients)]
-    rt.close()
     port = free_port()
     url = f"http://127.0.0.1:{port}"
     latencies: dict[str, list[float]] = defaultdict(list)

@@ -93,11 +93,8 @@ def gate(
         from workers.attestations import record_gate_result
         from workers.runtime import open_runtime
 
-        rt = open_runtime()
-        try:
+        with open_runtime() as rt:
             return result, record_gate_result(rt, result)
-        finally:
-            rt.close()
 
     result, attestation_id = guard(body)
     record_out = result.as_dict() | {"attestation_id": attestation_id}
@@ -284,13 +281,10 @@ def bench_flywheel(
     from workers.runtime import open_runtime
 
     def body() -> dict[str, Any]:
-        rt = open_runtime()
-        try:
+        with open_runtime() as rt:
             progress = (lambda msg: err.print(f"[dim]bench flywheel: {msg}[/]")) if not json_out else None
             return run_flywheel_bench(rt, FlywheelBenchRequest(data=data or DEFAULT_DATA, samples=samples,
                                                                model=_model(model)), progress=progress)
-        finally:
-            rt.close()
 
     record = guard(body)
     if json_out:

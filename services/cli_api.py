@@ -36,13 +36,9 @@ def tokens_create(team: Annotated[str, typer.Option(help="Team name (created if 
     from workers.runtime import open_runtime
 
     def body() -> dict[str, Any]:
-        rt = open_runtime()
-        try:
-            with rt.session() as s:
-                row, token = create_api_token(s, team=get_or_create_team(s, name=team), role=role, label=label)
-                return {"token": token, "id": row.id, "team": team, "role": role}
-        finally:
-            rt.close()
+        with open_runtime() as rt, rt.session() as s:
+            row, token = create_api_token(s, team=get_or_create_team(s, name=team), role=role, label=label)
+            return {"token": token, "id": row.id, "team": team, "role": role}
 
     record = guard(body)
     if json_out:
@@ -60,16 +56,12 @@ def tokens_list(json_out: JsonOpt = False) -> None:
     from workers.runtime import open_runtime
 
     def body() -> list[dict[str, Any]]:
-        rt = open_runtime()
-        try:
-            with rt.session() as s:
-                rows = s.execute(sa.select(ApiToken, Team.name).join(Team, ApiToken.team_id == Team.id)
-                                 .order_by(ApiToken.id)).all()
-                return [{"id": t.id, "team": name, "role": t.role, "label": t.label,
-                         "created_at": t.created_at.isoformat(),
-                         "revoked_at": t.revoked_at.isoformat() if t.revoked_at else None} for t, name in rows]
-        finally:
-            rt.close()
+        with open_runtime() as rt, rt.session() as s:
+            rows = s.execute(sa.select(ApiToken, Team.name).join(Team, ApiToken.team_id == Team.id)
+                             .order_by(ApiToken.id)).all()
+            return [{"id": t.id, "team": name, "role": t.role, "label": t.label,
+                     "created_at": t.created_at.isoformat(),
+                     "revoked_at": t.revoked_at.isoformat() if t.revoked_at else None} for t, name in rows]
 
     items = guard(body)
     if json_out:
@@ -85,12 +77,8 @@ def tokens_revoke(token_id: Annotated[int, typer.Argument(help="Token id (from `
     from workers.runtime import open_runtime
 
     def body() -> None:
-        rt = open_runtime()
-        try:
-            with rt.session() as s:
-                revoke_token(s, token_id=token_id)
-        finally:
-            rt.close()
+        with open_runtime() as rt, rt.session() as s:
+            revoke_token(s, token_id=token_id)
 
     guard(body)
     out.print(f"token {token_id} revoked")

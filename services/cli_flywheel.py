@@ -38,18 +38,14 @@ def run(
 
     def body() -> dict[str, Any]:
         specs = parse_problems_jsonl(problems.read_bytes())
-        rt = open_runtime()
-        try:
-            with _progress(json_out) as bar:
-                solve_task = bar.add_task("phase 1: solve, verify, deposit", total=len(specs))
-                replay_task = bar.add_task("phase 2: replay as recurring queries", total=len(specs))
-                return run_job(rt, specs, JobParams(solve=SolveParams(samples=samples, temperature=temperature,
-                                                                      max_tokens=max_tokens),
-                                                    team=team, model=model),
-                               on_solved=lambda n: bar.update(solve_task, completed=n),
-                               on_replayed=lambda n: bar.update(replay_task, completed=n))
-        finally:
-            rt.close()
+        with open_runtime() as rt, _progress(json_out) as bar:
+            solve_task = bar.add_task("phase 1: solve, verify, deposit", total=len(specs))
+            replay_task = bar.add_task("phase 2: replay as recurring queries", total=len(specs))
+            return run_job(rt, specs, JobParams(solve=SolveParams(samples=samples, temperature=temperature,
+                                                                  max_tokens=max_tokens),
+                                                team=team, model=model),
+                           on_solved=lambda n: bar.update(solve_task, completed=n),
+                           on_replayed=lambda n: bar.update(replay_task, completed=n))
 
     report = guard(body)
     if json_out:
@@ -80,16 +76,13 @@ def ask(
     def body() -> dict[str, Any]:
         if not question.strip():
             raise ValueError("the question is empty")
-        rt = open_runtime()
-        try:
+        with open_runtime() as rt:
             with rt.session() as s:
                 team_id = get_or_create_team(s, name=team).id
             if not rt.settings.broker_url:
                 return ask_in_process(rt, question, team_id=team_id, model=model,
                                       params=AnswerParams(samples=samples)).as_dict()
             return _ask_through_queue(rt, question, team_id, timeout)
-        finally:
-            rt.close()
 
     def _ask_through_queue(rt: Any, q: str, team_id: int, wait_s: float) -> dict[str, Any]:
         from store.db import Query, QueryRequest
@@ -152,11 +145,8 @@ def requeue(older_than: Annotated[str, typer.Option(help="Only work pending for 
 
     def body() -> dict[str, int]:
         age = parse_age(older_than)
-        rt = open_runtime()
-        try:
+        with open_runtime() as rt:
             return requeue_stale(rt, older_than_s=age.total_seconds())
-        finally:
-            rt.close()
 
     record = guard(body)
     if json_out:

@@ -67,8 +67,7 @@ def deposit(
         for f, text in texts:
             if not text.strip():
                 raise ValueError(f"nothing to deposit: {f} is empty")
-        rt = _runtime()
-        try:
+        with _runtime() as rt:
             engine = rt.engine(model)
             if kind == "skill":
                 results = [deposit_text(rt, engine, text=t, kind=kind, source={"file": f.name, "bytes": len(t)})
@@ -79,8 +78,6 @@ def deposit(
                 results = []
                 for f, t in texts:
                     results += deposit_document(rt, engine, text=t, source=f.name, gate_fraction=gate_fraction)
-        finally:
-            rt.close()
         summary = describe(results)
         first = results[0]
         return {"block_id": first.block_id, "n_tokens": summary["n_tokens"], "bytes": summary["bytes"],
@@ -126,11 +123,8 @@ def attest(
     from workers.attest import attest_store
 
     def body() -> dict[str, Any]:
-        rt = _runtime()
-        try:
+        with _runtime() as rt:
             return attest_store(rt, all_fingerprints=all_fingerprints, model=model)
-        finally:
-            rt.close()
 
     record = guard(body)
     if json_out:
@@ -154,15 +148,11 @@ def blocks_list(
     from store.repository import list_blocks
 
     def body() -> dict[str, Any]:
-        rt = _runtime()
-        try:
-            with rt.session() as s:
-                rows, total = list_blocks(s, fingerprint=fingerprint, kind=kind, limit=limit, offset=offset)
-                items = [{"id": r.id, "kind": r.kind, "fingerprint": r.fingerprint, "team": r.team_id,
-                          "n_tokens": r.n_tokens, "bytes": r.bytes, "created_at": r.created_at.isoformat()}
-                         for r in rows]
-        finally:
-            rt.close()
+        with _runtime() as rt, rt.session() as s:
+            rows, total = list_blocks(s, fingerprint=fingerprint, kind=kind, limit=limit, offset=offset)
+            items = [{"id": r.id, "kind": r.kind, "fingerprint": r.fingerprint, "team": r.team_id,
+                      "n_tokens": r.n_tokens, "bytes": r.bytes, "created_at": r.created_at.isoformat()}
+                     for r in rows]
         return {"items": items, "total": total}
 
     record = guard(body)
@@ -181,8 +171,7 @@ def blocks_show(block_id: Annotated[str, typer.Argument(help="Block id (64 hex d
     from store.repository import get_block, list_attestations
 
     def body() -> dict[str, Any]:
-        rt = _runtime()
-        try:
+        with _runtime() as rt:
             with rt.session() as s:
                 row = get_block(s, block_id=block_id)
                 attestations, _ = list_attestations(s, block_id=block_id, limit=1000)
@@ -203,8 +192,6 @@ def blocks_show(block_id: Annotated[str, typer.Argument(help="Block id (64 hex d
                     "text": (meta.get("text") or "")[:500]}
             except BlockNotFoundError:
                 header = None
-        finally:
-            rt.close()
         catalogue = None if row is None else {
             "kind": row.kind, "fingerprint": row.fingerprint, "n_tokens": row.n_tokens, "bytes": row.bytes,
             "object_key": row.object_key, "store_url": row.store_url, "team": row.team_id, "shared": row.shared,
@@ -230,15 +217,12 @@ def blocks_verify(
     from store.integrity import verify_blocks
 
     def body() -> Any:
-        rt = _runtime()
-        try:
+        with _runtime() as rt:
             fingerprint = None if all_fingerprints else rt.engine(model).fingerprint.id
             with rt.session() as s, Progress(console=err, disable=json_out, transient=True) as bar:
                 task = bar.add_task("verifying blocks", total=None)
                 return verify_blocks(rt.blocks, s, fingerprint=fingerprint,
                                      progress=lambda n: bar.update(task, completed=n))
-        finally:
-            rt.close()
 
     report = guard(body)
     problems = [{"block_id": c.block_id, "fingerprint": c.fingerprint, "status": c.status, "detail": c.detail}
@@ -308,12 +292,8 @@ def blocks_gc(
 
     def body() -> dict[str, Any]:
         age = parse_age(older_than)
-        rt = _runtime()
-        try:
-            with rt.session() as s:
-                removed = collect_orphans(rt.blocks, s, older_than=age, dry_run=dry_run)
-        finally:
-            rt.close()
+        with _runtime() as rt, rt.session() as s:
+            removed = collect_orphans(rt.blocks, s, older_than=age, dry_run=dry_run)
         return {"dry_run": dry_run, "removed": [{"block_id": o.block_id, "fingerprint": o.fingerprint,
                                                  "bytes": o.info.size} for o in removed]}
 
@@ -335,12 +315,8 @@ def audit_export(directory: Annotated[Path, typer.Argument(help="A new or empty 
     from store.migrate import current_revision
 
     def body() -> dict[str, Any]:
-        rt = _runtime()
-        try:
-            with rt.session() as s:
-                manifest = export_bundle(s, directory, schema_revision=current_revision(s.get_bind()))
-        finally:
-            rt.close()
+        with _runtime() as rt, rt.session() as s:
+            manifest = export_bundle(s, directory, schema_revision=current_revision(s.get_bind()))
         return {"directory": str(directory), "counts": manifest["counts"], "files": len(manifest["files"])}
 
     record = guard(body)

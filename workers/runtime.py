@@ -43,6 +43,12 @@ class Runtime:
         with self.sessions.begin() as session:
             yield session
 
+    def __enter__(self) -> Runtime:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
     def close(self) -> None:
         for engine in self._engines.values():
             engine.close()
