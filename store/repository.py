@@ -122,17 +122,8 @@ def get_block(session: Session, *, block_id: str) -> BlockRow | None:
 def list_blocks(session: Session, *, fingerprint: str | None = None, kind: str | None = None,
                 team_id: int | None = None, limit: int = 100, offset: int = 0) -> tuple[list[BlockRow], int]:
     """A page of blocks (newest first) matching the filters, and the total number that match."""
-    conditions = []
-    if fingerprint is not None:
-        conditions.append(BlockRow.fingerprint == fingerprint)
-    if kind is not None:
-        conditions.append(BlockRow.kind == kind)
-    if team_id is not None:
-        conditions.append(BlockRow.team_id == team_id)
-    total = session.scalar(sa.select(sa.func.count()).select_from(BlockRow).where(*conditions)) or 0
-    rows = session.scalars(sa.select(BlockRow).where(*conditions)
-                           .order_by(BlockRow.created_at.desc(), BlockRow.id).limit(limit).offset(offset)).all()
-    return list(rows), total
+    filters = [(BlockRow.fingerprint, fingerprint), (BlockRow.kind, kind), (BlockRow.team_id, team_id)]
+    return _newest_first_page(session, BlockRow, filters, BlockRow.id, limit=limit, offset=offset)
 
 
 def record_attestation(session: Session, **fields: Any) -> Attestation:
@@ -159,16 +150,17 @@ def list_attestations(session: Session, *, block_id: str | None = None, fingerpr
                       status: str | None = None, limit: int = 100,
                       offset: int = 0) -> tuple[list[Attestation], int]:
     """A page of attestations (newest first) matching the filters, and the total number that match."""
-    conditions = []
-    if block_id is not None:
-        conditions.append(Attestation.block_id == block_id)
-    if fingerprint is not None:
-        conditions.append(Attestation.fingerprint == fingerprint)
-    if status is not None:
-        conditions.append(Attestation.status == status)
-    total = session.scalar(sa.select(sa.func.count()).select_from(Attestation).where(*conditions)) or 0
-    rows = session.scalars(sa.select(Attestation).where(*conditions)
-                           .order_by(Attestation.created_at.desc(), Attestation.id.desc())
+    filters = [(Attestation.block_id, block_id), (Attestation.fingerprint, fingerprint), (Attestation.status, status)]
+    return _newest_first_page(session, Attestation, filters, Attestation.id.desc(), limit=limit, offset=offset)
+
+
+def _newest_first_page(session: Session, model: Any, filters: list[tuple[Any, Any]], tiebreak: Any, *,
+                       limit: int, offset: int) -> tuple[list[Any], int]:
+    """Rows of `model` equal to every filter whose value is not None, newest first (then `tiebreak`): one page,
+    and the total number that match."""
+    conditions = [column == value for column, value in filters if value is not None]
+    total = session.scalar(sa.select(sa.func.count()).select_from(model).where(*conditions)) or 0
+    rows = session.scalars(sa.select(model).where(*conditions).order_by(model.created_at.desc(), tiebreak)
                            .limit(limit).offset(offset)).all()
     return list(rows), total
 
