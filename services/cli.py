@@ -54,6 +54,29 @@ def _main(log_level: Annotated[str | None, typer.Option(help="Log level for even
 
 
 @app.command()
+def selfcheck(
+    model: ModelOpt = None,
+    tokens: Annotated[int, typer.Option("--tokens", "-n", min=8, max=4096, help="Gate block length N.")] = 64,
+    json_out: JsonOpt = False,
+) -> None:
+    """Does this llama.cpp build run the model here? In a child process: the library's instruction-set flags, a few
+    greedy decode tokens and the gate at a small N. A native crash (e.g. SIGILL from AMX under a VM) is reported in
+    one line with the signal, the flags and the remedy. Exit 0 iff it decodes and the gate is byte-exact, else 1.
+    The last step of `make setup`."""
+    from workers.selfcheck import run_selfcheck
+
+    report = run_selfcheck(model, n_tokens=tokens)
+    if json_out:
+        print_json(report.as_dict())
+    if report.ok:
+        if not json_out:
+            print(report.line())
+        return
+    print(report.line(), file=sys.stderr)
+    raise typer.Exit(1)
+
+
+@app.command()
 def fingerprint(model: ModelOpt = None, json_out: JsonOpt = False) -> None:
     """This machine's architecture fingerprint and its parts, and the default numerics profile."""
 

@@ -28,24 +28,38 @@ def run(
     temperature: TemperatureOpt = 0.7,
     max_tokens: Annotated[int, typer.Option(min=16, max=1024, help="Token budget per sample.")] = 160,
     team: Annotated[str, typer.Option(help="Team the batch belongs to.")] = "local",
+    fresh: Annotated[bool, typer.Option(help="Start a new batch even if this file was run before (by default the "
+                                              "same file, team and parameters continue their batch).")] = False,
     json_out: JsonOpt = False,
 ) -> None:
-    """The main job: solve -> verify -> deposit every problem, replay each as a recurring query, report."""
-    from workers.jobs import JobParams, run_job
+    """The main job: solve -> verify -> deposit every problem, replay each as a recurring query, report.
+
+    The job runs in a child process: a native crash ends the command with one line naming the problem and the
+    signal. What was deposited is kept, and running the same command again continues where it stopped."""
+    from workers.jobs import JobParams, run_job_child
     from workers.problems import parse_problems_jsonl
-    from workers.runtime import open_runtime
     from workers.solve import SolveParams
+    from workers.supervise import NativeCrashError, run_in_child
 
     def body() -> dict[str, Any]:
-        specs = parse_problems_jsonl(problems.read_bytes())
-        with open_runtime() as rt, _progress(json_out) as bar:
+        data = problems.read_bytes()
+        specs = parse_problems_jsonl(data)  # bad input is refused here, before any child starts
+        params = JobParams(solve=SolveParams(samples=samples, temperature=temperature, max_tokens=max_tokens),
+                           team=team, model=model, fresh=fresh)
+        with _progress(json_out) as bar:
             solve_task = bar.add_task("phase 1: solve, verify, deposit", total=len(specs))
             replay_task = bar.add_task("phase 2: replay as recurring queries", total=len(specs))
-            return run_job(rt, specs, JobParams(solve=SolveParams(samples=samples, temperature=temperature,
-                                                                  max_tokens=max_tokens),
-                                                team=team, model=model),
-                           on_solved=lambda n: bar.update(solve_task, completed=n),
-                           on_replayed=lambda n: bar.update(replay_task, completed=n))
+
+            def on_event(event: dict[str, Any]) -> None:
+                if event.get("step") == "solved":
+                    bar.update(solve_task, completed=event["n"])
+                elif event.get("step") == "replayed":
+                    bar.update(replay_task, completed=event["n"])
+
+            try:
+                return run_in_child(run_job_child, data, params, on_event=on_event)
+            except NativeCrashError as crash:
+                raise JobCrashedError(_crash_line(crash, problems.name)) from None
 
     report = guard(body)
     if json_out:
@@ -56,6 +70,22 @@ def run(
                                                  "answer", "recurrence_route", "recurrence_answer",
                                                  "recurrence_decode_tokens", "recurrence_correct"]))
     out.print(key_value_table("totals", report["totals"]))
+
+
+class JobCrashedError(RuntimeError):
+    """The job's child process died natively; the message is the one line the user reads."""
+
+
+def _crash_line(crash: Any, file_name: str) -> str:
+    event = crash.last_event
+    step, problem = event.get("step"), event.get("problem")
+    doing = {"solve": f"solving problem {problem!r} ({event.get('n')}/{event.get('total')})",
+             "replay": f"replaying problem {problem!r} ({event.get('n')}/{event.get('total')})",
+             "skill": "preparing the skill prefix"}.get(str(step), "starting the job")
+    trace = f"; native trace: {crash.trace_path}" if crash.trace_path else ""
+    return (f"llama.cpp {crash.reason} while {doing} of {file_name}; every deposit so far is kept: run the same "
+            f"command again to continue (problems already solved are not solved again); if it happens again, run "
+            f"`kvgraft selfcheck`{trace}")
 
 
 def ask(

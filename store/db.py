@@ -126,6 +126,8 @@ class Batch(Base):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
     finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
     params: Mapped[Any | None] = mapped_column(_json())  # solving parameters (samples, temperature, model)
+    # SHA-256 of what an embedded `kvgraft run` was given (problems, team, parameters): the same command continues it
+    source_digest: Mapped[str | None] = mapped_column(sa.String(64), index=True)
 
 
 class Problem(Base):
@@ -148,6 +150,9 @@ class Problem(Base):
     status: Mapped[str] = mapped_column(sa.String(16), default="pending")
     outcome: Mapped[Any | None] = mapped_column(_json())
     block_id: Mapped[str | None] = mapped_column(sa.ForeignKey("blocks.id"), index=True)
+    # Task deliveries that started / that returned or raised: the difference is deliveries that lost their worker.
+    deliveries: Mapped[int] = mapped_column(sa.Integer, default=0, server_default="0")
+    deliveries_ended: Mapped[int] = mapped_column(sa.Integer, default=0, server_default="0")
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow, onupdate=utcnow)
 
@@ -262,6 +267,9 @@ class QueryRequest(Base):
     status: Mapped[str] = mapped_column(sa.String(16), default="pending")
     query_id: Mapped[str | None] = mapped_column(sa.ForeignKey("queries.id"))
     error: Mapped[str | None] = mapped_column(sa.Text)
+    # Task deliveries that started / that returned or raised: the difference is deliveries that lost their worker.
+    deliveries: Mapped[int] = mapped_column(sa.Integer, default=0, server_default="0")
+    deliveries_ended: Mapped[int] = mapped_column(sa.Integer, default=0, server_default="0")
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
     finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
 

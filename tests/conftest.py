@@ -1,4 +1,5 @@
-"""Session fixtures: a private cache dir (the tiny GGUF is generated into it), the tiny engine, the real model."""
+"""Session fixtures: a private cache dir (the tiny GGUF is generated into it) and the tiny engine. The real model
+runs in supervised child processes (tests/model), never in the pytest process."""
 
 from __future__ import annotations
 
@@ -32,13 +33,6 @@ def kvgraft_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
 @pytest.fixture(scope="session")
 def tiny_engine(kvgraft_cache: Path) -> Iterator[GraftEngine]:
     engine = GraftEngine.load("tiny", EngineConfig(threads=2), cache_dir=kvgraft_cache)
-    yield engine
-    engine.close()
-
-
-@pytest.fixture(scope="session")
-def smollm2_engine(kvgraft_cache: Path) -> Iterator[GraftEngine]:
-    engine = GraftEngine.load("smollm2-135m", EngineConfig(threads=2), cache_dir=kvgraft_cache)
     yield engine
     engine.close()
 

@@ -4,17 +4,20 @@ Celery queues (or running them in-process when no broker is configured: the embe
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
+import sqlalchemy as sa
 import structlog
 
-from store.db import Batch, QueryRequest, utcnow
+from store.db import Batch, Problem, QueryRequest, utcnow
 from store.repository import (
+    FINAL_PROBLEM_STATUSES,
     batch_problems,
     create_batch,
     get_or_create_team,
-    get_problem,
+    refresh_batch_status,
 )
 from workers.answering import Answer, AnswerParams, answer_question, query_row
 from workers.problems import ProblemSpec
@@ -26,7 +29,8 @@ log = structlog.get_logger(__name__)
 
 
 def submit_batch(rt: Runtime, problems: list[ProblemSpec], *, team: str | int, shared: bool = False,
-                 params: SolveParams = SolveParams(), model: str | None = None) -> tuple[str, list[str]]:
+                 params: SolveParams = SolveParams(), model: str | None = None,
+                 source_digest: str | None = None) -> tuple[str, list[str]]:
     """Store a validated batch (all problems or none); returns the batch id and its problem ids in order."""
     rows = [{"external_id": p.id, "question": p.question,
              "question_digest": hashlib.sha256(normalize_question(p.question).encode()).hexdigest(),
@@ -36,34 +40,83 @@ def submit_batch(rt: Runtime, problems: list[ProblemSpec], *, team: str | int, s
         batch = create_batch(s, team_id=team_id, shared=shared, problems=rows)
         batch.params = {"samples": params.samples, "temperature": params.temperature,
                         "max_tokens": params.max_tokens, "model": model}
+        batch.source_digest = source_digest
         ids = [p.id for p in batch_problems(s, batch_id=batch.id)]
         return batch.id, ids
 
 
-def solve_stored_problem(rt: Runtime, problem_id: str) -> str:
-    """The solve task body: the batch's parameters, then solve_problem."""
+MAX_LOST_DELIVERIES = 3
+WORKER_LOST = "worker_lost"
+
+
+def worker_lost_reason(lost: int) -> str:
+    return (f"{lost} deliveries of this task each lost their worker (the process died: a native crash such as "
+            f"SIGILL or SIGSEGV, an out-of-memory kill, or SIGKILL)")
+
+
+@contextmanager
+def counted_delivery(rt: Runtime, model: type[Problem] | type[QueryRequest], row_id: str) -> Iterator[None]:
+    """Count one delivery of a task on its row: started before the body runs, ended when it returns or raises.
+    A delivery that never ends lost its worker; the caller checks `lost_deliveries` before it starts."""
     with rt.session() as s:
-        problem = get_problem(s, problem_id=problem_id)
+        s.execute(sa.update(model).where(model.id == row_id).values(deliveries=model.deliveries + 1))
+    try:
+        yield
+    finally:
+        with rt.session() as s:
+            s.execute(sa.update(model).where(model.id == row_id)
+                      .values(deliveries_ended=model.deliveries_ended + 1))
+
+
+def lost_deliveries(row: Problem | QueryRequest) -> int:
+    return int(row.deliveries or 0) - int(row.deliveries_ended or 0)
+
+
+def solve_stored_problem(rt: Runtime, problem_id: str) -> str:
+    """The solve task body: the batch's parameters, then solve_problem, counted as one delivery. A problem whose
+    last 3 deliveries each lost their worker ends `failed` with reason `worker_lost` instead of being tried again."""
+    with rt.session() as s:
+        problem = s.get(Problem, problem_id, with_for_update=True)
         if problem is None:
             log.warning("solve.unknown_problem", problem_id=problem_id)
             return "unknown"
+        if problem.status in FINAL_PROBLEM_STATUSES:
+            return problem.status
+        lost = lost_deliveries(problem)
+        if lost >= MAX_LOST_DELIVERIES:
+            problem.status = "failed"
+            problem.outcome = {"reason": WORKER_LOST, "detail": worker_lost_reason(lost), "deliveries": lost}
+            s.flush()
+            refresh_batch_status(s, batch_id=problem.batch_id)
+            log.error("solve.worker_lost", problem_id=problem_id, external_id=problem.external_id, deliveries=lost)
+            return "failed"
         batch = s.get(Batch, problem.batch_id)
         params = dict((batch.params if batch is not None else None) or {})
     solve = SolveParams(samples=int(params.get("samples", 4)), temperature=float(params.get("temperature", 0.7)),
                         max_tokens=int(params.get("max_tokens", 160)))
-    return solve_problem(rt, problem_id, model=params.get("model"), params=solve)
+    with counted_delivery(rt, Problem, problem_id):
+        return solve_problem(rt, problem_id, model=params.get("model"), params=solve)
 
 
 def dispatch_solves(rt: Runtime, problem_ids: list[str], *,
-                    progress: Callable[[str, str], None] | None = None) -> None:
-    """Send each problem to the `solve` queue, or solve it here when no broker is configured."""
+                    progress: Callable[[str, str], None] | None = None,
+                    on_start: Callable[[str], None] | None = None) -> None:
+    """Send each problem to the `solve` queue, or solve it here when no broker is configured (problems that already
+    have an outcome are skipped, so a resumed batch solves only what is left)."""
     if rt.settings.broker_url:
         from workers.celery_app import send
 
         for pid in problem_ids:
             send(rt.settings.broker_url, "kvgraft.solve_problem", pid)
         return
+    with rt.session() as s:
+        finished = set(s.scalars(sa.select(Problem.id).where(Problem.id.in_(problem_ids),
+                                                             Problem.status.in_(FINAL_PROBLEM_STATUSES))))
     for pid in problem_ids:
+        if pid in finished:
+            continue
+        if on_start:
+            on_start(pid)
         status = solve_stored_problem(rt, pid)
         if progress:
             progress(pid, status)
@@ -81,16 +134,23 @@ def submit_question(rt: Runtime, question: str, *, team_id: int | None, expected
 def answer_request(rt: Runtime, request_id: str, params: AnswerParams = AnswerParams()) -> str:
     """The graft task body: answer a stored question once (a redelivered, finished request is left alone)."""
     with rt.session() as s:
-        request = s.get(QueryRequest, request_id)
+        request = s.get(QueryRequest, request_id, with_for_update=True)
         if request is None:
             log.warning("answer.unknown_request", request_id=request_id)
             return "unknown"
         if request.status != "pending":
             return request.status
+        lost = lost_deliveries(request)
+        if lost >= MAX_LOST_DELIVERIES:
+            request.status, request.finished_at = "failed", utcnow()
+            request.error = f"{WORKER_LOST}: {worker_lost_reason(lost)}"
+            log.error("answer.worker_lost", request_id=request_id, deliveries=lost)
+            return "failed"
         question, team_id, expected = request.question, request.team_id, dict(request.expected or {})
     try:
-        answer = answer_question(rt, question, team_id=team_id, expected=expected.get("answer"),
-                                 verifier=expected.get("verifier"), params=params, record=False)
+        with counted_delivery(rt, QueryRequest, request_id):
+            answer = answer_question(rt, question, team_id=team_id, expected=expected.get("answer"),
+                                     verifier=expected.get("verifier"), params=params, record=False)
     except (ValueError, LookupError) as exc:
         with rt.session() as s:
             request = s.get(QueryRequest, request_id)

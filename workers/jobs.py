@@ -1,15 +1,24 @@
 """`kvgraft run`: the main job. Phase 1 solves and deposits (in-process, or through the `solve` queue when a broker
 is configured), phase 2 replays every problem as a recurring query through the library (exact lookup only: a
-problem that was not deposited abstains), phase 3 reports."""
+problem that was not deposited abstains), phase 3 reports.
+
+The same file, team and parameters name one batch (`batches.source_digest`): running the same command again
+continues that batch, so problems already solved are not solved again and the report covers the whole file. The
+CLI runs the job in a child process (workers.supervise), so that a native crash ends the command with one line
+naming the problem and the signal."""
 
 from __future__ import annotations
 
+import hashlib
+import json
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
-from store.db import Batch
+import sqlalchemy as sa
+
+from store.db import Batch, Team
 from store.repository import batch_problems
 from workers.answering import AnswerParams, answer_question
 from workers.answers import answers_match
@@ -31,6 +40,28 @@ class JobParams:
     shared: bool = False
     model: str | None = None
     wait_timeout_s: float = 6 * 3600
+    fresh: bool = False  # a new batch even when this file was run before with the same team and parameters
+
+
+JobEvent = Callable[[dict[str, Any]], None]
+
+
+def source_digest(problems: list[ProblemSpec], params: JobParams) -> str:
+    """SHA-256 over what the job was given: the problems in order, the team, sharing and the solving parameters."""
+    body = {"problems": [asdict(p) for p in problems], "team": params.team, "shared": params.shared,
+            "solve": asdict(params.solve), "model": params.model}
+    return hashlib.sha256(json.dumps(body, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def _resumable_batch(rt: Runtime, digest: str, team: str) -> tuple[str, list[str]] | None:
+    """The newest batch of `team` made from the same input, and its problem ids in order, if there is one."""
+    with rt.session() as s:
+        batch_id = s.scalar(sa.select(Batch.id).join(Team, Team.id == Batch.team_id)
+                            .where(Batch.source_digest == digest, Team.name == team)
+                            .order_by(Batch.created_at.desc()).limit(1))
+        if batch_id is None:
+            return None
+        return batch_id, [p.id for p in batch_problems(s, batch_id=batch_id)]
 
 
 def _wait_for_batch(rt: Runtime, batch_id: str, total: int, timeout_s: float,
@@ -52,20 +83,38 @@ def _wait_for_batch(rt: Runtime, batch_id: str, total: int, timeout_s: float,
 
 def run_job(rt: Runtime, problems: list[ProblemSpec], params: JobParams = JobParams(), *,
             on_solved: Callable[[int], None] | None = None,
-            on_replayed: Callable[[int], None] | None = None) -> dict[str, Any]:
+            on_replayed: Callable[[int], None] | None = None,
+            on_event: JobEvent | None = None) -> dict[str, Any]:
+    """Solve, replay and report. `on_event` receives {"step": "solve" | "replay", "problem": external id, "n",
+    "total"} before each problem is worked on (what a crash report names)."""
+    emit = on_event or (lambda _event: None)
     engine = rt.engine(params.model)
+    emit({"step": "skill", "model": engine.name})
     skill = ensure_skill(rt, engine, style_for(engine))
     saving = measure_skill_saving(engine, skill)
-    batch_id, problem_ids = submit_batch(rt, problems, team=params.team, shared=params.shared, params=params.solve,
-                                         model=params.model)
-    counter = {"n": 0}
+    digest = source_digest(problems, params)
+    resumed = None if params.fresh else _resumable_batch(rt, digest, params.team)
+    if resumed is not None:
+        batch_id, problem_ids = resumed
+    else:
+        batch_id, problem_ids = submit_batch(rt, problems, team=params.team, shared=params.shared,
+                                             params=params.solve, model=params.model, source_digest=digest)
+    external = {pid: spec.id for pid, spec in zip(problem_ids, problems, strict=True)}
+    with rt.session() as s:
+        already = sum(p.status in STATUS_NAMES for p in batch_problems(s, batch_id=batch_id))
+    counter = {"n": already}
+    if on_solved:
+        on_solved(already)
+
+    def starting(pid: str) -> None:
+        emit({"step": "solve", "problem": external[pid], "n": counter["n"] + 1, "total": len(problem_ids)})
 
     def solved(_pid: str, _status: str) -> None:
         counter["n"] += 1
         if on_solved:
             on_solved(counter["n"])
 
-    dispatch_solves(rt, problem_ids, progress=solved)
+    dispatch_solves(rt, problem_ids, progress=solved, on_start=starting)
     if rt.settings.broker_url:
         _wait_for_batch(rt, batch_id, len(problem_ids), params.wait_timeout_s, on_solved)
     with rt.session() as s:
@@ -73,6 +122,7 @@ def run_job(rt: Runtime, problems: list[ProblemSpec], params: JobParams = JobPar
         team_id = s.get(Batch, batch_id).team_id  # type: ignore[union-attr]
     report_rows = []
     for i, problem in enumerate(rows, start=1):
+        emit({"step": "replay", "problem": problem.external_id, "n": i, "total": len(rows)})
         outcome = dict(problem.outcome or {})
         replay = answer_question(rt, problem.question, team_id=team_id, model=params.model, params=REPLAY)
         correct = replay.route == "recurrence" and answers_match(replay.answer, outcome.get("answer"))
@@ -103,5 +153,17 @@ def run_job(rt: Runtime, problems: list[ProblemSpec], params: JobParams = JobPar
         "token_ratio": round(base_tokens / recurrence_tokens, 1) if recurrence_tokens else None,
         **saving,
     }
-    return {"batch_id": batch_id, "model": engine.name, "fingerprint": engine.fingerprint.id,
-            "problems": report_rows, "totals": totals}
+    return {"batch_id": batch_id, "resumed": resumed is not None, "model": engine.name,
+            "fingerprint": engine.fingerprint.id, "problems": report_rows, "totals": totals}
+
+
+def run_job_child(emit: JobEvent, problems_jsonl: bytes, params: JobParams) -> dict[str, Any]:
+    """run_job in a supervised child process (workers.supervise): progress and the problem at hand go to `emit`."""
+    from workers.problems import parse_problems_jsonl
+    from workers.runtime import open_runtime
+
+    specs = parse_problems_jsonl(problems_jsonl)
+    with open_runtime() as rt:
+        return run_job(rt, specs, params, on_event=emit,
+                       on_solved=lambda n: emit({"step": "solved", "n": n, "total": len(specs)}),
+                       on_replayed=lambda n: emit({"step": "replayed", "n": n, "total": len(specs)}))

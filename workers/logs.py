@@ -18,10 +18,20 @@ class _CurrentStderr:
         sys.stderr.flush()
 
 
+_configured: str | None = None
+
+
+def configured_level() -> str | None:
+    """The level this process configured (passed on to supervised child processes), or None."""
+    return _configured
+
+
 def configure_logging(level: str | None = None) -> None:
+    global _configured
     from workers.settings import Settings
 
     name = (level or Settings().log_level or "WARNING").upper()
+    _configured = name
     numeric = logging.getLevelNamesMapping().get(name, logging.WARNING)
     structlog.configure(
         processors=[

@@ -249,3 +249,48 @@ def test_a_batch_submitted_while_the_broker_is_unreachable_is_kept_and_requeued(
         assert_consistent(rt, [batch_id], 2)
     finally:
         rt.close()
+
+
+def _deliveries(rt: Any, problem_id: str) -> tuple[int, int, str]:
+    with rt.session() as s:
+        p = s.get(Problem, problem_id)
+        return p.deliveries, p.deliveries_ended, p.status
+
+
+def test_a_solve_worker_killed_three_times_on_one_problem_ends_it_worker_lost(
+        flywheel_env: dict[str, str], workers: list[KvgraftProcess], tmp_path: Path) -> None:
+    """The worker dies (SIGKILL, as an OOM kill or a native crash would end it) while it holds the same problem, three
+    times; RabbitMQ redelivers each time. The fourth delivery finds three lost ones and ends the problem `failed`
+    with reason `worker_lost`, so the batch finishes and says why; the other problem is solved normally."""
+    slow = {"id": "holds-the-worker", "question": "A tray holds 5 cups. How many cups are on 3 trays?", "answer": 15,
+            "solution": "import time\ntime.sleep(8)\nprint(5 * 3)"}
+    quick = {"id": "quick", "question": "A rack holds 4 hats. How many hats are on 6 racks?", "answer": 24,
+             "solution": "print(4 * 6)"}
+    rt = open_runtime()
+    try:
+        batch_id, ids = submit_batch(rt, parse_problems_jsonl(json.dumps(slow) + "\n" + json.dumps(quick)),
+                                     team="t")
+        slow_id = ids[0]
+        dispatch_solves(rt, [slow_id])
+        for kill in range(1, 4):
+            w = worker("solve", tmp_path)
+            workers.append(w)
+            _wait_until(lambda k=kill: _deliveries(rt, slow_id)[0] == k, 60, f"delivery {kill}", workers)
+            time.sleep(0.5)  # inside the 8 s reference program
+            w.kill()
+            assert _deliveries(rt, slow_id) == (kill, 0, "pending")
+        dispatch_solves(rt, [ids[1]])
+        workers.append(worker("solve", tmp_path))
+        _wait_until(lambda: all(st != "pending" for st in _statuses(rt, batch_id)), 90, "the batch", workers)
+        with rt.session() as s:
+            problem = s.get(Problem, slow_id)
+            assert problem.status == "failed" and problem.block_id is None
+            assert problem.outcome["reason"] == "worker_lost" and problem.outcome["deliveries"] == 3
+            assert s.get(Problem, ids[1]).status == "solved"
+            from store.db import Batch
+
+            assert s.get(Batch, batch_id).status == "done"
+        assert _deliveries(rt, slow_id)[:2] == (3, 0)
+        assert_consistent(rt, [batch_id], 2)
+    finally:
+        rt.close()

@@ -73,11 +73,23 @@ def test_run_deposits_verified_solutions_only_and_replays_them(data_dir: Path, t
 
 def test_a_rerun_is_idempotent_by_content(data_dir: Path, tmp_path: Path) -> None:
     first = _run(tmp_path)
-    second = _run(tmp_path)
+    second = _run(tmp_path, PROBLEMS, "--fresh")  # a new batch of the same problems
     blocks = lambda r: {p["id"]: p["block_id"] for p in r["problems"]}  # noqa: E731
     assert blocks(first) == blocks(second)
     assert first["batch_id"] != second["batch_id"]
     assert _count(BlockRow) == 4
+
+
+def test_the_same_command_again_continues_its_batch_and_solves_nothing_twice(data_dir: Path,
+                                                                             tmp_path: Path) -> None:
+    first = _run(tmp_path)
+    generations = _count(Generation)
+    again = _run(tmp_path)
+    assert again["batch_id"] == first["batch_id"] and again["resumed"] and not first["resumed"]
+    assert again["problems"] == first["problems"]
+    assert _count(Generation) == generations
+    other_team = _run(tmp_path, PROBLEMS, "--team", "another")  # another team's run is its own batch
+    assert other_team["batch_id"] != first["batch_id"]
 
 
 def _count(model: type) -> int:

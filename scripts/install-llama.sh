@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# Build llama-cpp-python once per (version, build flags, CPU, compiler, Python) and install exactly that wheel.
+#
+#   scripts/install-llama.sh VENV
+#
+# Why: the sdist compiles llama.cpp with -march=native. On a VM whose CPU reports AMX but traps on it, ggml's AMX
+# kernels die with SIGILL at the first quantized matmul, so AMX is compiled out unless asked for. pip's own wheel cache
+# is keyed by the sdist alone (not by CFLAGS/CMAKE_ARGS, not by the CPU), so a wheel built elsewhere or with other
+# flags would be reused silently: this script never uses it (--no-cache-dir) and keeps its own wheel folder whose
+# name is a hash of everything that changes the binary.
+#
+# Settings (environment):
+#   KVGRAFT_LLAMA_AMX=1          keep ggml's AMX kernels (bare metal where AMX works); default: compiled out
+#   KVGRAFT_LLAMA_CFLAGS="..."   extra C/C++ flags, appended to the AMX-off flags
+#   KVGRAFT_LLAMA_CMAKE_ARGS="..."  passed to llama.cpp's CMake (e.g. "-DGGML_NATIVE=OFF -DGGML_AVX2=ON")
+#   KVGRAFT_WHEEL_DIR            where keyed wheels live (default: ${KVGRAFT_CACHE_DIR:-~/.cache/kvgraft}/wheels)
+# Ambient CFLAGS, CXXFLAGS and CMAKE_ARGS are ignored on purpose: only the KVGRAFT_LLAMA_* values reach the build,
+# so the key names every input.
+set -euo pipefail
+
+venv=${1:?usage: scripts/install-llama.sh VENV}
+version=0.3.36
+py="$venv/bin/python"
+
+amx_off="-mno-amx-tile -mno-amx-int8 -mno-amx-bf16"
+if [ "${KVGRAFT_LLAMA_AMX:-0}" = 1 ]; then amx_off=""; fi
+cflags="$(echo "$amx_off ${KVGRAFT_LLAMA_CFLAGS:-}" | xargs)"
+cmake_args="$(echo "${KVGRAFT_LLAMA_CMAKE_ARGS:-}" | xargs)"
+
+cpu_flags=$(grep -m1 '^flags' /proc/cpuinfo 2>/dev/null | tr -s ' ' | cut -d: -f2- || uname -m)
+compiler=$( (c++ --version 2>/dev/null || echo none) | head -n 1)
+python_tag=$("$py" -c 'import sys, sysconfig; print(sys.implementation.cache_tag, sysconfig.get_platform())')
+inputs=$(printf 'llama-cpp-python=%s\ncflags=%s\ncmake_args=%s\ncpu_flags=%s\ncompiler=%s\npython=%s\n' \
+  "$version" "$cflags" "$cmake_args" "$cpu_flags" "$compiler" "$python_tag")
+key=$(printf '%s' "$inputs" | sha256sum | cut -c1-16)
+
+root=${KVGRAFT_WHEEL_DIR:-${KVGRAFT_CACHE_DIR:-$HOME/.cache/kvgraft}/wheels}
+dir="$root/llama-cpp-python-$version-$key"
+stamp="$venv/.llama-build-key"
+
+# The installed library must be the one the flags asked for: with AMX off, its system info names no AMX.
+check_installed() {
+  local info
+  info=$("$py" -c 'import llama_cpp; print(llama_cpp.llama_print_system_info().decode())' 2>&1) || {
+    echo "error: the installed llama-cpp-python does not load: $info" >&2; return 1; }
+  if [ "${KVGRAFT_LLAMA_AMX:-0}" != 1 ] && printf '%s' "$info" | grep -q 'AMX'; then
+    echo "error: the installed llama.cpp has AMX kernels although KVGRAFT_LLAMA_AMX is not 1: $info" >&2
+    return 1
+  fi
+  echo "llama.cpp instruction sets: $info"
+}
+
+if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$key" ] \
+   && "$py" -c "import importlib.metadata as m; assert m.version('llama-cpp-python') == '$version'" 2>/dev/null; then
+  echo "llama-cpp-python $version already installed from build $key"
+  check_installed
+  exit 0
+fi
+
+if ! ls "$dir"/llama_cpp_python-"$version"-*.whl >/dev/null 2>&1; then
+  echo "building llama-cpp-python $version (build $key; CFLAGS='$cflags' CMAKE_ARGS='$cmake_args')"
+  echo "this compiles llama.cpp: about 12 minutes on 2 cores, once per flags and CPU"
+  mkdir -p "$root"
+  tmp=$(mktemp -d "$root/.build-$key-XXXXXX")
+  trap 'rm -rf "$tmp"' EXIT
+  env -u CMAKE_ARGS -u CFLAGS -u CXXFLAGS \
+    CFLAGS="$cflags" CXXFLAGS="$cflags" CMAKE_ARGS="$cmake_args" \
+    "$py" -m pip wheel --no-deps --no-cache-dir --no-binary llama-cpp-python \
+      "llama-cpp-python==$version" -w "$tmp"
+  printf '%s' "$inputs" >"$tmp/build-inputs.txt"
+  rm -rf "$dir"
+  mv "$tmp" "$dir"
+  trap - EXIT
+fi
+
+wheel=$(ls "$dir"/llama_cpp_python-"$version"-*.whl | head -n 1)
+# --no-deps: its Python dependencies come with the project's own install; --force-reinstall: replace any other build.
+"$py" -m pip install --no-deps --force-reinstall --no-index "$wheel"
+rm -f "$stamp"
+check_installed
+printf '%s' "$key" >"$stamp"
+echo "installed $wheel"
