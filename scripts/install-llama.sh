@@ -74,8 +74,9 @@ if ! ls "$dir"/llama_cpp_python-"$version"-*.whl >/dev/null 2>&1; then
 fi
 
 wheel=$(ls "$dir"/llama_cpp_python-"$version"-*.whl | head -n 1)
-# --no-deps: its Python dependencies come with the project's own install; --force-reinstall: replace any other build.
-"$py" -m pip install --no-deps --force-reinstall --no-index "$wheel"
+# --force-reinstall replaces any other build; the wheel file is named, so pip never looks for llama-cpp-python itself
+# in an index or in its cache (only its pure-Python dependencies: numpy, typing-extensions, diskcache, jinja2).
+"$py" -m pip install --force-reinstall "$wheel"
 rm -f "$stamp"
 check_installed
 printf '%s' "$key" >"$stamp"
