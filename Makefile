@@ -21,6 +21,9 @@ $(VENV)/.llama-flags: FORCE
 
 $(STAMP): pyproject.toml Makefile scripts/install-llama.sh $(VENV)/.llama-flags
 	@rm -f $(STAMP)
+	# The sandbox's seccomp filter is built by libseccomp (pyseccomp loads the system library).
+	@ldconfig -p 2>/dev/null | grep -q libseccomp.so.2 || { command -v apt-get >/dev/null && \
+	  (apt-get update -qq && apt-get install -y -qq libseccomp2) || echo "warning: libseccomp2 is missing"; }
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --upgrade pip wheel
 	scripts/install-llama.sh $(VENV)

@@ -153,6 +153,15 @@ def worker(
     if queue not in ("solve", "graft", "attest"):
         err.print(f"[bold red]error:[/] unknown queue {queue!r}: expected solve, graft or attest")
         raise typer.Exit(2)
+    from workers.sandbox import SandboxUnavailableError, self_test
+
+    try:  # every queue runs generated programs or verifiers: a worker without a sandbox must not take work
+        self_test()
+    except SandboxUnavailableError as exc:
+        line = (str(exc).strip().splitlines() or ["the sandbox is unavailable"])[0]
+        err.print(f"[bold red]error:[/] refusing to start the {queue} worker: {line} (see `kvgraft sandbox check`)",
+                  markup=True, highlight=False)
+        raise typer.Exit(2) from None
     if not Settings().broker_url:
         err.print("[bold red]error:[/] a worker needs a broker: set KVGRAFT_BROKER_URL "
                   "(e.g. amqp://guest:guest@127.0.0.1:5672//)")

