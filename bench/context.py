@@ -162,7 +162,7 @@ def run_context_bench(request: ContextBenchRequest, progress: Callable[[str], No
             holder = next(b.block_id for b in blocks if needle(i)[0] in _passage(rt, b.block_id))
             other = next(b.block_id for b in blocks if b.block_id != holder
                          and not any(needle(j)[0] in _passage(rt, b.block_id) for j in range(request.needles)))
-            wrong_answer, _ = answer_from_block(rt, engine, other, engine.fingerprint.id, q)
+            wrong_answer, _ = answer_from_block(rt, engine, rt.blocks.get(engine.fingerprint.id, other), q)
             rows.append({"question": q, "expected": needle(i)[2], "answer": answer.answer, "route": answer.route,
                          "block_id": answer.block_id, "routed_to_holder": answer.block_id == holder,
                          "found": ok, "decode_tokens": answer.decode_tokens,

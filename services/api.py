@@ -6,11 +6,10 @@ single background thread of this process, one model computation at a time."""
 
 from __future__ import annotations
 
-import json
-import threading
+import asyncio
 import time
-from collections.abc import AsyncIterator
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import AsyncIterator, Callable
+from concurrent.futures import Future
 from contextlib import asynccontextmanager
 from datetime import datetime
 from typing import Annotated, Any
@@ -21,19 +20,38 @@ from fastapi import FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, PlainTextResponse
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
+from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from services.auth import AnyRole, Auditor, Principal, Staff, Submitter
+from services.body import BodyLimit
 from services.metrics import ApiMetrics
-from store.db import Attestation, Batch, BlockRow, Generation, Problem, QueryRequest, Team
+from services.validation import GuardedRoute
+from services.work import Dispatch, QueueFull, TeamBusy, Work
+from store.db import Attestation, Batch, BlockOwner, BlockRow, Generation, Problem, QueryRequest, Team
 from store.db import Query as QueryRow
-from store.repository import batch_problems, get_block, list_attestations
-from workers.dispatch import answer_request, dispatch_solves, submit_batch, submit_question
-from workers.problems import MAX_QUESTION_CHARS, ProblemInputError, parse_problem_list, parse_problems_jsonl
+from store.repository import (
+    batch_problems,
+    block_visible_to,
+    get_block,
+    graft_sources,
+    list_attestations,
+    set_graft_from,
+)
+from workers.dispatch import submit_batch, submit_question
+from workers.problems import (
+    MAX_LINE_BYTES,
+    MAX_QUESTION_CHARS,
+    ProblemInputError,
+    ProblemSpec,
+    parse_problem_list,
+    parse_problems_jsonl,
+)
 from workers.runtime import Runtime, open_runtime
 from workers.settings import Settings
 from workers.solve import SolveParams
+from workers.strict_json import loads_strict, screen_jsonl, unstorable
 
 log = structlog.get_logger(__name__)
 JSONL_TYPES = ("application/x-ndjson", "application/jsonl", "text/plain")
@@ -41,7 +59,13 @@ Limit = Annotated[int, Query(ge=1, le=1000)]
 Offset = Annotated[int, Query(ge=0, le=10_000_000)]
 
 
+class GraftFromIn(BaseModel):
+    teams: list[Annotated[str, Field(min_length=1, max_length=200)]] | None = Field(max_length=1000)
+
+
 class QueryIn(BaseModel):
+    model_config = ConfigDict(allow_inf_nan=False)  # behind loads_strict, which refuses NaN and 1e400 already
+
     question: str = Field(min_length=1, max_length=MAX_QUESTION_CHARS)
     answer: int | float | str | None = Field(default=None, description="Known answer, to verify against")
     verifier: str | None = Field(default=None, max_length=32_000, description="Python defining verify(answer)")
@@ -59,78 +83,59 @@ def _error(status: int, code: str, message: str, **extra: Any) -> JSONResponse:
 
 _STATUS_CODES = {400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found",
                  405: "method_not_allowed", 413: "payload_too_large", 415: "unsupported_media_type",
-                 422: "invalid_request"}
+                 422: "invalid_request", 429: "too_many_requests", 503: "unavailable"}
 
 
-class Work:
-    """Where submitted work runs: the Celery queues, or one background thread of this process."""
+def _with_refused(parse: Callable[[], list[ProblemSpec]], refused: list[tuple[int, str]]) -> list[ProblemSpec]:
+    """Run the problem parser; the lines refused before it (by the strict JSON rules) join its errors, one error per
+    line, in one all-or-nothing ProblemInputError."""
+    try:
+        specs = parse()
+    except ProblemInputError as exc:
+        named = {n for n, _ in exc.errors}
+        # a JSONL batch whose only lines were refused (and blanked) reads as empty to the parser: that is not news
+        others = [e for e in exc.errors if not (refused and e[0] == 0 and e[1].startswith("no problems"))]
+        raise ProblemInputError(sorted(others + [r for r in refused if r[0] not in named])) from None
+    if refused:
+        raise ProblemInputError(refused)
+    return specs
 
-    def __init__(self, rt: Runtime) -> None:
-        self.rt = rt
-        self.local = None if rt.settings.broker_url else ThreadPoolExecutor(1, thread_name_prefix="kvgraft-work")
-        self.pending = 0
-        self._lock = threading.Lock()
 
-    def _track(self, fn: Any, *args: Any) -> None:
-        with self._lock:
-            self.pending += 1
-
-        def run() -> None:
+def _parse_batch(body: bytes, ctype: str, shared: bool) -> tuple[list[ProblemSpec], bool]:
+    """A batch body (JSON list, JSON object with `problems` and `shared`, or JSONL) -> its problems and `shared`.
+    Every body is decoded by the strict JSON rules (workers/strict_json.py); a problem holding NUL is a bad line."""
+    try:
+        if ctype == "application/json":
             try:
-                fn(*args)
-            except Exception as exc:  # noqa: BLE001 - logged; the database keeps the pending state visible
-                log.error("api.background_failed", error=str(exc), task=getattr(fn, "__name__", "?"))
-            finally:
-                with self._lock:
-                    self.pending -= 1
+                data = loads_strict(body, storable=False)
+            except (ValueError, UnicodeDecodeError) as exc:  # a JsonInputError is a ValueError too
+                raise ApiError(400, "malformed_json", f"the body is not valid JSON: {exc}") from None
+            if isinstance(data, dict):
+                flag = data.get("shared", shared)
+                if not isinstance(flag, bool):
+                    raise ApiError(400, "malformed_batch", "'shared' must be true or false")
+                shared = flag
+                data = data.get("problems")
+            refused = [(n, why) for n, item in enumerate(data, start=1) if (why := unstorable(item))] \
+                if isinstance(data, list) else []
+            return _with_refused(lambda: parse_problem_list(data), refused), shared
+        if ctype in JSONL_TYPES:
+            screened, refused = screen_jsonl(body, max_line_bytes=MAX_LINE_BYTES)
+            return _with_refused(lambda: parse_problems_jsonl(screened), refused), shared
+    except ProblemInputError as exc:
+        raise ApiError(400, "malformed_batch", str(exc),
+                       lines=[{"line": n, "message": m} for n, m in exc.errors]) from None
+    raise ApiError(415, "unsupported_media_type",
+                   f"send application/json or JSONL ({', '.join(JSONL_TYPES)}), not {ctype}")
 
-        assert self.local is not None
-        self.local.submit(run)
 
-    def solve(self, problem_ids: list[str]) -> bool:
-        """Queue the problems; False when the broker could not be reached (the batch stays stored and pending
-        until `kvgraft requeue` sends it)."""
-        if self.local is not None:
-            self._track(dispatch_solves, self.rt, problem_ids)
-            return True
-        try:
-            dispatch_solves(self.rt, problem_ids)
-        except Exception as exc:  # noqa: BLE001 - kombu raises several connection error types
-            log.error("api.dispatch_deferred", problems=len(problem_ids), error=str(exc))
-            return False
-        return True
-
-    def answer(self, request_id: str) -> bool:
-        if self.local is not None:
-            self._track(answer_request, self.rt, request_id)
-            return True
-        from workers.celery_app import send
-
-        try:
-            send(self.rt.settings.broker_url or "", "kvgraft.answer_query", request_id)
-        except Exception as exc:  # noqa: BLE001
-            log.error("api.dispatch_deferred", request_id=request_id, error=str(exc))
-            return False
-        return True
-
-    def queue_depths(self) -> dict[str, int]:
-        if self.local is not None:
-            return {"local": self.pending}
-        from workers.celery_app import QUEUES, sender
-
-        depths: dict[str, int] = {}
-        try:
-            with sender(self.rt.settings.broker_url or "").connection_for_read() as conn:
-                for name in QUEUES:
-                    _, count, _ = conn.default_channel.queue_declare(queue=name, passive=True)
-                    depths[name] = int(count)
-        except Exception as exc:  # noqa: BLE001 - a scrape must not fail because the broker is down
-            log.warning("api.queue_depth_unavailable", error=str(exc))
-        return depths
-
-    def close(self) -> None:
-        if self.local is not None:
-            self.local.shutdown(wait=True, cancel_futures=False)
+def _validation_message(error: Any) -> str:
+    """A validation error's message; a body the strict JSON decoder refused says why (FastAPI keeps it in ctx)."""
+    message = str(error.get("msg", ""))
+    reason = (error.get("ctx") or {}).get("error")
+    if error.get("type") == "json_invalid" and isinstance(reason, str):
+        message = f"{message}: {reason}"
+    return message
 
 
 def _team_owned(s: Any, model: Any, object_id: str, who: Principal, what: str) -> Any:
@@ -145,17 +150,28 @@ def _iso(value: datetime | None) -> str | None:
     return value.isoformat() if value else None
 
 
-def _block_item(row: BlockRow, team_names: dict[int, str]) -> dict[str, Any]:
+def _block_item(s: Any, row: BlockRow, team_names: dict[int, str], who: Principal) -> dict[str, Any]:
+    """A block as `who` sees it. A team sees itself as the owner of a block it deposited (even when another team
+    deposited the same content first, privately), otherwise the team that shared it; operators and auditors see the
+    first depositor. Nothing about another team's private deposit is shown."""
+    team_id, shared = row.team_id, row.shared
+    if not who.deployment_wide:
+        owners = s.scalars(sa.select(BlockOwner).where(BlockOwner.block_id == row.id)
+                           .order_by(BlockOwner.created_at, BlockOwner.id)).all()
+        own = next((o for o in owners if o.team_id == who.team_id), None)
+        chosen = own or next(o for o in owners if o.shared)
+        team_id, shared = chosen.team_id, chosen.shared
     return {"id": row.id, "kind": row.kind, "fingerprint": row.fingerprint,
-            "team": team_names.get(row.team_id) if row.team_id is not None else None, "n_tokens": row.n_tokens,
-            "bytes": row.bytes, "shared": row.shared, "created_at": _iso(row.created_at)}
+            "team": team_names.get(team_id) if team_id is not None else None, "n_tokens": row.n_tokens,
+            "bytes": row.bytes, "shared": shared, "created_at": _iso(row.created_at)}
 
 
 def _visible(query: Any, who: Principal) -> Any:
-    """Blocks a principal may see: operators/auditors all; a team its own and shared ones."""
+    """Blocks a principal may see: operators/auditors all; a team the ones it deposited and shared ones (per owner
+    row, so a deduplicated block stays visible to each team that deposited it)."""
     if who.deployment_wide:
         return query
-    return query.where(sa.or_(BlockRow.team_id == who.team_id, BlockRow.shared.is_(True)))
+    return query.where(block_visible_to(who.team_id))
 
 
 def attach_runtime(app: FastAPI, rt: Runtime) -> None:
@@ -191,6 +207,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     app = FastAPI(title="kvgraft", version="0.1.0", lifespan=lifespan,
                   description="Byte-exact KV-cache blocks for frozen language models: teams, operators, auditors.")
+    app.router.route_class = GuardedRoute  # every route: NUL-free path and query, aware datetimes, strict JSON
+    # Inside limit_and_count (which refuses a declared Content-Length over the limit first): bodies are counted as
+    # they stream in, and reading stops with a 413 at the limit.
+    app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)
     metrics = ApiMetrics(lambda: getattr(app.state, "runtime", None),
                          lambda: app.state.work.queue_depths() if hasattr(app.state, "work") else {})
     app.state.metrics = metrics
@@ -221,9 +241,23 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @app.exception_handler(RequestValidationError)
     async def validation_error(_: Request, exc: RequestValidationError) -> JSONResponse:
-        problems = [{"where": ".".join(str(p) for p in e.get("loc", ())), "message": e.get("msg", "")}
+        problems = [{"where": ".".join(str(p) for p in e.get("loc", ())), "message": _validation_message(e)}
                     for e in exc.errors()]
         return _error(422, "invalid_request", "the request does not match the API schema", details=problems)
+
+    @app.exception_handler(TeamBusy)
+    async def team_busy(_: Request, exc: TeamBusy) -> JSONResponse:
+        log.info("api.team_limited", team_id=exc.team_id, kind=exc.kind, in_flight=exc.in_flight, limit=exc.limit)
+        response = _error(429, "too_many_in_flight", str(exc), kind=exc.kind, limit=exc.limit)
+        response.headers["Retry-After"] = str(exc.retry_after_s)
+        return response
+
+    @app.exception_handler(QueueFull)
+    async def queue_full(_: Request, exc: QueueFull) -> JSONResponse:
+        log.warning("api.queue_full", depth=exc.depth, limit=exc.limit)
+        response = _error(503, "queue_full", str(exc))
+        response.headers["Retry-After"] = str(exc.retry_after_s)
+        return response
 
     @app.exception_handler(Exception)
     async def unexpected(_: Request, exc: Exception) -> JSONResponse:
@@ -233,12 +267,16 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     def rt_of(request: Request) -> Runtime:
         return request.app.state.runtime  # type: ignore[no-any-return]
 
+    def work_of(request: Request) -> Work:
+        return request.app.state.work  # type: ignore[no-any-return]
+
     @app.get("/healthz", tags=["service"])
     def healthz(request: Request) -> dict[str, Any]:
         rt = rt_of(request)
         with rt.session() as s:
             s.execute(sa.text("SELECT 1"))
-        return {"status": "ok", "store": rt.blocks.url, "broker": bool(rt.settings.broker_url)}
+        return {"status": "ok", "store": rt.blocks.url, "broker": bool(rt.settings.broker_url),
+                "blocks_signed": rt.settings.block_key is not None, "block_signing": rt.settings.block_signing}
 
     @app.get("/metrics", tags=["service"], response_class=PlainTextResponse)
     def prometheus_metrics() -> PlainTextResponse:
@@ -255,32 +293,17 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         if len(body) > settings.max_body_bytes:
             raise ApiError(413, "payload_too_large", f"request bodies are limited to {settings.max_body_bytes} bytes")
         ctype = request.headers.get("content-type", "application/json").split(";")[0].strip().lower()
-        try:
-            if ctype == "application/json":
-                try:
-                    data = json.loads(body)
-                except (ValueError, UnicodeDecodeError) as exc:
-                    raise ApiError(400, "malformed_json", f"the body is not valid JSON: {exc}") from None
-                if isinstance(data, dict):
-                    flag = data.get("shared", shared)
-                    if not isinstance(flag, bool):
-                        raise ApiError(400, "malformed_batch", "'shared' must be true or false")
-                    shared = flag
-                    data = data.get("problems")
-                specs = parse_problem_list(data)
-            elif ctype in JSONL_TYPES:
-                specs = parse_problems_jsonl(body)
-            else:
-                raise ApiError(415, "unsupported_media_type",
-                               f"send application/json or JSONL ({', '.join(JSONL_TYPES)}), not {ctype}")
-        except ProblemInputError as exc:
-            raise ApiError(400, "malformed_batch", str(exc),
-                           lines=[{"line": n, "message": m} for n, m in exc.errors]) from None
-        rt = rt_of(request)
-        batch_id, ids = submit_batch(rt, specs, team=who.team_id, shared=shared, params=SolveParams())
-        queued = request.app.state.work.solve(ids)
-        log.info("api.batch_submitted", batch_id=batch_id, problems=len(ids), team=who.team, queued=queued)
-        return {"batch_id": batch_id, "problems": len(ids), "dispatch": "queued" if queued else "deferred"}
+        specs, shared = await run_in_threadpool(_parse_batch, body, ctype, shared)
+        rt, work = rt_of(request), work_of(request)
+
+        def store() -> tuple[str, list[str], Dispatch]:
+            with work.admission(who.team_id, "batches") as ticket:
+                batch_id, ids = submit_batch(rt, specs, team=who.team_id, shared=shared, params=SolveParams())
+            return batch_id, ids, work.solve(ticket, ids)
+
+        batch_id, ids, dispatch = await run_in_threadpool(store)
+        log.info("api.batch_submitted", batch_id=batch_id, problems=len(ids), team=who.team, queued=dispatch.queued)
+        return {"batch_id": batch_id, "problems": len(ids), "dispatch": "queued" if dispatch.queued else "deferred"}
 
     @app.get("/v1/batches/{batch_id}", tags=["teams"])
     def get_batch(batch_id: str, request: Request, who: Submitter) -> dict[str, Any]:
@@ -306,38 +329,81 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         row = s.get(QueryRow, req.query_id)
         return {"request_id": req.id, "status": "done", "answer": row.answer, "route": row.route,
                 "block_id": row.block_id, "decode_tokens": row.decode_tokens, "verified": row.verified,
-                "attested": row.attested}
+                "attested": row.attested, "verified_by": row.verified_by}
+
+    def _read_outcome(rt: Runtime, request_id: str) -> dict[str, Any]:
+        with rt.session() as s:
+            return _query_result(s, s.get(QueryRequest, request_id))
+
+    async def _await_outcome(rt: Runtime, request_id: str, finished: Future[None] | None) -> dict[str, Any]:
+        """The question's result once it has an outcome or the wait (KVGRAFT_QUERY_TIMEOUT_S) is over, waiting
+        without holding a thread: embedded, the end of the background task wakes it; with a broker it polls the
+        database in short sessions, quickly at first (a recurrence answers in tens of ms), then every 100 ms."""
+        deadline = time.monotonic() + rt.settings.query_timeout_s
+        ended = asyncio.wrap_future(finished) if finished is not None else None
+        pause = 0.002
+        while True:
+            result = await run_in_threadpool(_read_outcome, rt, request_id)
+            left = deadline - time.monotonic()
+            if result["status"] != "pending" or left <= 0:
+                return result
+            if ended is None:
+                await asyncio.sleep(min(pause, left))
+                pause = min(pause * 1.5, 0.1)
+            elif ended.done():
+                return result  # the task ended without an outcome (logged as api.background_failed): still pending
+            else:
+                await asyncio.wait({ended}, timeout=left)
 
     @app.post("/v1/queries", tags=["teams"])
-    def create_query(body: QueryIn, request: Request, who: Submitter
-                     ) -> JSONResponse:
-        rt = rt_of(request)
+    async def create_query(body: QueryIn, request: Request, who: Submitter
+                           ) -> JSONResponse:
+        rt, work = rt_of(request), work_of(request)
         expected = {k: v for k, v in (("answer", body.answer), ("verifier", body.verifier)) if v is not None}
         if "\x00" in body.question:
             raise ApiError(400, "bad_request", "NUL bytes are not allowed in a question")
-        request_id = submit_question(rt, body.question, team_id=who.team_id, expected=expected or None)
+
+        def submit() -> tuple[str, Dispatch]:
+            with work.admission(who.team_id, "queries") as ticket:
+                request_id = submit_question(rt, body.question, team_id=who.team_id, expected=expected or None)
+            return request_id, work.answer(ticket, request_id)
+
+        request_id, dispatch = await run_in_threadpool(submit)
         t0 = time.perf_counter()
-        if not request.app.state.work.answer(request_id):
+        if not dispatch.queued:
             return JSONResponse({"request_id": request_id, "status": "pending", "dispatch": "deferred"},
                                 status_code=202)
-        deadline = time.monotonic() + rt.settings.query_timeout_s
-        pause = 0.002  # poll quickly at first (a recurrence answers in tens of ms), then back off
-        while True:
-            with rt.session() as s:
-                req = s.get(QueryRequest, request_id)
-                result = _query_result(s, req)
-            if result["status"] != "pending":
-                break
-            if time.monotonic() > deadline:
-                return JSONResponse(result, status_code=202)
-            time.sleep(pause)
-            pause = min(pause * 1.5, 0.1)
+        result = await _await_outcome(rt, request_id, dispatch.finished)
+        if result["status"] == "pending":
+            return JSONResponse(result, status_code=202)
         metrics.answer_latency.observe(time.perf_counter() - t0)
         if result["status"] == "done":
             metrics.answers.labels(route=result["route"]).inc()
             return JSONResponse(result)
         raise ApiError(422, "unanswerable", f"the question could not be answered: {result.get('error')}",
                        request_id=request_id)
+
+    @app.get("/v1/teams/me/graft-from", tags=["teams"])
+    def get_graft_from(request: Request, who: Submitter) -> dict[str, Any]:
+        """Whose shared verified blocks this team grafts besides its own: its own choice, or (`chosen: false`) the
+        teams an operator marked trusted."""
+        with rt_of(request).session() as s:
+            team = s.get(Team, who.team_id)
+            names = dict(s.execute(sa.select(Team.id, Team.name)).all())
+            sources = graft_sources(s, team_id=who.team_id)
+            return {"team": team.name if team else None, "chosen": bool(team and team.graft_from is not None),
+                    "teams": sorted(names[t] for t in sources if t in names)}
+
+    @app.put("/v1/teams/me/graft-from", tags=["teams"])
+    def put_graft_from(body: GraftFromIn, request: Request, who: Submitter) -> dict[str, Any]:
+        """Choose whose shared verified blocks this team grafts (`teams: null` returns to the operator-trusted
+        default). Every answer says whose key verified the block it used (`verified_by`)."""
+        try:
+            with rt_of(request).session() as s:
+                set_graft_from(s, team_id=who.team_id, names=body.teams)
+        except LookupError as exc:
+            raise ApiError(422, "unknown_team", str(exc)) from None
+        return get_graft_from(request, who)
 
     @app.get("/v1/queries/{request_id}", tags=["teams"])
     def get_query(request_id: str, request: Request, who: Submitter) -> dict[str, Any]:
@@ -358,7 +424,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             total = s.scalar(sa.select(sa.func.count()).select_from(query.subquery())) or 0
             rows = s.scalars(query.order_by(BlockRow.created_at.desc(), BlockRow.id).limit(limit).offset(offset))
             names = dict(s.execute(sa.select(Team.id, Team.name)).all())
-            return {"items": [_block_item(r, names) for r in rows], "total": total}
+            return {"items": [_block_item(s, r, names, who) for r in rows], "total": total}
 
     @app.get("/v1/blocks/{block_id}", tags=["blocks"])
     def show_block(block_id: str, request: Request,
@@ -370,12 +436,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 raise ApiError(404, "not_found", f"no block {block_id}")
             names = dict(s.execute(sa.select(Team.id, Team.name)).all())
             atts, _ = list_attestations(s, block_id=row.id, limit=100)
-            return _block_item(row, names) | {
+            return _block_item(s, row, names, who) | {
                 "object_key": row.object_key, "payload_sha256": row.payload_sha256, "profile": row.profile,
                 "source": row.source if (who.deployment_wide or row.team_id == who.team_id) else None,
                 "attestations": [_attestation_item(a) for a in atts]}
 
-    def _provenance(s: Any, row: BlockRow, names: dict[int, str]) -> dict[str, Any]:
+    def _provenance(s: Any, row: BlockRow, names: dict[int, str], who: Principal) -> dict[str, Any]:
         problems = s.scalars(sa.select(Problem).where(Problem.block_id == row.id)).all()
         out = []
         for p in problems:
@@ -391,9 +457,15 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                                          "sandbox": (g.sandbox_result or {}).get("reason"),
                                          "created_at": _iso(g.created_at)} for g in gens]})
         atts, _ = list_attestations(s, block_id=row.id, limit=1000)
-        return {"block": _block_item(row, names) | {"payload_sha256": row.payload_sha256,
-                                                   "object_key": row.object_key, "store_url": row.store_url,
-                                                   "source": row.source, "text_digest": row.text_digest},
+        owners = s.scalars(sa.select(BlockOwner).where(BlockOwner.block_id == row.id)
+                           .order_by(BlockOwner.created_at, BlockOwner.id)).all()
+        return {"block": _block_item(s, row, names, who) | {"payload_sha256": row.payload_sha256,
+                                                            "object_key": row.object_key, "store_url": row.store_url,
+                                                            "source": row.source, "text_digest": row.text_digest},
+                "owners": [{"team": names.get(o.team_id) if o.team_id is not None else None, "shared": o.shared,
+                            "verified_by": names.get(o.verified_by_team_id)
+                            if o.verified_by_team_id is not None else None,
+                            "created_at": _iso(o.created_at)} for o in owners],
                 "problems": out, "attestations": [_attestation_item(a) for a in atts]}
 
     @app.get("/v1/provenance/{block_id}", tags=["auditors"])
@@ -404,7 +476,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             if row is None:
                 raise ApiError(404, "not_found", f"no block {block_id}")
             names = dict(s.execute(sa.select(Team.id, Team.name)).all())
-            return _provenance(s, row, names)
+            return _provenance(s, row, names, who)
 
     @app.get("/v1/provenance", tags=["auditors"])
     def provenance_search(request: Request, who: Auditor, block_id: str | None = None,
@@ -428,7 +500,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             total = s.scalar(sa.select(sa.func.count()).select_from(query.subquery())) or 0
             rows = s.scalars(query.order_by(BlockRow.created_at.desc(), BlockRow.id).limit(limit).offset(offset))
             names = dict(s.execute(sa.select(Team.id, Team.name)).all())
-            return {"items": [_provenance(s, r, names) for r in rows], "total": total}
+            return {"items": [_provenance(s, r, names, who) for r in rows], "total": total}
 
     @app.get("/v1/attestations", tags=["operators", "auditors"])
     def attestations(request: Request, who: Staff, block_id: str | None = None, fingerprint: str | None = None,

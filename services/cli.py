@@ -8,7 +8,7 @@ from typing import Annotated, Any
 
 import typer
 
-from services.cli_api import serve, submit, tokens_app
+from services.cli_api import serve, submit, teams_app, tokens_app
 from services.cli_flywheel import ask, requeue, run, worker
 from services.cli_store import attest, audit_app, blocks_app, db_app, deposit
 from services.common import JsonOpt, ModelOpt, guard
@@ -33,6 +33,7 @@ app.command()(requeue)
 app.command()(serve)
 app.command()(submit)
 app.add_typer(tokens_app, name="tokens")
+app.add_typer(teams_app, name="teams")
 
 
 def _model(model: str | None) -> str:
@@ -84,13 +85,17 @@ def fingerprint(model: ModelOpt = None, json_out: JsonOpt = False) -> None:
         engine = _load(model)
         fp = engine.fingerprint
         profile = engine.profile(8)
+        from workers.settings import Settings
+
         record = {"model": engine.name, "gguf": str(engine.model.path), "fingerprint": fp.id,
-                  "parts": fp.parts(), "profile_id": profile.id, "profile": profile.as_dict()}
+                  "parts": fp.parts(), "profile_id": profile.id, "profile": profile.as_dict(),
+                  "block_signing": Settings().block_signing}
         if json_out:
             print_json(record)
         else:
             out.print(key_value_table(f"fingerprint {fp.id} ({engine.name})", fp.parts()))
             out.print(key_value_table(f"numerics profile {profile.id}", profile.as_dict()))
+            out.print(f"block signing: {record['block_signing']}", highlight=False, markup=False)
 
     guard(body)
 
@@ -335,12 +340,34 @@ def sandbox_run(
 
     result = guard(body)
     record = {k: result.as_dict()[k] for k in ("exit_code", "stdout", "stderr", "timed_out", "killed", "reason",
-                                               "wall_ms", "stdout_truncated", "stderr_truncated")}
+                                               "wall_ms", "stdout_truncated", "stderr_truncated", "mechanisms")}
     if json_out:
         print_json(record)
     else:
         out.print(key_value_table(f"sandbox: {file}", record))
     raise typer.Exit(0 if result.ok else 1)
+
+
+@sandbox_app.command("check")
+def sandbox_check(json_out: JsonOpt = False) -> None:
+    """Prove the sandbox contains a probe program (uid 65534, no network, read-only outside /tmp, seccomp, no
+    nested user namespaces); exit 0 when it does, 1 with one line saying why not."""
+    from workers.sandbox import SandboxUnavailableError, self_test
+
+    try:
+        report = self_test()
+    except SandboxUnavailableError as exc:
+        line = (str(exc).strip().splitlines() or ["the sandbox is unavailable"])[0]
+        if json_out:
+            print_json({"contained": False, "error": line})
+        else:
+            err.print(f"[bold red]sandbox not contained:[/] {line}", markup=True, highlight=False)
+        raise typer.Exit(1) from None
+    record = report.as_dict()
+    if json_out:
+        print_json(record)
+    else:
+        out.print(key_value_table("sandbox check: contained", {**record["mechanisms"], "wall_ms": record["wall_ms"]}))
 
 
 def main() -> None:

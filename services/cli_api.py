@@ -13,6 +13,7 @@ from services.common import JsonOpt, guard
 from services.output import err, key_value_table, out, print_json, records_table
 
 tokens_app = typer.Typer(no_args_is_help=True, help="API bearer tokens (stored hashed; shown once).")
+teams_app = typer.Typer(no_args_is_help=True, help="Teams, and which teams' shared blocks are trusted.")
 
 
 def serve(host: Annotated[str, typer.Option(help="Interface to listen on.")] = "127.0.0.1",
@@ -82,6 +83,53 @@ def tokens_revoke(token_id: Annotated[int, typer.Argument(help="Token id (from `
 
     guard(body)
     out.print(f"token {token_id} revoked")
+
+
+@teams_app.command("list")
+def teams_list(json_out: JsonOpt = False) -> None:
+    """Teams: trusted (an operator's mark) and the teams each one chose to graft shared blocks from."""
+    import sqlalchemy as sa
+
+    from store.db import Team
+    from workers.runtime import open_runtime
+
+    def body() -> list[dict[str, Any]]:
+        with open_runtime() as rt, rt.session() as s:
+            teams = s.scalars(sa.select(Team).order_by(Team.id)).all()
+            names = {t.id: t.name for t in teams}
+            return [{"id": t.id, "name": t.name, "trusted": t.trusted,
+                     "graft_from": None if t.graft_from is None else [names.get(i, i) for i in t.graft_from]}
+                    for t in teams]
+
+    items = guard(body)
+    if json_out:
+        print_json({"items": items, "total": len(items)})
+    else:
+        out.print(records_table("teams", items, ["id", "name", "trusted", "graft_from"]))
+
+
+def _set_trust(name: str, trusted: bool) -> None:
+    from store.repository import set_team_trusted
+    from workers.runtime import open_runtime
+
+    def body() -> None:
+        with open_runtime() as rt, rt.session() as s:
+            set_team_trusted(s, name=name, trusted=trusted)
+
+    guard(body)
+    out.print(f"team {name} is {'trusted' if trusted else 'not trusted'}")
+
+
+@teams_app.command("trust")
+def teams_trust(name: Annotated[str, typer.Argument(help="Team name.")]) -> None:
+    """Mark a team trusted: every team that has not chosen its own sources grafts its shared verified blocks."""
+    _set_trust(name, True)
+
+
+@teams_app.command("untrust")
+def teams_untrust(name: Annotated[str, typer.Argument(help="Team name.")]) -> None:
+    """Withdraw the mark: the team's shared blocks are grafted only by teams that chose it."""
+    _set_trust(name, False)
 
 
 def submit(

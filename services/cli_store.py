@@ -281,13 +281,38 @@ def blocks_copy(
     raise typer.Exit(1 if record["failed"] else 0)
 
 
+@blocks_app.command("repair")
+def blocks_repair(
+    block_id: Annotated[str, typer.Argument(help="The catalogued block to repair.")],
+    model: ModelOpt = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """Repair a damaged block: re-derive it (captured again from tokens known to be its own, kept only under the same
+    id) or quarantine it (raw bytes moved to quarantine/, the row marked; readers treat it as a miss). Exit 0 when
+    the block is intact or re-derived, 1 when it was quarantined."""
+    from workers.repair import repair_block
+
+    def body() -> dict[str, Any]:
+        with _runtime() as rt:
+            return repair_block(rt, block_id, model=model).as_dict()
+
+    record = guard(body)
+    if json_out:
+        print_json(record)
+    else:
+        out.print(key_value_table(f"blocks repair {block_id}", record))
+    raise typer.Exit(1 if record["status"] == "quarantined" else 0)
+
+
 @blocks_app.command("gc")
 def blocks_gc(
-    older_than: Annotated[str, typer.Option(help="Only orphans last written before this age (30m, 2h, 7d).")] = "1h",
+    older_than: Annotated[str, typer.Option(help="Only orphans last written before this age (30m, 2h, 7d; at least "
+                                                 "10m).")] = "1h",
     dry_run: Annotated[bool, typer.Option(help="List what would be removed.")] = False,
     json_out: JsonOpt = False,
 ) -> None:
-    """Remove orphaned objects (stored without a catalogue row, e.g. by an interrupted deposit)."""
+    """Remove orphaned objects: stored under a block id that no catalogue row has (whatever store a row names), e.g.
+    by an interrupted deposit. A catalogued block is never deleted."""
     from store.integrity import collect_orphans
 
     def body() -> dict[str, Any]:

@@ -28,11 +28,20 @@ def expected_errors() -> tuple[type[BaseException], ...]:
             SandboxUnavailableError, RuntimeError)
 
 
+def _one_line(exc: BaseException) -> str:
+    from pydantic import ValidationError
+
+    if isinstance(exc, ValidationError):  # a bad KVGRAFT_* setting: name it and say why
+        return "; ".join(f"{'.'.join(map(str, e['loc'])) or 'settings'}: {e['msg']}" for e in exc.errors())
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
 def guard(fn: Callable[[], T]) -> T:
     """Run a command body, turning the project's own errors into one-line messages and exit code 2."""
     try:
         return fn()
     except expected_errors() as exc:
-        message = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        message = _one_line(exc)
         err.print(f"[bold red]error:[/] {message}", markup=True, highlight=False)
         raise typer.Exit(2) from None

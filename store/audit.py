@@ -30,7 +30,7 @@ TABLES: dict[str, type[Any]] = {"teams": Team, "batches": Batch, "problems": Pro
 RECHECKED_VERDICTS = ("verified", "reference")
 
 # (program, expected answer) -> (answer still matches, what the re-run printed or why it failed)
-Recheck = Callable[[str, Any], tuple[bool, str]]
+Recheck = Callable[[str, Any, Any], tuple[bool, str]]  # (program, expected answer, verifier) -> (ok, detail)
 
 
 @dataclass(frozen=True)
@@ -103,6 +103,20 @@ def _read_jsonl(path: Path, where: str, mismatches: list[Mismatch]) -> list[dict
     return rows
 
 
+def _inside(directory: Path, rel: object) -> Path | None:
+    """`directory / rel` when it names a path inside the bundle (no absolute path, no `..`, no link leading out),
+    else None."""
+    if not isinstance(rel, str) or not rel or Path(rel).is_absolute() or ".." in Path(rel).parts or "\x00" in rel:
+        return None
+    path = directory / rel
+    try:
+        resolved = path.resolve()
+        root = directory.resolve()
+    except (OSError, RuntimeError):
+        return None
+    return path if resolved == root or root in resolved.parents else None
+
+
 def verify_bundle(directory: Path, *, recheck: Recheck | None = None,
                   progress: Callable[[str], None] | None = None) -> list[Mismatch]:
     """Recompute every digest, cross-check row digests against the raw files, and re-run every recorded verified
@@ -116,8 +130,11 @@ def verify_bundle(directory: Path, *, recheck: Recheck | None = None,
         return [Mismatch("manifest", "manifest.json", f"unreadable: {exc}")]
     mismatches: list[Mismatch] = []
     for rel, digest in listed.items():
-        path = directory / rel
-        if ".." in Path(rel).parts or not path.is_file():
+        path = _inside(directory, rel)
+        if path is None:
+            mismatches.append(Mismatch("manifest", str(rel), "path escapes the bundle (absolute, '..' or a link "
+                                                             "outside it): not read"))
+        elif not path.is_file():
             mismatches.append(Mismatch("missing_file", rel, "listed in the manifest but absent"))
         elif _sha256_bytes(path.read_bytes()) != digest:
             mismatches.append(Mismatch("digest", rel, "SHA-256 differs from the manifest"))
@@ -135,8 +152,10 @@ def verify_bundle(directory: Path, *, recheck: Recheck | None = None,
         text, program = gen.get("text"), gen.get("program")
         if not isinstance(text, str) or _sha256_text(text) != gen.get("text_digest"):
             mismatches.append(Mismatch("row_digest", where, "text does not hash to text_digest"))
-        raw = directory / f"generations/{gen.get('id')}.txt"
-        if raw.is_file() and isinstance(text, str) and raw.read_text(encoding="utf-8") != text:
+        raw = _inside(directory, f"generations/{gen.get('id')}.txt")
+        if raw is None:
+            mismatches.append(Mismatch("manifest", where, "generation id escapes the bundle: its file is not read"))
+        elif raw.is_file() and isinstance(text, str) and raw.read_text(encoding="utf-8") != text:
             mismatches.append(Mismatch("row_digest", where, "raw generation file differs from the table row"))
         if program is not None and (not isinstance(program, str)
                                     or _sha256_text(program) != gen.get("program_digest")):
@@ -148,7 +167,7 @@ def verify_bundle(directory: Path, *, recheck: Recheck | None = None,
                 continue
             if progress:
                 progress(where)
-            ok, detail = recheck(program, problem.get("answer"))
+            ok, detail = recheck(program, problem.get("answer"), problem.get("verifier"))
             if not ok:
                 mismatches.append(Mismatch("answer", where, f"re-run no longer verifies: {detail}"))
     return mismatches

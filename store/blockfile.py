@@ -1,18 +1,23 @@
 """The versioned block file format.
 
     offset 0   magic       8 bytes  b"KVGRAFT\\x00"
-    offset 8   version     u16 little-endian (1)
+    offset 8   version     u16 little-endian (2; version 1 is still read)
     offset 10  flags       u16 (0; reserved)
     offset 12  header_len  u32 (at most MAX_HEADER_BYTES)
     offset 16  header      header_len bytes of UTF-8 JSON
     then       payload     exactly identity.payload_bytes bytes, up to the end of the file
 
 The header holds `block_id`, `identity` (the deterministic fields: kind, token ids, positions, fingerprint,
-profile, payload SHA-256 and size), `meta` (text, sources, fingerprint parts, reference digests, created_at: not
-hashed) and an optional `hmac` (HMAC-SHA256 of the block id under the deployment key). The block id is the
-SHA-256 of the canonical JSON of `identity`, which commits to the payload through its SHA-256: the same content
-deposited twice has one id, and no timestamp or task id ever enters it. Every read re-hashes the payload while
-reading it (no second pass, no extra copy) and refuses any mismatch.
+profile, payload SHA-256 and size), `meta` (text, question, answer, passage, sources, owner, probe, fingerprint
+parts, created_at: not part of the id) and an optional `hmac`. The block id is the SHA-256 of the canonical JSON of
+`identity`, which commits to the payload through its SHA-256: the same content deposited twice has one id, and no
+timestamp or task id ever enters it. Every read re-hashes the payload while reading it (no second pass, no extra
+copy) and refuses any mismatch.
+
+Signatures. In version 2 the HMAC-SHA256 under the deployment key covers the whole canonical header (block id,
+identity and meta), so rewriting a signed block's question, answer, passage, source, owner or probe breaks it.
+Version 1 signed only the block id: such blocks are still read, but under a key they count as `unsigned-v1` and
+are refused like unsigned ones. Known meta fields are type-checked on write and on read.
 """
 
 from __future__ import annotations
@@ -34,7 +39,9 @@ from typing import IO, Any
 from store.errors import BlockAuthError, BlockFormatError, BlockIntegrityError
 
 MAGIC = b"KVGRAFT\x00"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+READABLE_VERSIONS = (1, 2)
+_SIGNATURE_CONTEXT = b"kvgraft-block-header-v2\x00"
 _PREFIX = struct.Struct("<8sHHI")
 MAX_HEADER_BYTES = 16 << 20
 MAX_PAYLOAD_BYTES = 8 << 30
@@ -121,6 +128,7 @@ class Block:
     payload: bytes | bytearray
     meta: Mapping[str, Any] = field(default_factory=dict)
     hmac: str | None = None
+    format_version: int = FORMAT_VERSION
 
     @property
     def n_tokens(self) -> int:
@@ -134,15 +142,72 @@ class Block:
     def fingerprint(self) -> str:
         return self.identity.fingerprint
 
+    def signed_part(self) -> dict[str, Any]:
+        """What a version-2 signature covers: the header without its `hmac`."""
+        return {"block_id": self.block_id, "identity": self.identity.as_dict(), "meta": dict(self.meta)}
+
     def header(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"block_id": self.block_id, "identity": self.identity.as_dict(), "meta": dict(self.meta)}
+        out = self.signed_part()
         if self.hmac is not None:
             out["hmac"] = self.hmac
         return out
 
 
-def sign(block_id: str, key: bytes) -> str:
+def sign_v1(block_id: str, key: bytes) -> str:
+    """The version-1 signature (block id only): read for old blocks, never written."""
     return hmac_lib.new(key, block_id.encode(), hashlib.sha256).hexdigest()
+
+
+def sign(signed_part: Mapping[str, Any], key: bytes) -> str:
+    """The version-2 signature: HMAC-SHA256 over a context string and the canonical header (id, identity, meta)."""
+    return hmac_lib.new(key, _SIGNATURE_CONTEXT + canonical_json(dict(signed_part)), hashlib.sha256).hexdigest()
+
+
+def signature_status(block: Block, key: bytes | None) -> str:
+    """`signed` (version 2, valid under `key`), `bad-signature`, `unsigned`, `unsigned-v1` (a version-1 block: its
+    HMAC covers only the id), or `no-key` (no key configured: nothing to check against)."""
+    if block.format_version < 2:
+        return "unsigned-v1" if key is not None or block.hmac is not None else "no-key"
+    if block.hmac is None:
+        return "unsigned" if key is not None else "no-key"
+    if key is None:
+        return "no-key"
+    return "signed" if hmac_lib.compare_digest(block.hmac, sign(block.signed_part(), key)) else "bad-signature"
+
+
+# Types of the meta fields kvgraft reads; other fields are kept as they are (any JSON).
+_META_STR = ("text", "passage", "question", "model", "created_at", "skill_block", "probe_reference_sha256")
+_META_DICT = ("fingerprint_parts",)
+
+
+def validate_meta(meta: object) -> dict[str, Any]:
+    """The meta object, type-checked field by field; BlockFormatError names the first bad field."""
+    if not isinstance(meta, dict):
+        raise BlockFormatError("block meta must be an object")
+    for name in _META_STR:
+        if name in meta and not isinstance(meta[name], str):
+            raise BlockFormatError(f"block meta {name!r} must be a string")
+    for name in _META_DICT:
+        if name in meta and meta[name] is not None and not isinstance(meta[name], dict):
+            raise BlockFormatError(f"block meta {name!r} must be an object")
+    if "source" in meta and not (meta["source"] is None or isinstance(meta["source"], dict | str)):
+        raise BlockFormatError("block meta 'source' must be an object, a string or null")
+    if "answer" in meta and (isinstance(meta["answer"], bool) or not isinstance(meta["answer"], str | int | float)):
+        raise BlockFormatError("block meta 'answer' must be a string or a number")
+    if "probe" in meta:
+        probe = meta["probe"]
+        tokens = probe.get("tokens") if isinstance(probe, dict) else None
+        if (not isinstance(probe, dict) or not isinstance(tokens, list)
+                or not all(type(t) is int and t >= 0 for t in tokens)
+                or not isinstance(probe.get("reference_sha256", ""), str)):
+            raise BlockFormatError("block meta 'probe' must be {\"tokens\": [non-negative integers], "
+                                   "\"reference_sha256\": string}")
+    if "owner" in meta:
+        owner = meta["owner"]
+        if (not isinstance(owner, dict) or not isinstance(owner.get("shared", False), bool)
+                or not (owner.get("team") is None or isinstance(owner.get("team"), str))):
+            raise BlockFormatError("block meta 'owner' must be {\"team\": string or null, \"shared\": boolean}")
+    return meta
 
 
 def new_block(*, kind: str, tokens: tuple[int, ...] | list[int], pos_start: int, fingerprint: str,
@@ -152,15 +217,22 @@ def new_block(*, kind: str, tokens: tuple[int, ...] | list[int], pos_start: int,
     identity = BlockIdentity.from_dict(BlockIdentity(
         kind, tuple(int(t) for t in tokens), pos_start, fingerprint, dict(profile),
         hashlib.sha256(payload).hexdigest(), len(payload)).as_dict())
-    block_id = identity.block_id()
-    return Block(block_id, identity, payload, dict(meta or {}), sign(block_id, key) if key else None)
+    block = Block(identity.block_id(), identity, payload, validate_meta(dict(meta or {})))
+    return signed(block, key) if key else block
+
+
+def signed(block: Block, key: bytes) -> Block:
+    """The same block as a version-2 block signed under `key` (the id does not change)."""
+    unsigned = Block(block.block_id, block.identity, block.payload, dict(block.meta), None, FORMAT_VERSION)
+    return Block(block.block_id, block.identity, block.payload, dict(block.meta), sign(unsigned.signed_part(), key),
+                 FORMAT_VERSION)
 
 
 def encode_header(block: Block) -> bytes:
     header = canonical_json(block.header())
     if len(header) > MAX_HEADER_BYTES:
         raise BlockFormatError(f"block header of {len(header)} bytes exceeds {MAX_HEADER_BYTES}")
-    return _PREFIX.pack(MAGIC, FORMAT_VERSION, 0, len(header)) + header
+    return _PREFIX.pack(MAGIC, block.format_version, 0, len(header)) + header
 
 
 def encode(block: Block) -> bytes:
@@ -192,13 +264,24 @@ def _read_exact(stream: IO[bytes], n: int, what: str) -> bytes:
     return data
 
 
-def read_header(stream: IO[bytes]) -> tuple[str, BlockIdentity, dict[str, Any], str | None]:
-    """Parse the prefix and JSON header; leaves the stream at the first payload byte."""
+@dataclass(frozen=True)
+class BlockHeader:
+    block_id: str
+    identity: BlockIdentity
+    meta: dict[str, Any]
+    hmac: str | None
+    format_version: int
+
+
+def read_header(stream: IO[bytes]) -> BlockHeader:
+    """Parse and type-check the prefix and JSON header; leaves the stream at the first payload byte. Nothing here is
+    authenticated yet: read_block checks the id, the payload and the signature."""
     magic, version, flags, header_len = _PREFIX.unpack(_read_exact(stream, _PREFIX.size, "the prefix"))
     if magic != MAGIC:
         raise BlockFormatError("not a kvgraft block (bad magic)")
-    if version != FORMAT_VERSION:
-        raise BlockFormatError(f"unsupported block format version {version} (this build reads {FORMAT_VERSION})")
+    if version not in READABLE_VERSIONS:
+        raise BlockFormatError(f"unsupported block format version {version} (this build reads "
+                               f"{', '.join(map(str, READABLE_VERSIONS))})")
     if flags != 0:
         raise BlockFormatError(f"unsupported block flags {flags:#x}")
     if header_len > MAX_HEADER_BYTES:
@@ -213,11 +296,9 @@ def read_header(stream: IO[bytes]) -> tuple[str, BlockIdentity, dict[str, Any], 
     block_id, meta, mac = header.get("block_id"), header.get("meta", {}), header.get("hmac")
     if not _is_sha256_hex(block_id):
         raise BlockFormatError("block_id must be 64 lowercase hex digits")
-    if not isinstance(meta, dict):
-        raise BlockFormatError("block meta must be an object")
     if mac is not None and not _is_sha256_hex(mac):
         raise BlockFormatError("block hmac must be 64 lowercase hex digits")
-    return block_id, BlockIdentity.from_dict(header.get("identity")), meta, mac
+    return BlockHeader(block_id, BlockIdentity.from_dict(header.get("identity")), validate_meta(meta), mac, version)
 
 
 def _remaining_bytes(stream: IO[bytes]) -> int | None:
@@ -279,8 +360,10 @@ class _PipelinedSha256:
 
 def read_block(stream: IO[bytes], *, expected_id: str | None = None, key: bytes | None = None,
                expected_fingerprint: str | None = None) -> Block:
-    """Read and verify one block. The payload is read straight into one buffer and hashed chunk by chunk."""
-    block_id, identity, meta, mac = read_header(stream)
+    """Read and verify one block. The payload is read straight into one buffer and hashed chunk by chunk. With a
+    `key`, the block must carry a valid version-2 signature over its whole header (BlockAuthError otherwise)."""
+    head = read_header(stream)
+    block_id, identity, meta, mac = head.block_id, head.identity, head.meta, head.hmac
     if expected_id is not None and block_id != expected_id:
         raise BlockIntegrityError(f"object holds block {block_id}, expected {expected_id}")
     if identity.block_id() != block_id:
@@ -289,10 +372,15 @@ def read_block(stream: IO[bytes], *, expected_id: str | None = None, key: bytes 
         raise BlockIntegrityError(
             f"block {block_id} is for fingerprint {identity.fingerprint}, expected {expected_fingerprint}")
     if key is not None:
-        if mac is None:
+        status = signature_status(Block(block_id, identity, b"", meta, mac, head.format_version), key)
+        if status == "unsigned-v1":
+            raise BlockAuthError(f"block {block_id} is unsigned-v1: a format-1 block whose HMAC covers only its id, "
+                                 f"not its metadata; re-deposit it (or `kvgraft blocks repair`) under this key")
+        if status == "unsigned":
             raise BlockAuthError(f"block {block_id} carries no HMAC but a block key is configured")
-        if not hmac_lib.compare_digest(mac, sign(block_id, key)):
-            raise BlockAuthError(f"block {block_id}: HMAC does not match the configured block key")
+        if status != "signed":
+            raise BlockAuthError(f"block {block_id}: HMAC does not match its header under the configured block key "
+                                 f"(tampered metadata or another key)")
     remaining = _remaining_bytes(stream)
     if remaining is not None and remaining < identity.payload_bytes:
         raise BlockIntegrityError(f"block {block_id} is truncated: payload {remaining} of "
@@ -317,7 +405,7 @@ def read_block(stream: IO[bytes], *, expected_id: str | None = None, key: bytes 
         raise BlockIntegrityError(f"block {block_id} has bytes after its payload")
     if digest != identity.payload_sha256:
         raise BlockIntegrityError(f"block {block_id}: payload SHA-256 mismatch (corrupted or tampered)")
-    return Block(block_id, identity, payload, meta, mac)
+    return Block(block_id, identity, payload, meta, mac, head.format_version)
 
 
 def read_block_file(path: Path, **kwargs: Any) -> Block:

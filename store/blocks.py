@@ -18,6 +18,7 @@ from store.objects import ObjectInfo, ObjectStore
 log = structlog.get_logger(__name__)
 
 BLOCKS_PREFIX = "blocks/"
+QUARANTINE_PREFIX = "quarantine/"
 
 
 def block_key(fingerprint: str, block_id: str) -> str:
@@ -90,12 +91,35 @@ class BlockStore:
             return read_block_file(path, **checks)  # a second failure is the origin's and is raised
 
     def header(self, fingerprint: str, block_id: str) -> tuple[BlockIdentity, dict[str, Any]]:
-        """Identity and metadata of a stored block without reading (or verifying) its payload."""
+        """Identity and metadata of a stored block without reading its payload: NOT verified (no payload hash, no
+        signature check), for display only; anything that catalogues or grafts a block uses get()."""
         with self.objects.open(block_key(fingerprint, block_id)) as stream:
-            found_id, identity, meta, _ = read_header(stream)
-        if found_id != block_id or identity.block_id() != block_id:
-            raise BlockIntegrityError(f"object {block_key(fingerprint, block_id)} holds block {found_id}")
-        return identity, meta
+            head = read_header(stream)
+        if head.block_id != block_id or head.identity.block_id() != block_id:
+            raise BlockIntegrityError(f"object {block_key(fingerprint, block_id)} holds block {head.block_id}")
+        return head.identity, head.meta
+
+    def replace(self, block: Block) -> StoredBlock:
+        """Overwrite a damaged object with a block re-derived under the same id (the write-once put would keep the
+        damaged bytes): delete, then put; readers in between see a miss, never a mix."""
+        self.delete(block.fingerprint, block.block_id)
+        stored = self.put(block)
+        log.warning("store.block_replaced", block_id=block.block_id, fingerprint=block.fingerprint)
+        return stored
+
+    def quarantine(self, fingerprint: str, block_id: str, *, stamp: str) -> str | None:
+        """Move a damaged object (its raw bytes, unverified) to `quarantine/<fingerprint>/<id>-<stamp>` and delete
+        it from the blocks prefix; returns the quarantine key, or None when there was no object to move."""
+        key = block_key(fingerprint, block_id)
+        if not self.objects.exists(key):
+            return None
+        with self.objects.open(key) as stream:
+            raw = stream.read()
+        target = f"{QUARANTINE_PREFIX}{fingerprint}/{block_id}-{stamp}"
+        self.objects.put(target, raw, sha256=hashlib.sha256(raw).hexdigest())
+        self.delete(fingerprint, block_id)
+        log.warning("store.block_quarantined", block_id=block_id, fingerprint=fingerprint, key=target)
+        return target
 
     def exists(self, fingerprint: str, block_id: str) -> bool:
         return self.objects.exists(block_key(fingerprint, block_id))

@@ -73,6 +73,36 @@ class UTCDateTime(sa.TypeDecorator[datetime]):
         return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
 
 
+def nul_safe(text: str) -> str:
+    """`text` with NUL characters replaced by U+FFFD: PostgreSQL text cannot hold NUL, and model or program output
+    may contain it. Callers that hash text apply this first, so digests cover exactly what is stored."""
+    return text.replace("\x00", "\ufffd") if "\x00" in text else text
+
+
+class NulSafeText(sa.TypeDecorator[str]):
+    """Text that may come from a model or a program: NUL is stored as U+FFFD (the same on SQLite and PostgreSQL)."""
+
+    impl = sa.Text
+    cache_ok = True
+
+    def process_bind_param(self, value: str | None, dialect: sa.Dialect) -> str | None:
+        return nul_safe(value) if isinstance(value, str) else value
+
+
+class AnswerJSON(sa.TypeDecorator[Any]):
+    """A JSON answer (number or string) stored exactly: an integer outside the 64-bit range is stored as its decimal
+    string, because SQLite gives a JSON column NUMERIC affinity and would turn `777...7` (401 digits) into a float.
+    Answers are compared as exact decimals (workers.answers), so "12" and 12 are the same answer."""
+
+    impl = sa.JSON(none_as_null=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: Any, dialect: sa.Dialect) -> Any:
+        if isinstance(value, int) and not isinstance(value, bool) and not -(2**63) <= value < 2**63:
+            return str(value)
+        return value
+
+
 def _json() -> sa.JSON:
     """A JSON column type where Python None is SQL NULL (not the JSON literal `null`)."""
     return sa.JSON(none_as_null=True)
@@ -96,6 +126,10 @@ class Team(Base):
     id: Mapped[int] = mapped_column(sa.Integer, primary_key=True)
     name: Mapped[str] = mapped_column(sa.String(200), unique=True)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    # an operator marks a team trusted: its shared verified blocks are grafted by every team that has not chosen
+    trusted: Mapped[bool] = mapped_column(sa.Boolean, default=False, server_default=sa.false())
+    # the team's own choice of team ids whose shared blocks it grafts (besides its own); None: the trusted teams
+    graft_from: Mapped[Any | None] = mapped_column(_json())
 
 
 class ApiToken(Base):
@@ -144,7 +178,7 @@ class Problem(Base):
     external_id: Mapped[str] = mapped_column(sa.String(200))
     question: Mapped[str] = mapped_column(sa.Text)
     question_digest: Mapped[str] = mapped_column(_sha256(), index=True)
-    answer: Mapped[Any | None] = mapped_column(_json())
+    answer: Mapped[Any | None] = mapped_column(AnswerJSON())
     solution: Mapped[str | None] = mapped_column(sa.Text)
     verifier: Mapped[Any | None] = mapped_column(_json())
     status: Mapped[str] = mapped_column(sa.String(16), default="pending")
@@ -170,13 +204,13 @@ class Generation(Base):
     problem_id: Mapped[str] = mapped_column(sa.ForeignKey("problems.id"))
     sample_index: Mapped[int] = mapped_column(sa.Integer)
     prompt_digest: Mapped[str] = mapped_column(_sha256())
-    text: Mapped[str] = mapped_column(sa.Text)
+    text: Mapped[str] = mapped_column(NulSafeText())
     text_digest: Mapped[str] = mapped_column(_sha256())
-    program: Mapped[str | None] = mapped_column(sa.Text)
+    program: Mapped[str | None] = mapped_column(NulSafeText())
     program_digest: Mapped[str | None] = mapped_column(_sha256())
     sandbox_result: Mapped[Any | None] = mapped_column(_json())
     verdict: Mapped[str] = mapped_column(sa.String(16))
-    answer: Mapped[str | None] = mapped_column(sa.Text)
+    answer: Mapped[str | None] = mapped_column(NulSafeText())
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
 
 
@@ -205,6 +239,27 @@ class BlockRow(Base):
     shared: Mapped[bool] = mapped_column(sa.Boolean, default=False, server_default=sa.false())
     text_digest: Mapped[str | None] = mapped_column(_sha256())
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    quarantined_at: Mapped[datetime | None] = mapped_column(UTCDateTime())  # corrupt and not re-derivable: a miss
+
+
+class BlockOwner(Base):
+    """One team's deposit of a (possibly deduplicated) block: visibility is per owner row, never per first
+    depositor. `owner_key` is the team id as text, or `deployment` for an operator's deposit with no team."""
+
+    __tablename__ = "block_owners"
+    __table_args__ = (sa.UniqueConstraint("block_id", "owner_key"),)
+
+    id: Mapped[int] = mapped_column(sa.Integer, primary_key=True)
+    block_id: Mapped[str] = mapped_column(sa.ForeignKey("blocks.id"))
+    owner_key: Mapped[str] = mapped_column(sa.String(32))
+    team_id: Mapped[int | None] = mapped_column(sa.ForeignKey("teams.id"), index=True)
+    shared: Mapped[bool] = mapped_column(sa.Boolean, default=False, server_default=sa.false())
+    verified_by_team_id: Mapped[int | None] = mapped_column(sa.ForeignKey("teams.id"))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+
+def owner_key(team_id: int | None) -> str:
+    return "deployment" if team_id is None else str(team_id)
 
 
 class Attestation(Base):
@@ -227,7 +282,7 @@ class Attestation(Base):
     kl_max: Mapped[float] = mapped_column(sa.Double)
     argmax_agree: Mapped[str] = mapped_column(sa.String(32))
     max_abs_diff: Mapped[float] = mapped_column(sa.Double)
-    reason: Mapped[str | None] = mapped_column(sa.Text)
+    reason: Mapped[str | None] = mapped_column(NulSafeText())
     timings: Mapped[Any] = mapped_column(sa.JSON)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
 
@@ -242,12 +297,13 @@ class Query(Base):
     team_id: Mapped[int | None] = mapped_column(sa.ForeignKey("teams.id"), index=True)
     question: Mapped[str] = mapped_column(sa.Text)
     question_digest: Mapped[str] = mapped_column(_sha256(), index=True)
-    answer: Mapped[str | None] = mapped_column(sa.Text)
+    answer: Mapped[str | None] = mapped_column(NulSafeText())
     route: Mapped[str] = mapped_column(sa.String(16))
     block_id: Mapped[str | None] = mapped_column(_sha256(), index=True)
     decode_tokens: Mapped[int | None] = mapped_column(sa.Integer)
     verified: Mapped[bool] = mapped_column(sa.Boolean, default=False, server_default=sa.false())
     attested: Mapped[bool] = mapped_column(sa.Boolean, default=False, server_default=sa.false())
+    verified_by: Mapped[str | None] = mapped_column(sa.String(200))  # the team whose key verified the block used
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
 
 
@@ -266,7 +322,7 @@ class QueryRequest(Base):
     expected: Mapped[Any | None] = mapped_column(_json())  # {"answer": ..., "verifier": ...} when known
     status: Mapped[str] = mapped_column(sa.String(16), default="pending")
     query_id: Mapped[str | None] = mapped_column(sa.ForeignKey("queries.id"))
-    error: Mapped[str | None] = mapped_column(sa.Text)
+    error: Mapped[str | None] = mapped_column(NulSafeText())
     # Task deliveries that started / that returned or raised: the difference is deliveries that lost their worker.
     deliveries: Mapped[int] = mapped_column(sa.Integer, default=0, server_default="0")
     deliveries_ended: Mapped[int] = mapped_column(sa.Integer, default=0, server_default="0")

@@ -19,11 +19,14 @@ from store.errors import BlockFormatError, BlockIntegrityError, BlockNotFoundErr
 log = structlog.get_logger(__name__)
 
 
+MIN_ORPHAN_AGE = timedelta(minutes=10)  # a deposit writes its object before its row: never race one in flight
+
+
 @dataclass(frozen=True)
 class BlockCheck:
     block_id: str
     fingerprint: str
-    status: str  # ok | missing | corrupted | orphan
+    status: str  # ok | missing | corrupted | orphan | elsewhere
     detail: str = ""
 
 
@@ -33,12 +36,14 @@ class VerifyReport:
     counts: dict[str, int] = field(default_factory=dict)
 
     def failed(self, *, strict: bool = False) -> bool:
-        bad = {"missing", "corrupted"} | ({"orphan"} if strict else set())
+        bad = {"missing", "corrupted", "elsewhere"} | ({"orphan"} if strict else set())
         return any(c.status in bad for c in self.checks)
 
 
-def _catalogued(session: Session, store_url: str, fingerprint: str | None) -> dict[str, BlockRow]:
-    query = sa.select(BlockRow).where(BlockRow.store_url == store_url)
+def _catalogued(session: Session, fingerprint: str | None) -> dict[str, BlockRow]:
+    """Every catalogue row (of one fingerprint, or all), whatever store it names: an object is catalogued when any
+    row has its block id."""
+    query = sa.select(BlockRow)
     if fingerprint is not None:
         query = query.where(BlockRow.fingerprint == fingerprint)
     return {row.id: row for row in session.scalars(query)}
@@ -46,8 +51,10 @@ def _catalogued(session: Session, store_url: str, fingerprint: str | None) -> di
 
 def verify_blocks(blocks: BlockStore, session: Session, *, fingerprint: str | None = None,
                   progress: Callable[[int], None] | None = None) -> VerifyReport:
-    """Re-hash every object (of one fingerprint, or all) and compare the store with the catalogue rows."""
-    rows = _catalogued(session, blocks.url, fingerprint)
+    """Re-hash every object (of one fingerprint, or all) and compare the store with the catalogue rows. A row that
+    names another store (a moved data folder, a copy registered elsewhere) fails as `elsewhere`: readers of this
+    deployment would look for its object here."""
+    rows = _catalogued(session, fingerprint)
     checks: list[BlockCheck] = []
     seen: set[str] = set()
     for n, obj in enumerate(blocks.list(fingerprint), start=1):
@@ -65,7 +72,11 @@ def verify_blocks(blocks: BlockStore, session: Session, *, fingerprint: str | No
         if progress:
             progress(n)
     for block_id, row in rows.items():
-        if block_id not in seen:
+        if row.store_url != blocks.url:
+            checks.append(BlockCheck(block_id, row.fingerprint, "elsewhere",
+                                     f"its row names the store {row.store_url}, not this one ({blocks.url})"
+                                     + ("" if block_id in seen else "; no object here either")))
+        elif block_id not in seen:
             checks.append(BlockCheck(block_id, row.fingerprint, "missing", f"no object at {row.object_key}"))
     report = VerifyReport(tuple(checks), dict(Counter(c.status for c in checks)))
     log.info("store.verified", store=blocks.url, **report.counts)
@@ -74,21 +85,31 @@ def verify_blocks(blocks: BlockStore, session: Session, *, fingerprint: str | No
 
 def orphans(blocks: BlockStore, session: Session, *, older_than: timedelta,
             now: datetime | None = None) -> list[BlockObject]:
-    """Objects with no catalogue row, last modified more than `older_than` ago."""
-    rows = _catalogued(session, blocks.url, None)
+    """Objects whose block id no catalogue row has (rows naming any store count), last modified more than
+    `older_than` ago; `older_than` below MIN_ORPHAN_AGE is refused."""
+    if older_than < MIN_ORPHAN_AGE:
+        raise ValueError(f"--older-than must be at least {int(MIN_ORPHAN_AGE.total_seconds() // 60)} minutes: a "
+                         f"deposit in flight has its object before its row")
+    rows = _catalogued(session, None)
     cutoff = (now or utcnow()) - older_than
     return [o for o in blocks.list() if o.block_id not in rows and o.info.modified < cutoff]
 
 
 def collect_orphans(blocks: BlockStore, session: Session, *, older_than: timedelta,
                     dry_run: bool = False) -> list[BlockObject]:
-    """Delete orphaned objects older than `older_than`. Never touches an object that has a row."""
+    """Delete orphaned objects older than `older_than`. Never deletes an object whose block id has a row: each is
+    checked again, against the catalogue as it is at that moment, right before it is deleted."""
     found = orphans(blocks, session, older_than=older_than)
-    if not dry_run:
-        for o in found:
+    removed = []
+    for o in found:
+        if session.get(BlockRow, o.block_id, populate_existing=True) is not None:
+            log.info("store.orphan_kept", block_id=o.block_id, reason="catalogued meanwhile")
+            continue
+        removed.append(o)
+        if not dry_run:
             blocks.delete(o.fingerprint, o.block_id)
             log.info("store.orphan_removed", block_id=o.block_id, fingerprint=o.fingerprint)
-    return found
+    return removed
 
 
 @dataclass(frozen=True)

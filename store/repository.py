@@ -16,7 +16,20 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from store.db import TOKEN_ROLES, ApiToken, Attestation, Batch, BlockRow, Copy, Generation, Problem, Team, utcnow
+from store.db import (
+    TOKEN_ROLES,
+    ApiToken,
+    Attestation,
+    Batch,
+    BlockOwner,
+    BlockRow,
+    Copy,
+    Generation,
+    Problem,
+    Team,
+    owner_key,
+    utcnow,
+)
 from store.errors import StoreError, UnknownRoleError
 
 log = structlog.get_logger(__name__)
@@ -91,17 +104,53 @@ def revoke_token(session: Session, *, token_id: int) -> ApiToken:
     return token
 
 
+def set_team_trusted(session: Session, *, name: str, trusted: bool) -> Team:
+    """An operator's mark: the shared verified blocks of a trusted team are grafted by every team that has not
+    chosen its own sources."""
+    team = session.scalars(sa.select(Team).where(Team.name == name)).one_or_none()
+    if team is None:
+        raise StoreError(f"no team named {name!r}")
+    team.trusted = trusted
+    session.flush()
+    log.info("db.team_trust_set", team=name, trusted=trusted)
+    return team
+
+
+def set_graft_from(session: Session, *, team_id: int, names: list[str] | None) -> list[str] | None:
+    """A team's own choice of teams whose shared blocks it grafts (None: back to the operator-trusted default);
+    returns the names recorded. Unknown names are refused."""
+    team = session.get(Team, team_id)
+    if team is None:
+        raise StoreError(f"no team {team_id}")
+    if names is None:
+        team.graft_from = None
+        session.flush()
+        return None
+    found = dict(session.execute(sa.select(Team.name, Team.id).where(Team.name.in_(names))).all())
+    unknown = sorted(set(names) - set(found))
+    if unknown:
+        raise LookupError(f"no team named {', '.join(map(repr, unknown))}")
+    team.graft_from = sorted({found[n] for n in names} - {team_id})
+    session.flush()
+    log.info("db.graft_from_set", team_id=team_id, sources=team.graft_from)
+    return sorted(set(names) - {team.name})
+
+
 def record_block(session: Session, *, block_id: str, fingerprint: str, kind: str, n_tokens: int, bytes: int,
                  payload_sha256: str, object_key: str, store_url: str, profile: dict[str, Any],
                  meta: dict[str, Any] | None = None, source: dict[str, Any] | None = None,
                  team_id: int | None = None, shared: bool = False,
-                 text_digest: str | None = None) -> tuple[BlockRow, bool]:
-    """Catalogue a stored block, idempotently by block id: returns the row and whether this call created it.
+                 text_digest: str | None = None, verified_by_team_id: int | None = None) -> tuple[BlockRow, bool]:
+    """Catalogue a stored block, idempotently by block id, and record this deposit's owner (team, shared, whose key
+    verified it): returns the row and whether this call created it.
 
-    A block already catalogued (by this session, an earlier one, or a concurrent one) is returned unchanged.
+    A block already catalogued (by this session, an earlier one, or a concurrent one) is returned unchanged; the
+    depositing team becomes one more owner of it, so deduplication never hides a block from its own depositor.
     """
     existing = session.get(BlockRow, block_id)
     if existing is not None:
+        record_owner(session, block_id=block_id, team_id=team_id, shared=shared,
+                     verified_by_team_id=verified_by_team_id)
         return existing, False
     values = {"id": block_id, "fingerprint": fingerprint, "kind": kind, "n_tokens": n_tokens, "bytes": bytes,
               "payload_sha256": payload_sha256, "object_key": object_key, "store_url": store_url,
@@ -111,9 +160,54 @@ def record_block(session: Session, *, block_id: str, fingerprint: str, kind: str
     row = session.get(BlockRow, block_id)
     if row is None:
         raise StoreError(f"block {block_id} was neither inserted nor found")
+    record_owner(session, block_id=block_id, team_id=team_id, shared=shared, verified_by_team_id=verified_by_team_id)
     log.info("db.block_recorded", block_id=block_id, created=created, kind=kind)
     return row, created
 
+
+def record_owner(session: Session, *, block_id: str, team_id: int | None, shared: bool,
+                 verified_by_team_id: int | None = None) -> BlockOwner:
+    """One team's ownership of a block (idempotent); a later shared deposit by the same team makes it shared."""
+    values = {"block_id": block_id, "owner_key": owner_key(team_id), "team_id": team_id, "shared": shared,
+              "verified_by_team_id": verified_by_team_id}
+    _insert_ignoring_conflict(session, BlockOwner, values, ["block_id", "owner_key"])
+    owner = session.scalars(sa.select(BlockOwner).where(BlockOwner.block_id == block_id,
+                                                        BlockOwner.owner_key == owner_key(team_id))).one()
+    if shared and not owner.shared:
+        owner.shared = True
+    if owner.verified_by_team_id is None and verified_by_team_id is not None:
+        owner.verified_by_team_id = verified_by_team_id
+    session.flush()
+    return owner
+
+
+def block_visible_to(team_id: int | None) -> Any:
+    """SQL condition on BlockRow: the team deposited the block, some team deposited it shared, or the deployment
+    deposited it (an operator's deposit with no team: the deployment's own library). Team None: every block, for
+    operators and auditors. Another team's private block is indistinguishable from a missing one."""
+    if team_id is None:
+        return sa.true()
+    return sa.exists(sa.select(BlockOwner.id).where(BlockOwner.block_id == BlockRow.id,
+                                                    sa.or_(BlockOwner.team_id == team_id, BlockOwner.team_id.is_(None),
+                                                           BlockOwner.shared.is_(True))))
+
+
+def graft_sources(session: Session, *, team_id: int) -> list[int]:
+    """The teams whose shared verified blocks `team_id` grafts besides its own: its own choice (`graft_from`), or,
+    when it has not chosen, the teams an operator marked trusted."""
+    team = session.get(Team, team_id)
+    if team is not None and team.graft_from is not None:
+        return [int(t) for t in team.graft_from]
+    return [t for (t,) in session.execute(sa.select(Team.id).where(Team.trusted.is_(True)))]
+
+
+def _graftable_by(session: Session, team_id: int | None) -> Any:
+    """SQL condition on Batch: a team grafts what its own batches verified, and the shared batches of the teams it
+    trusts (graft_sources); team None (operators, embedded single-user runs) grafts every batch's blocks."""
+    if team_id is None:
+        return sa.true()
+    return sa.or_(Batch.team_id == team_id,
+                  sa.and_(Batch.shared.is_(True), Batch.team_id.in_(graft_sources(session, team_id=team_id))))
 
 def get_block(session: Session, *, block_id: str) -> BlockRow | None:
     return session.get(BlockRow, block_id)
@@ -236,11 +330,10 @@ def find_recurrence(session: Session, *, question_digest: str, team_id: int | No
     """The newest solved problem with this normalized question whose block this team may use: its own team's,
     or any team's batch submitted with shared=true."""
     query = (sa.select(Problem).join(Batch, Problem.batch_id == Batch.id)
+             .join(BlockRow, Problem.block_id == BlockRow.id)
              .where(Problem.question_digest == question_digest, Problem.status == "solved",
-                    Problem.block_id.is_not(None))
+                    BlockRow.quarantined_at.is_(None), _graftable_by(session, team_id))
              .order_by(Problem.updated_at.desc()).limit(1))
-    if team_id is not None:
-        query = query.where(sa.or_(Batch.team_id == team_id, Batch.shared.is_(True)))
     return session.scalar(query)
 
 
@@ -249,7 +342,12 @@ def visible_solution_blocks(session: Session, *, team_id: int | None, fingerprin
     """Solved problems and their solution blocks of this fingerprint that this team may use (the router's pool)."""
     query = (sa.select(Problem, BlockRow).join(Batch, Problem.batch_id == Batch.id)
              .join(BlockRow, Problem.block_id == BlockRow.id)
-             .where(Problem.status == "solved", BlockRow.kind == "solution", BlockRow.fingerprint == fingerprint))
-    if team_id is not None:
-        query = query.where(sa.or_(Batch.team_id == team_id, Batch.shared.is_(True)))
+             .where(Problem.status == "solved", BlockRow.kind == "solution", BlockRow.fingerprint == fingerprint,
+                    BlockRow.quarantined_at.is_(None), _graftable_by(session, team_id)))
     return [(p, b) for p, b in session.execute(query)]
+
+
+def verifying_team(session: Session, *, problem: Problem) -> str | None:
+    """The name of the team whose answer key (or verifier, or reference program) verified this problem's block."""
+    return session.scalar(sa.select(Team.name).join(Batch, Batch.team_id == Team.id)
+                          .where(Batch.id == problem.batch_id))

@@ -14,9 +14,15 @@ import structlog
 from engine.graft import GraftEngine
 from engine.sampling import SamplingParams, generate
 from store.db import Query
-from store.repository import find_recurrence, get_block, latest_attestation, visible_solution_blocks
-from workers.answers import answers_match, parse_number
-from workers.blocks import block_to_snapshot
+from store.repository import (
+    find_recurrence,
+    get_block,
+    latest_attestation,
+    verifying_team,
+    visible_solution_blocks,
+)
+from workers.answers import answers_match, number_key
+from workers.blocks import block_to_snapshot, read_or_miss
 from workers.documents import answer_from_block, context_query, route_document
 from workers.programs import extract_program, verify_program
 from workers.prompts import (
@@ -60,6 +66,8 @@ class Answer:
     attested: bool
     detail: str = ""
     query_id: str | None = None
+    verified_by: str | None = None  # the team whose answer key verified the block this answer rests on
+
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -117,17 +125,21 @@ def _schedule_attestation(rt: Runtime, block_id: str) -> None:
 
 
 def _recurrence(rt: Runtime, engine: GraftEngine, style: PromptStyle, question: str,
-                team_id: int | None) -> tuple[str, str, str | None, int] | None:
-    """(block id, stored verified answer, decoded answer, decode tokens) for an exact repeat, or None."""
+                team_id: int | None) -> tuple[str, str, str | None, int, str | None] | None:
+    """(block id, stored verified answer, decoded answer, decode tokens, verifying team) for an exact repeat, or
+    None."""
     with rt.session() as s:
         problem = find_recurrence(s, question_digest=question_digest(question), team_id=team_id)
         if problem is None or problem.block_id is None:
             return None
         row = get_block(s, block_id=problem.block_id)
         stored_answer = str((problem.outcome or {}).get("answer", ""))
+        verified_by = verifying_team(s, problem=problem)
     if row is None or row.fingerprint != engine.fingerprint.id:
         return None
-    block = rt.blocks.get(row.fingerprint, row.id)
+    block = read_or_miss(rt.blocks, row.fingerprint, row.id, purpose="recurrence")
+    if block is None:
+        return None
     snapshot = block_to_snapshot(block)
     query = tokens_of(engine, recurrence_query(style))
     with engine.open_context() as ctx:
@@ -136,19 +148,21 @@ def _recurrence(rt: Runtime, engine: GraftEngine, style: PromptStyle, question: 
         out = generate(engine, ctx, pos=snapshot.pos_end + len(query), logits=logits,
                        params=SamplingParams(max_tokens=MAX_ANSWER_TOKENS, temperature=0.0, stop=style.answer_stops))
     decoded = out.text.strip() or None
-    return row.id, stored_answer, decoded, len(out.tokens)
+    return row.id, stored_answer, decoded, len(out.tokens), verified_by
 
 
 def _agreeing(answers: list[str | None], samples: int) -> str | None:
     """The answer at least ceil(2K/3) of the K samples printed (numbers compared by value), else None."""
-    keyed = [(str(parse_number(a)) if parse_number(a) is not None else a) for a in answers if a is not None]
+    def key(a: str) -> str:
+        return number_key(a) or a
+
+    keyed = [key(a) for a in answers if a is not None]
     if not keyed:
         return None
     value, count = Counter(keyed).most_common(1)[0]
     if count < max(2, -(-2 * samples // 3)):
         return None
-    return next(a for a in answers if a is not None and (str(parse_number(a)) if parse_number(a) is not None
-                                                         else a) == value)
+    return next(a for a in answers if a is not None and key(a) == value)
 
 
 def direct_samples(rt: Runtime, engine: GraftEngine, style: PromptStyle, prompt: list[int], skill: Any, seed_key: str,
@@ -169,10 +183,14 @@ def transfer_answer(rt: Runtime, engine: GraftEngine, style: PromptStyle, questi
     with rt.session() as s:
         pool = visible_solution_blocks(s, team_id=team_id, fingerprint=engine.fingerprint.id)
         candidates = [Candidate(b.id, p.question) for p, b in pool]
+        verifiers = {b.id: verifying_team(s, problem=p) for p, b in pool}
     chosen = route(question, candidates, threshold=params.router_threshold)
     if chosen.key is None:
         return None
-    block = rt.blocks.get(engine.fingerprint.id, chosen.key)
+    by = verifiers.get(chosen.key)
+    block = read_or_miss(rt.blocks, engine.fingerprint.id, chosen.key, purpose="transfer")
+    if block is None:
+        return None
     snapshot = block_to_snapshot(block)
     prompt = tokens_of(engine, transfer_part(style, question))
     solve = SolveParams(samples=params.samples, temperature=params.temperature, max_tokens=params.max_tokens)
@@ -188,11 +206,11 @@ def transfer_answer(rt: Runtime, engine: GraftEngine, style: PromptStyle, questi
         answers.append(answer)
         if check.verdict == "verified":
             return Answer(answer, "transfer", chosen.key, spent, True, _attested(rt, engine, chosen.key, 8),
-                          f"router score {chosen.score:.2f}; sample {k} verified")
+                          f"router score {chosen.score:.2f}; sample {k} verified", verified_by=by)
     attested = _attested(rt, engine, chosen.key, 8)
     if not params.post_graft_gate:
         first = next((a for a in answers if a is not None), None)
-        return Answer(first, "transfer", chosen.key, spent, False, attested, "post-graft gate off")
+        return Answer(first, "transfer", chosen.key, spent, False, attested, "post-graft gate off", verified_by=by)
     if expected is not None or verifier is not None:
         return Answer(None, "abstain", chosen.key, spent, False, attested,
                       f"post-graft gate: no transferred program verified (router score {chosen.score:.2f})")
@@ -200,14 +218,16 @@ def transfer_answer(rt: Runtime, engine: GraftEngine, style: PromptStyle, questi
     if agreed is None:
         return Answer(None, "abstain", chosen.key, spent, False, attested,
                       "post-graft gate: the transferred programs disagree")
-    return Answer(agreed, "transfer", chosen.key, spent, False, attested, "samples agree; nothing to verify against")
+    return Answer(agreed, "transfer", chosen.key, spent, False, attested, "samples agree; nothing to verify against",
+                  verified_by=by)
 
 
 def query_row(question: str, team_id: int | None, result: Answer) -> Query:
     """The `queries` row recording an answer."""
     return Query(team_id=team_id, question=question, question_digest=question_digest(question),
                  answer=result.answer, route=result.route, block_id=result.block_id,
-                 decode_tokens=result.decode_tokens, verified=result.verified, attested=result.attested)
+                 decode_tokens=result.decode_tokens, verified=result.verified, attested=result.attested,
+                 verified_by=result.verified_by)
 
 
 def answer_question(rt: Runtime, question: str, *, team_id: int | None = None, model: str | None = None,
@@ -235,21 +255,24 @@ def _answer(rt: Runtime, engine: GraftEngine, style: PromptStyle, question: str,
     hit = _recurrence(rt, engine, style, question, team_id)
     if hit is None and params.use_context:
         chosen = route_document(rt, engine, question, team_id=team_id, threshold=params.context_threshold)
-        if chosen is not None:
+        block = None if chosen is None else read_or_miss(rt.blocks, engine.fingerprint.id, chosen[0],
+                                                         purpose="context")
+        if chosen is not None and block is not None:
             block_id, score = chosen
-            answer, n = answer_from_block(rt, engine, block_id, engine.fingerprint.id, question)
+            answer, n = answer_from_block(rt, engine, block, question)
             checked = _checked(answer, expected, verifier)
             return Answer(answer, "context", block_id, n, bool(checked),
                           _attested(rt, engine, block_id, len(context_query(engine, question))),
                           f"document block routed with coverage {score:.2f}")
     if hit is not None:
-        block_id, stored, decoded, n = hit
+        block_id, stored, decoded, n, by = hit
         agrees = answers_match(decoded, stored)
         checked = _checked(decoded, expected, verifier)
         verified = agrees and checked is not False
         detail = "" if agrees else f"decoded {decoded!r} differs from the verified answer {stored!r}"
         return Answer(decoded, "recurrence", block_id, n, verified,
-                      _attested(rt, engine, block_id, len(tokens_of(engine, recurrence_query(style)))), detail)
+                      _attested(rt, engine, block_id, len(tokens_of(engine, recurrence_query(style)))), detail,
+                      verified_by=by)
     skill = ensure_skill(rt, engine, style)
     spent = 0
     if params.use_direct:
@@ -263,7 +286,5 @@ def _answer(rt: Runtime, engine: GraftEngine, style: PromptStyle, question: str,
     if params.use_transfer:
         transferred = transfer_answer(rt, engine, style, question, team_id, expected, verifier, params)
         if transferred is not None:
-            return Answer(transferred.answer, transferred.route, transferred.block_id,
-                          spent + transferred.decode_tokens, transferred.verified, transferred.attested,
-                          transferred.detail)
+            return replace(transferred, decode_tokens=spent + transferred.decode_tokens)
     return Answer(None, "abstain", None, spent, False, False, "no recurrence, no agreement, no block routed")

@@ -1,7 +1,7 @@
 """Attesting stored blocks on this machine: graft each block (as read from the store) and compare with a fresh
 computation of its tokens at its recorded probe query; record the verdict for this fingerprint and profile.
 Blocks present in the store but unknown to this database (copied from another pod) are registered from their
-self-describing headers first."""
+self-describing headers, only after a full verified read and together with their attestation."""
 
 from __future__ import annotations
 
@@ -14,9 +14,11 @@ import structlog
 
 from engine.errors import EngineError
 from engine.logits import compare
+from store.blockfile import Block
 from store.blocks import block_key
+from store.db import BlockRow
 from store.errors import StoreError
-from store.repository import get_block, record_attestation, record_block
+from store.repository import get_block, get_or_create_team, record_attestation, record_block
 from workers.attestations import divergence_fields, status_of
 from workers.blocks import block_to_snapshot
 from workers.deposit import probe_query
@@ -25,34 +27,48 @@ from workers.runtime import Runtime
 log = structlog.get_logger(__name__)
 
 
-def register_from_header(rt: Runtime, fingerprint: str, block_id: str) -> bool:
-    """Catalogue a stored block this database has never seen, from its header; True if a row was created."""
-    identity, meta = rt.blocks.header(fingerprint, block_id)
-    source = meta.get("source") if isinstance(meta.get("source"), dict) else None
+def _register(s: Any, rt: Runtime, block: Block) -> None:
+    """Catalogue a block found in the store, from its verified (hash, id, fingerprint and, under a key, signature)
+    header: the owner it names (team and shared flag); a header naming no owner gives no team visibility at all
+    (operators still see it), never `shared`."""
+    meta = dict(block.meta)
+    owner = meta.get("owner") if isinstance(meta.get("owner"), dict) else None
     text = meta.get("text") if isinstance(meta.get("text"), str) else ""
     extra = {k: meta[k] for k in ("passage", "question", "answer", "model") if k in meta}
-    with rt.session() as s:
-        if get_block(s, block_id=block_id) is not None:
-            return False
-        _, created = record_block(
-            s, block_id=block_id, fingerprint=identity.fingerprint, kind=identity.kind,
-            n_tokens=len(identity.tokens), bytes=identity.payload_bytes, payload_sha256=identity.payload_sha256,
-            object_key=block_key(fingerprint, block_id), store_url=rt.blocks.url, profile=dict(identity.profile),
-            meta={"registered_from_header": True, **extra}, source=source,
-            text_digest=hashlib.sha256(text.encode()).hexdigest() if text else None, shared=True)
-    log.info("attest.registered", block_id=block_id, fingerprint=fingerprint)
-    return created
+    team_id = None
+    if owner is not None and owner.get("team"):
+        team_id = get_or_create_team(s, name=str(owner["team"])).id
+    ident = block.identity
+    row_values = {"block_id": block.block_id, "fingerprint": ident.fingerprint, "kind": ident.kind,
+                  "n_tokens": len(ident.tokens), "bytes": ident.payload_bytes,
+                  "payload_sha256": ident.payload_sha256, "object_key": block_key(ident.fingerprint, block.block_id),
+                  "store_url": rt.blocks.url, "profile": dict(ident.profile),
+                  "meta": {"registered_from_header": True, **extra},
+                  "source": meta.get("source") if isinstance(meta.get("source"), dict) else None,
+                  "text_digest": hashlib.sha256(text.encode()).hexdigest() if text else None}
+    if owner is None:
+        s.add(BlockRow(id=block.block_id, team_id=None, shared=False, **{k: v for k, v in row_values.items()
+                                                                          if k != "block_id"}))
+        s.flush()
+    else:
+        record_block(s, team_id=team_id, shared=bool(owner.get("shared", False)), **row_values)
+    log.info("attest.registered", block_id=block.block_id, fingerprint=ident.fingerprint,
+             owner=owner.get("team") if owner else None, shared=bool(owner and owner.get("shared")))
 
 
 def attest_stored_block(rt: Runtime, block_id: str, *, fingerprint: str | None = None,
-                        model: str | None = None) -> dict[str, Any]:
-    """Gate one stored block here and record the attestation; a block of another fingerprint is refused."""
+                        model: str | None = None, register: bool = False) -> dict[str, Any]:
+    """Gate one stored block here and record the attestation; a block of another fingerprint is refused. With
+    `register`, a block this database has never seen is catalogued from its header, but only after a full verified
+    read, and in the same transaction as its attestation: a block refused on read is never catalogued."""
     engine = rt.engine(model)
     fp = engine.fingerprint
     with rt.session() as s:
         row = get_block(s, block_id=block_id)
         stored_fp = fingerprint or (row.fingerprint if row is not None else fp.id)
     record: dict[str, Any] = {"block_id": block_id, "fingerprint": stored_fp}
+    if row is None and not register:
+        return record | {"status": "refused", "byte_exact": False, "reason": f"block {block_id} is not catalogued"}
     if stored_fp != fp.id:
         return record | {"status": "refused", "byte_exact": False,
                          "reason": f"captured under fingerprint {stored_fp}; this machine is {fp.id} (other weights, "
@@ -60,23 +76,27 @@ def attest_stored_block(rt: Runtime, block_id: str, *, fingerprint: str | None =
     try:
         block = rt.blocks.get(stored_fp, block_id, use_cache=False)
         snapshot = block_to_snapshot(block)
-        probe = [int(t) for t in (block.meta.get("probe") or {}).get("tokens", [])]
+        probe = [int(t) for t in block.meta.get("probe", {}).get("tokens", [])]  # type-checked on read
         if not probe:
             probe = probe_query(engine)
         reference = engine.fresh(list(snapshot.tokens), probe)
         floor = compare(reference, engine.fresh(list(snapshot.tokens), probe)).byte_equal
         div = compare(reference, engine.graft(snapshot, probe, payload_verified=True))
     except (EngineError, StoreError, ValueError) as exc:
+        log.warning("attest.refused", block_id=block_id, error=type(exc).__name__, detail=str(exc))
         return record | {"status": "refused", "byte_exact": False, "reason": str(exc)}
     status = status_of(div.byte_equal, floor)
     profile = engine.profile(len(probe))
-    with rt.session() as s:
-        record_attestation(s, block_id=block_id if get_block(s, block_id=block_id) else None,
-                           probe_digest=reference.sha256(), fingerprint=fp.id, profile=profile.as_dict(),
-                           profile_id=profile.id, host=socket.gethostname(), status=status, floor_equal=floor,
-                           timings={}, reason=None if div.byte_equal else f"KL max {div.kl_max:.3g}",
-                           **divergence_fields(div))
-    return record | {"status": status, "byte_exact": div.byte_equal, "reason": None,
+    with rt.session() as s:  # registration and attestation commit together
+        registered = False
+        if get_block(s, block_id=block_id) is None:
+            _register(s, rt, block)
+            registered = True
+        record_attestation(s, block_id=block_id, probe_digest=reference.sha256(), fingerprint=fp.id,
+                           profile=profile.as_dict(), profile_id=profile.id, host=socket.gethostname(),
+                           status=status, floor_equal=floor, timings={},
+                           reason=None if div.byte_equal else f"KL max {div.kl_max:.3g}", **divergence_fields(div))
+    return record | {"status": status, "byte_exact": div.byte_equal, "reason": None, "registered": registered,
                      "profile": profile.as_dict(), "profile_id": profile.id}
 
 
@@ -87,14 +107,8 @@ def attest_store(rt: Runtime, *, all_fingerprints: bool = False, model: str | No
     mine = engine.fingerprint.id
     results = []
     for obj in rt.blocks.list(None if all_fingerprints else mine):
-        if obj.fingerprint == mine:
-            try:
-                register_from_header(rt, obj.fingerprint, obj.block_id)
-            except StoreError as exc:
-                results.append({"block_id": obj.block_id, "fingerprint": obj.fingerprint, "status": "refused",
-                                "byte_exact": False, "reason": str(exc)})
-                continue
-        results.append(attest_stored_block(rt, obj.block_id, fingerprint=obj.fingerprint, model=model))
+        results.append(attest_stored_block(rt, obj.block_id, fingerprint=obj.fingerprint, model=model,
+                                           register=True))
     counts: Counter[tuple[str, str]] = Counter()
     profiles: dict[str, Any] = {}
     for r in results:

@@ -7,9 +7,30 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+import structlog
+
 from engine.fingerprint import NumericsProfile
 from engine.graft import KVSnapshot
 from store.blockfile import Block, new_block, read_block_file, write_block_file
+from store.blocks import BlockStore
+from store.errors import BlockFormatError, BlockIntegrityError, BlockNotFoundError
+
+log = structlog.get_logger(__name__)
+
+# A stored block that cannot be used: corrupted, truncated, tampered, unsigned under a key, or gone. Readers on the
+# answering path treat it as a miss (logged), never as a crash; `kvgraft blocks repair` re-derives or quarantines it.
+UNREADABLE = (BlockIntegrityError, BlockFormatError, BlockNotFoundError)
+
+
+def read_or_miss(blocks: BlockStore, fingerprint: str, block_id: str, *, purpose: str) -> Block | None:
+    """The verified block, or None (with a `blocks.unreadable` event) when it cannot be used; an unreachable store
+    still raises (ObjectStoreUnavailableError is retried, not a miss)."""
+    try:
+        return blocks.get(fingerprint, block_id)
+    except UNREADABLE as exc:
+        log.warning("blocks.unreadable", block_id=block_id, fingerprint=fingerprint, purpose=purpose,
+                    error=type(exc).__name__, detail=str(exc))
+        return None
 
 
 def snapshot_to_block(snapshot: KVSnapshot, *, kind: str, meta: dict[str, Any] | None = None,

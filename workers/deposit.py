@@ -16,8 +16,8 @@ import structlog
 
 from engine.graft import GraftEngine
 from engine.logits import compare
-from store.db import utcnow
-from store.repository import get_block, latest_attestation, record_attestation, record_block
+from store.db import Team, utcnow
+from store.repository import get_block, latest_attestation, record_attestation, record_block, record_owner
 from workers.attestations import divergence_fields, status_of
 from workers.blocks import block_to_snapshot, snapshot_to_block
 from workers.runtime import Runtime
@@ -74,31 +74,38 @@ def deposit_text(rt: Runtime, engine: GraftEngine, *, text: str, kind: str, sour
 
 def deposit_tokens(rt: Runtime, engine: GraftEngine, *, tokens: list[int], probe: list[int], kind: str, text: str,
                    source: dict[str, Any], team_id: int | None = None, shared: bool = False,
-                   meta: dict[str, Any] | None = None, gate: bool = True) -> DepositResult:
+                   meta: dict[str, Any] | None = None, gate: bool = True,
+                   verified_by_team_id: int | None = None) -> DepositResult:
     """Capture `tokens` at [0, N) as a block, store it (object first), gate the stored bytes at the `probe` query
     (graft vs the captured prefill's own reference, and the fresh floor), then record the rows (row second).
-    Depositing content that is already stored and attested here returns at once."""
+    Depositing content that is already stored and attested here returns at once (after recording this team as one
+    more owner). The signed header names the first depositor (`owner`: team name and shared flag)."""
     if len(tokens) + len(probe) > engine.config.n_ctx:
         raise ValueError(f"the text is {len(tokens)} tokens; a block must fit the serving window of "
                          f"{engine.config.n_ctx - len(probe)} tokens")
     t0 = time.perf_counter()
     snapshot, reference = engine.capture_with_reference(tokens, probe)
+    with rt.session() as session:
+        team = session.get(Team, team_id) if team_id is not None else None
+        owner = {"team": team.name if team is not None else None, "shared": shared}
     block = snapshot_to_block(snapshot, kind=kind, key=rt.settings.block_key_bytes, meta={
         "text": text, "source": source, "created_at": utcnow().isoformat(), "model": engine.name,
-        "probe": {"tokens": probe, "reference_sha256": reference.sha256()}, **(meta or {})})
+        "probe": {"tokens": probe, "reference_sha256": reference.sha256()}, "owner": owner, **(meta or {})})
     with rt.session() as session:
         row = get_block(session, block_id=block.block_id)
         if row is not None:
             done = latest_attestation(session, block_id=block.block_id, fingerprint=block.fingerprint,
                                       profile_id=snapshot.profile.id)
             if done is not None and rt.blocks.exists(block.fingerprint, block.block_id):
+                record_owner(session, block_id=block.block_id, team_id=team_id, shared=shared,
+                             verified_by_team_id=verified_by_team_id)
                 log.info("deposit.already_present", block_id=block.block_id)
                 return DepositResult(block.block_id, len(tokens), row.bytes, done.byte_exact, False,
                                      block.fingerprint, kind, row.object_key)
     stored = rt.blocks.put(block)  # object first
     if not gate:
         return _record_ungated(rt, engine, block, stored, snapshot, tokens, text, kind, source, team_id, shared,
-                               reference.sha256(), meta)
+                               reference.sha256(), meta)  # documents: no answer key verifies them
     readback = rt.blocks.get(block.fingerprint, block.block_id)
     grafted = engine.graft(block_to_snapshot(readback), probe, payload_verified=True)
     div = compare(reference, grafted)
@@ -110,7 +117,8 @@ def deposit_tokens(rt: Runtime, engine: GraftEngine, *, tokens: list[int], probe
             bytes=stored.size, payload_sha256=block.identity.payload_sha256, object_key=stored.key,
             store_url=rt.blocks.url, profile=snapshot.profile.as_dict(),
             meta={"model": engine.name, "probe_reference_sha256": reference.sha256(), **(meta or {})},
-            source=source, team_id=team_id, shared=shared, text_digest=text_digest(text))
+            source=source, team_id=team_id, shared=shared, text_digest=text_digest(text),
+            verified_by_team_id=verified_by_team_id)
         record_attestation(
             session, block_id=block.block_id, probe_digest=reference.sha256(), fingerprint=block.fingerprint,
             profile=snapshot.profile.as_dict(), profile_id=snapshot.profile.id, host=socket.gethostname(),

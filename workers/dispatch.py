@@ -10,8 +10,11 @@ from typing import Any
 
 import sqlalchemy as sa
 import structlog
+from sqlalchemy.exc import OperationalError
 
+from engine.errors import EngineError
 from store.db import Batch, Problem, QueryRequest, utcnow
+from store.errors import ObjectStoreUnavailableError, StoreError
 from store.repository import (
     FINAL_PROBLEM_STATUSES,
     batch_problems,
@@ -47,6 +50,42 @@ def submit_batch(rt: Runtime, problems: list[ProblemSpec], *, team: str | int, s
 
 MAX_LOST_DELIVERIES = 3
 WORKER_LOST = "worker_lost"
+# Errors worth retrying (the Celery tasks retry them with backoff; embedded callers see them raised): everything
+# else that goes wrong while working on a problem or question ends it `failed` with the error as its reason.
+TRANSIENT: tuple[type[BaseException], ...] = (ObjectStoreUnavailableError, OperationalError, ConnectionError)
+
+
+def fail_unfinished(rt: Runtime, model: type[Problem] | type[QueryRequest], row_id: str, reason: str,
+                    detail: str = "") -> bool:
+    """End a problem or question `failed` with `reason`, unless it already has an outcome; True if this did."""
+    with rt.session() as s:
+        row = s.get(model, row_id, with_for_update=True)
+        if row is None:
+            return False
+        if isinstance(row, Problem):
+            if row.status in FINAL_PROBLEM_STATUSES:
+                return False
+            row.status, row.outcome = "failed", {"reason": reason, "detail": detail[:2000]}
+            s.flush()
+            refresh_batch_status(s, batch_id=row.batch_id)
+        else:
+            if row.status != "pending":
+                return False
+            row.status, row.finished_at = "failed", utcnow()
+            row.error = f"{reason}: {detail}"[:4000] if detail else reason
+    log.warning("dispatch.failed", table=model.__tablename__, id=row_id, reason=reason, detail=detail[:500])
+    return True
+
+
+def error_reason(exc: BaseException) -> str:
+    """The stable reason of an error: `store_error`, `engine_error`, `bad_input` or `internal_error`."""
+    if isinstance(exc, StoreError):
+        return "store_error"
+    if isinstance(exc, EngineError):
+        return "engine_error"
+    if isinstance(exc, ValueError | LookupError):
+        return "bad_input"
+    return "internal_error"
 
 
 def worker_lost_reason(lost: int) -> str:
@@ -95,7 +134,14 @@ def solve_stored_problem(rt: Runtime, problem_id: str) -> str:
     solve = SolveParams(samples=int(params.get("samples", 4)), temperature=float(params.get("temperature", 0.7)),
                         max_tokens=int(params.get("max_tokens", 160)))
     with counted_delivery(rt, Problem, problem_id):
-        return solve_problem(rt, problem_id, model=params.get("model"), params=solve)
+        try:
+            return solve_problem(rt, problem_id, model=params.get("model"), params=solve)
+        except TRANSIENT:
+            raise  # retried by the task (and ended `failed` when retries run out); embedded callers see it
+        except Exception as exc:  # every other error is this problem's outcome, never a pending problem
+            log.exception("solve.error", problem_id=problem_id)
+            fail_unfinished(rt, Problem, problem_id, error_reason(exc), f"{type(exc).__name__}: {exc}")
+            return "failed"
 
 
 def dispatch_solves(rt: Runtime, problem_ids: list[str], *,
@@ -151,11 +197,12 @@ def answer_request(rt: Runtime, request_id: str, params: AnswerParams = AnswerPa
         with counted_delivery(rt, QueryRequest, request_id):
             answer = answer_question(rt, question, team_id=team_id, expected=expected.get("answer"),
                                      verifier=expected.get("verifier"), params=params, record=False)
-    except (ValueError, LookupError) as exc:
-        with rt.session() as s:
-            request = s.get(QueryRequest, request_id)
-            if request is not None:
-                request.status, request.error, request.finished_at = "failed", str(exc), utcnow()
+    except TRANSIENT:
+        raise  # retried by the task (and ended `failed` when retries run out)
+    except Exception as exc:  # a missing, corrupt or unsigned block, bad input, a bug: a terminal outcome
+        if not isinstance(exc, ValueError | LookupError):
+            log.exception("answer.error", request_id=request_id)
+        fail_unfinished(rt, QueryRequest, request_id, error_reason(exc), f"{type(exc).__name__}: {exc}")
         return "failed"
     with rt.session() as s:  # the answer and the request's outcome commit together: exactly one outcome
         request = s.get(QueryRequest, request_id, with_for_update=True)

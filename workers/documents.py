@@ -13,6 +13,7 @@ import structlog
 
 from engine.graft import GraftEngine
 from engine.sampling import SamplingParams, generate
+from store.blockfile import Block
 from workers.blocks import block_to_snapshot
 from workers.deposit import DepositResult, deposit_tokens, probe_query
 from workers.prompts import style_for, tokens_of
@@ -114,10 +115,10 @@ def context_query(engine: GraftEngine, question: str) -> list[int]:
     return tokens_of(engine, f"\n\nQuestion: {question}\nAnswer:")
 
 
-def answer_from_block(rt: Runtime, engine: GraftEngine, block_id: str, fingerprint: str, question: str
-                      ) -> tuple[str | None, int]:
-    """Graft one document block into a fresh serving context and decode a short answer after the question."""
-    snapshot = block_to_snapshot(rt.blocks.get(fingerprint, block_id))
+def answer_from_block(rt: Runtime, engine: GraftEngine, block: Block, question: str) -> tuple[str | None, int]:
+    """Graft one (verified) document block into a fresh serving context and decode a short answer after the
+    question."""
+    snapshot = block_to_snapshot(block)
     query = context_query(engine, question)
     room = engine.config.n_ctx - snapshot.pos_end - len(query)
     if room < 2:
@@ -138,13 +139,13 @@ def route_document(rt: Runtime, engine: GraftEngine, question: str, *, team_id: 
     import sqlalchemy as sa
 
     from store.db import BlockRow
+    from store.repository import block_visible_to
 
     with rt.session() as s:
         query = sa.select(BlockRow.id, BlockRow.meta).where(BlockRow.kind == "document",
-                                                           BlockRow.fingerprint == engine.fingerprint.id)
-        if team_id is not None:
-            query = query.where(sa.or_(BlockRow.team_id == team_id, BlockRow.shared.is_(True),
-                                       BlockRow.team_id.is_(None)))
+                                                           BlockRow.fingerprint == engine.fingerprint.id,
+                                                           BlockRow.quarantined_at.is_(None),
+                                                           block_visible_to(team_id))
         passages: list[tuple[str, str]] = [(bid, str((meta or {}).get("passage", ""))) for bid, meta in
                                            s.execute(query)]
     chosen = route_passages(question, passages, threshold=threshold)

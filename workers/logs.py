@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 import sys
 
 import structlog
@@ -28,9 +29,9 @@ def configured_level() -> str | None:
 
 def configure_logging(level: str | None = None) -> None:
     global _configured
-    from workers.settings import Settings
-
-    name = (level or Settings().log_level or "WARNING").upper()
+    # the variable itself, not Settings(): a bad setting elsewhere (e.g. a short KVGRAFT_BLOCK_KEY) must reach the
+    # command's own error message, not fail while logging is set up
+    name = (level or os.environ.get("KVGRAFT_LOG_LEVEL") or "WARNING").upper()
     _configured = name
     numeric = logging.getLevelNamesMapping().get(name, logging.WARNING)
     structlog.configure(

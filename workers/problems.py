@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from workers.programs import verifier_source
+from workers.strict_json import loads_strict
 
 MAX_PROBLEMS = 10_000
 MAX_LINE_BYTES = 64 << 10
@@ -111,10 +112,10 @@ def parse_problems_jsonl(data: bytes | str) -> list[ProblemSpec]:
             errors.append((n, f"line of {len(line)} bytes exceeds {MAX_LINE_BYTES}"))
             continue
         try:
-            items.append((n, json.loads(line.decode("utf-8"))))
+            items.append((n, loads_strict(line.decode("utf-8"))))
         except UnicodeDecodeError:
             errors.append((n, "not UTF-8 text"))
-        except ValueError as exc:
+        except json.JSONDecodeError as exc:  # JsonInputError too: too deep, too many digits, NaN, NUL
             errors.append((n, f"not valid JSON ({exc.msg} at column {exc.colno})"))
     try:
         problems = _collect(items)

@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
+import structlog
 from sqlalchemy.orm import Session, sessionmaker
 
 from engine.graft import EngineConfig, GraftEngine
@@ -18,6 +19,8 @@ from store.db import make_engine, session_factory
 from store.migrate import ensure_schema
 from store.objects import open_object_store
 from workers.settings import Settings
+
+log = structlog.get_logger(__name__)
 
 
 @dataclass
@@ -65,8 +68,20 @@ def open_block_store(settings: Settings, url: str | None = None) -> BlockStore:
     return BlockStore(objects, cache=cache, key=settings.block_key_bytes)
 
 
+_warned_unsigned = False
+
+
+def warn_if_unsigned(settings: Settings) -> None:
+    """Once per process: a `store.blocks_unsigned` warning when no block key is configured."""
+    global _warned_unsigned
+    if settings.block_key is None and not _warned_unsigned:
+        _warned_unsigned = True
+        log.warning("store.blocks_unsigned", detail=settings.block_signing)
+
+
 def open_runtime(settings: Settings | None = None) -> Runtime:
     settings = settings or Settings()
+    warn_if_unsigned(settings)
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     url = settings.resolved_database_url
     ensure_schema(url)

@@ -8,6 +8,8 @@ from pathlib import Path
 from pydantic import SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+MIN_BLOCK_KEY_BYTES = 32
+
 
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="KVGRAFT_", extra="ignore", frozen=True)
@@ -25,6 +27,10 @@ class Settings(BaseSettings):
     api_token: SecretStr | None = None  # the bearer token `kvgraft submit` uses
     query_timeout_s: float = 120.0  # how long POST /v1/queries waits for a graft worker before answering 202
     max_body_bytes: int = 8 << 20  # larger request bodies are refused with 413
+    work_queue_max: int = 256  # embedded mode: tasks queued or running on the API's work thread; more get 503
+    team_max_pending_queries: int = 64  # questions a team may have in flight (POST /v1/queries); more get 429
+    team_max_pending_batches: int = 32  # batches a team may have queued or running; more get 429
+    busy_retry_after_s: int = 5  # the Retry-After (seconds) of those 429 and 503 answers
     window_tokens: int = 4096  # the serving context (n_ctx) of engines this deployment runs
     log_level: str = "WARNING"  # structlog events on stderr at this level and above
 
@@ -34,6 +40,21 @@ class Settings(BaseSettings):
         if value is not None and not value.startswith(("file://", "s3://")):
             raise ValueError("KVGRAFT_STORE_URL must start with file:// or s3://")
         return value
+
+    @field_validator("block_key")
+    @classmethod
+    def _long_enough(cls, value: SecretStr | None) -> SecretStr | None:
+        if value is not None and len(value.get_secret_value().encode()) < MIN_BLOCK_KEY_BYTES:
+            raise ValueError(f"KVGRAFT_BLOCK_KEY must be at least {MIN_BLOCK_KEY_BYTES} bytes "
+                             f"(e.g. `openssl rand -hex 32`)")
+        return value
+
+    @property
+    def block_signing(self) -> str:
+        """How blocks are protected, in words (shown by /healthz and `kvgraft fingerprint`)."""
+        if self.block_key is None:
+            return "off: KVGRAFT_BLOCK_KEY is unset, blocks are unsigned (write access to the store can inject one)"
+        return "hmac-sha256 over the whole block header (format 2)"
 
     @cached_property
     def resolved_store_url(self) -> str:

@@ -10,7 +10,7 @@ import structlog
 
 from engine.graft import GraftEngine, KVSnapshot
 from engine.native import LlamaContext
-from workers.blocks import block_to_snapshot
+from workers.blocks import block_to_snapshot, read_or_miss
 from workers.deposit import deposit_tokens, probe_query
 from workers.prompts import PromptStyle, instructions_prefix, tokens_of
 from workers.runtime import Runtime
@@ -35,7 +35,13 @@ def ensure_skill(rt: Runtime, engine: GraftEngine, style: PromptStyle) -> SkillP
     tokens = tokens_of(engine, text, first=True)
     result = deposit_tokens(rt, engine, tokens=tokens, probe=probe_query(engine), kind="skill", text=text,
                             source={"skill": "instructions-prefix", "chatml": style.chatml}, shared=True)
-    block = rt.blocks.get(result.fingerprint, result.block_id)
+    block = read_or_miss(rt.blocks, result.fingerprint, result.block_id, purpose="skill")
+    if block is None:  # a damaged skill object would wedge all solving: it is re-derivable, so repair it here
+        from workers.repair import repair_block
+
+        repaired = repair_block(rt, result.block_id, engine=engine)
+        log.warning("skill.repaired", block_id=result.block_id, status=repaired.status)
+        block = rt.blocks.get(result.fingerprint, result.block_id)
     skill = SkillPrefix(result.block_id, block_to_snapshot(block), len(tokens))
     rt.memo[cache_key] = skill
     log.info("skill.ready", block_id=result.block_id, n_tokens=len(tokens))

@@ -15,7 +15,7 @@ import structlog
 
 from engine.graft import GraftEngine
 from engine.sampling import SamplingParams, generate
-from store.db import Batch
+from store.db import Batch, Problem, nul_safe
 from store.repository import (
     FINAL_PROBLEM_STATUSES,
     generations_of,
@@ -92,6 +92,7 @@ def solution_tokens(engine: GraftEngine, style: PromptStyle, skill: SkillPrefix,
 
 def _record(rt: Runtime, problem_id: str, index: int, prompt_digest: str, text: str, program: str | None,
             verification: Verification, verdict: str) -> None:
+    text, program = nul_safe(text), nul_safe(program) if program is not None else None  # digests cover what is kept
     with rt.session() as s:
         record_generation(s, problem_id=problem_id, sample_index=index, prompt_digest=prompt_digest, text=text,
                           text_digest=sha256_text(text), program=program,
@@ -100,9 +101,13 @@ def _record(rt: Runtime, problem_id: str, index: int, prompt_digest: str, text: 
 
 
 def _finish(rt: Runtime, problem_id: str, status: str, outcome: dict[str, Any], block_id: str | None = None) -> None:
+    """Record the problem's one terminal outcome; the row is locked, and an outcome already recorded (by a duplicate
+    delivery running beside this one) is never overwritten."""
     with rt.session() as s:
-        problem = get_problem(s, problem_id=problem_id)
+        problem = s.get(Problem, problem_id, with_for_update=True)
         if problem is None or problem.status in FINAL_PROBLEM_STATUSES:
+            log.info("solve.outcome_kept", problem_id=problem_id, kept=problem.status if problem else None,
+                     ignored=status)
             return
         problem.status, problem.outcome = status, outcome
         if block_id is not None:
@@ -116,7 +121,7 @@ def _deposit_solution(rt: Runtime, engine: GraftEngine, style: PromptStyle, skil
                       program: str, answer: str, team_id: int, shared: bool) -> str:
     tokens, text = solution_tokens(engine, style, skill, problem.question, program, answer)
     result = deposit_tokens(rt, engine, tokens=tokens, probe=tokens_of(engine, recurrence_query(style)),
-                            kind="solution", text=text, team_id=team_id, shared=shared,
+                            kind="solution", text=text, team_id=team_id, shared=shared, verified_by_team_id=team_id,
                             source={"problem_id": problem.id, "external_id": problem.external_id,
                                     "batch_id": problem.batch_id},
                             meta={"question": problem.question, "answer": answer, "skill_block": skill.block_id})

@@ -7,15 +7,13 @@ from typing import Any
 
 import structlog
 from celery import Task
-from sqlalchemy.exc import OperationalError
 
-from store.errors import ObjectStoreUnavailableError
 from workers.celery_app import app
+from workers.dispatch import TRANSIENT
 from workers.runtime import Runtime, open_runtime
 
 log = structlog.get_logger(__name__)
 
-TRANSIENT = (ObjectStoreUnavailableError, OperationalError, ConnectionError)
 _runtime: Runtime | None = None
 
 
@@ -34,6 +32,20 @@ class KvgraftTask(Task):
     retry_jitter = True
     max_retries = 8
     acks_late = True
+
+    def on_failure(self, exc: BaseException, task_id: str, args: Any, kwargs: Any, einfo: Any) -> None:
+        """The task gave up (retries exhausted, or an error the body did not turn into an outcome): its problem or
+        question ends `failed` with the error as reason, so that no accepted work stays pending."""
+        from store.db import Problem, QueryRequest
+        from workers.dispatch import error_reason, fail_unfinished
+
+        model = {"kvgraft.solve_problem": Problem, "kvgraft.answer_query": QueryRequest}.get(self.name)
+        if model is None or not args:
+            return
+        try:
+            fail_unfinished(runtime(), model, str(args[0]), error_reason(exc), f"{type(exc).__name__}: {exc}")
+        except Exception as inner:  # noqa: BLE001 - the database may be what failed; the row stays visible
+            log.error("task.fail_not_recorded", task=self.name, id=args[0], error=str(inner))
 
 
 @app.task(name="kvgraft.solve_problem", base=KvgraftTask, bind=True)

@@ -15,7 +15,7 @@ from fastapi.testclient import TestClient
 
 from services.api import create_app
 from store.db import Problem
-from store.repository import create_api_token, get_or_create_team, revoke_token
+from store.repository import create_api_token, get_or_create_team, revoke_token, set_team_trusted
 from workers.runtime import open_runtime
 from workers.settings import Settings
 
@@ -73,7 +73,8 @@ def batch_a(api: dict[str, Any]) -> dict[str, Any]:
 
 
 def test_health_and_metrics_need_no_token(api: dict[str, Any]) -> None:
-    assert api["client"].get("/healthz").json()["status"] == "ok"
+    health = api["client"].get("/healthz").json()
+    assert health["status"] == "ok" and health["blocks_signed"] is False and health["block_signing"].startswith("off")
     text = api["client"].get("/metrics").text
     for name in ("kvgraft_api_requests_total", "kvgraft_queue_depth", "kvgraft_answers_total",
                  "kvgraft_graft_latency_seconds", "kvgraft_gate_results", "kvgraft_sandbox_verdicts"):
@@ -149,8 +150,27 @@ def test_queries_recur_for_the_team_and_are_private_unless_shared(api: dict[str,
                                                        "solution": "print(81)"}], "shared": True},
                     headers=_h(api, "a"))
     _wait_batch(api, shared.json()["batch_id"])
-    got = c.post("/v1/queries", json={"question": "What is 9 times 9?"}, headers=_h(api, "b")).json()
-    assert got["route"] == "recurrence"
+    untrusted = c.post("/v1/queries", json={"question": "What is 9 times 9?"}, headers=_h(api, "b")).json()
+    assert untrusted["route"] != "recurrence"  # team-a's shared block rests on team-a's key: not trusted yet
+    rt = open_runtime(api["settings"])
+    try:
+        with rt.session() as s:
+            set_team_trusted(s, name="team-a", trusted=True)  # what `kvgraft teams trust team-a` does
+        got = c.post("/v1/queries", json={"question": "What is 9 times 9?"}, headers=_h(api, "b")).json()
+        assert got["route"] == "recurrence" and got["verified_by"] == "team-a"
+        assert c.get("/v1/teams/me/graft-from", headers=_h(api, "b")).json() == {
+            "team": "team-b", "chosen": False, "teams": ["team-a"]}
+        chosen = c.put("/v1/teams/me/graft-from", json={"teams": []}, headers=_h(api, "b"))
+        assert chosen.status_code == 200 and chosen.json()["chosen"] is True and chosen.json()["teams"] == []
+        again = c.post("/v1/queries", json={"question": "What is 9 times 9?"}, headers=_h(api, "b")).json()
+        assert again["route"] != "recurrence"  # team-b chose to graft no other team's blocks
+        unknown = c.put("/v1/teams/me/graft-from", json={"teams": ["no-such-team"]}, headers=_h(api, "b"))
+        assert unknown.status_code == 422 and unknown.json()["error"]["code"] == "unknown_team"
+        assert c.put("/v1/teams/me/graft-from", json={"teams": None}, headers=_h(api, "b")).json()["chosen"] is False
+    finally:
+        with rt.session() as s:
+            set_team_trusted(s, name="team-a", trusted=False)
+        rt.close()
 
 
 def test_block_lists_are_paged_and_team_scoped(api: dict[str, Any], batch_a: dict[str, Any]) -> None:

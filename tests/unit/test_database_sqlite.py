@@ -38,7 +38,7 @@ from store.errors import SchemaAheadError, StoreError, UnknownRoleError
 pytestmark = pytest.mark.unit
 
 TABLES = {"teams", "api_tokens", "batches", "problems", "generations", "blocks", "attestations", "queries", "copies"}
-HEAD_TABLES = TABLES | {"query_requests"}  # 0003 adds it
+HEAD_TABLES = TABLES | {"query_requests", "block_owners"}  # 0003 and 0005 add them
 AUDIT_VIEWS = {"audit_blocks", "audit_generations", "audit_attestations", "audit_queries"}
 FIRST_REVISION = "0001_initial"
 

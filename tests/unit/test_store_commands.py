@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import time
 from pathlib import Path
 
 import pytest
@@ -91,7 +93,12 @@ def test_an_interrupted_deposit_leaves_an_orphan_that_gc_removes(
     _run(["blocks", "verify", "--all", "--strict", "--json"], code=1)
     kept = _deposit(tmp_path, "A deposit that completes.", "ok.txt")
     assert _run(["blocks", "gc", "--older-than", "1h", "--json"])["removed"] == []  # too young
-    removed = _run(["blocks", "gc", "--older-than", "0s", "--json"])["removed"]
+    refused = runner.invoke(app, ["blocks", "gc", "--older-than", "0s", "--json"])  # below the minimum age
+    assert refused.exit_code == 2 and "at least" in refused.stderr
+    for path in (data_dir / "blocks").rglob("*"):  # both objects, the orphan and the catalogued one, age 2 h
+        if path.is_file():
+            os.utime(path, (time.time() - 7200, time.time() - 7200))
+    removed = _run(["blocks", "gc", "--older-than", "1h", "--json"])["removed"]
     assert len(removed) == 1 and removed[0]["block_id"] != kept["block_id"]
     assert _object_path(data_dir, kept).is_file()
     assert _run(["blocks", "verify", "--all", "--strict", "--json"])["ok"] is True
@@ -130,7 +137,7 @@ def test_a_block_filed_under_another_fingerprint_is_refused(data_dir: Path, tmp_
 
 def test_hmac_key_refuses_unsigned_blocks(data_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     rec = _deposit(tmp_path, "Deposited before the deployment had a key.")
-    monkeypatch.setenv("KVGRAFT_BLOCK_KEY", "a-deployment-secret")
+    monkeypatch.setenv("KVGRAFT_BLOCK_KEY", "a-deployment-secret-of-32-bytes-or-more")
     report = _run(["blocks", "verify", "--json"], code=1)
     assert report["problems"][0]["block_id"] == rec["block_id"] and "HMAC" in report["problems"][0]["detail"]
     signed = _deposit(tmp_path, "Deposited with the key.", "signed.txt")

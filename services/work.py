@@ -1,0 +1,216 @@
+"""Where the API's submitted work runs, and how much of it a team may have in flight.
+
+With a broker (KVGRAFT_BROKER_URL) work goes to the Celery queues; without one (the embedded default) it runs on a
+single background thread of this process, one task at a time, from a queue bounded by KVGRAFT_WORK_QUEUE_MAX.
+
+Admission comes before anything is stored: `Work.admission(team, kind)` refuses with `TeamBusy` when the team
+already has KVGRAFT_TEAM_MAX_PENDING_QUERIES questions (or ..._BATCHES batches) in flight, and, embedded, with
+`QueueFull` when the local queue is full. In flight means: embedded, admitted here and not yet finished by the
+background thread (exact: the queue is this process's); with a broker, stored and not yet finished (questions
+`pending`, batches `queued` or `running`), counted in the database under a per-team lock of this process, so a
+team's limit holds exactly per API process and across N processes admits at most N-1 extra at once."""
+
+from __future__ import annotations
+
+import threading
+from collections import Counter
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import sqlalchemy as sa
+import structlog
+
+from store.db import Batch, Problem, QueryRequest
+from workers.dispatch import answer_request, dispatch_solves, error_reason, fail_unfinished
+from workers.runtime import Runtime
+
+log = structlog.get_logger(__name__)
+Kind = Literal["queries", "batches"]
+
+
+class QueueFull(Exception):
+    """The embedded work queue is full (every team's work counts); try again later."""
+
+    def __init__(self, depth: int, limit: int, retry_after_s: int) -> None:
+        super().__init__(f"the work queue is full ({depth} of {limit} tasks queued or running); "
+                         f"retry in {retry_after_s} s")
+        self.depth, self.limit, self.retry_after_s = depth, limit, retry_after_s
+
+
+class TeamBusy(Exception):
+    """The team already has as much work of this kind in flight as it may; try again when some has finished."""
+
+    def __init__(self, team_id: int, kind: Kind, in_flight: int, limit: int, retry_after_s: int) -> None:
+        super().__init__(f"the team has {in_flight} {kind} in flight, its limit is {limit}; "
+                         f"retry in {retry_after_s} s")
+        self.team_id, self.kind, self.in_flight, self.limit = team_id, kind, in_flight, limit
+        self.retry_after_s = retry_after_s
+
+
+@dataclass(frozen=True)
+class Ticket:
+    """One admitted unit of a team's work; embedded, it holds a slot of the queue until the task ends."""
+
+    team_id: int
+    kind: Kind
+    held: bool
+
+
+@dataclass(frozen=True)
+class Dispatch:
+    """What became of submitted work: queued (False: the broker could not be reached, the work stays stored and
+    pending until `kvgraft requeue`), and, embedded, the future of the background task."""
+
+    queued: bool
+    finished: Future[None] | None = None
+
+
+class Work:
+    """Where submitted work runs: the Celery queues, or one background thread of this process."""
+
+    def __init__(self, rt: Runtime) -> None:
+        self.rt = rt
+        settings = rt.settings
+        self.local = None if settings.broker_url else ThreadPoolExecutor(1, thread_name_prefix="kvgraft-work")
+        self.max_queued = settings.work_queue_max
+        self.limits: dict[Kind, int] = {"queries": settings.team_max_pending_queries,
+                                        "batches": settings.team_max_pending_batches}
+        self.retry_after_s = settings.busy_retry_after_s
+        self.pending = 0
+        self._in_flight: Counter[tuple[int, Kind]] = Counter()
+        self._lock = threading.Lock()
+        self._team_locks: dict[int, threading.Lock] = {}
+
+    # -- admission ---------------------------------------------------------------------------------------------
+
+    @contextmanager
+    def admission(self, team_id: int, kind: Kind) -> Iterator[Ticket]:
+        """Admit one unit of `kind` work for the team, or raise TeamBusy / QueueFull. Store the work inside the
+        block and pass the ticket to `solve` or `answer` after it; if the block raises, the admission is undone."""
+        if self.local is not None:
+            ticket = self._reserve(team_id, kind)
+            try:
+                yield ticket
+            except BaseException:
+                self._release(ticket)
+                raise
+            return
+        with self._team_lock(team_id):  # count and store under one lock: concurrent admissions see each other
+            in_flight = self._stored_in_flight(team_id, kind)
+            if in_flight >= self.limits[kind]:
+                raise TeamBusy(team_id, kind, in_flight, self.limits[kind], self.retry_after_s)
+            yield Ticket(team_id, kind, held=False)
+
+    def in_flight(self, team_id: int, kind: Kind) -> int:
+        if self.local is not None:
+            with self._lock:
+                return self._in_flight[(team_id, kind)]
+        return self._stored_in_flight(team_id, kind)
+
+    def _reserve(self, team_id: int, kind: Kind) -> Ticket:
+        with self._lock:
+            held = self._in_flight[(team_id, kind)]
+            if held >= self.limits[kind]:
+                raise TeamBusy(team_id, kind, held, self.limits[kind], self.retry_after_s)
+            if self.pending >= self.max_queued:
+                raise QueueFull(self.pending, self.max_queued, self.retry_after_s)
+            self.pending += 1
+            self._in_flight[(team_id, kind)] += 1
+        return Ticket(team_id, kind, held=True)
+
+    def _release(self, ticket: Ticket) -> None:
+        if not ticket.held:
+            return
+        with self._lock:
+            self.pending -= 1
+            key = (ticket.team_id, ticket.kind)
+            self._in_flight[key] -= 1
+            if self._in_flight[key] <= 0:
+                del self._in_flight[key]
+
+    def _team_lock(self, team_id: int) -> threading.Lock:
+        with self._lock:
+            return self._team_locks.setdefault(team_id, threading.Lock())
+
+    def _stored_in_flight(self, team_id: int, kind: Kind) -> int:
+        with self.rt.session() as s:
+            if kind == "queries":
+                query = sa.select(sa.func.count()).select_from(QueryRequest).where(
+                    QueryRequest.team_id == team_id, QueryRequest.status == "pending")
+            else:
+                query = sa.select(sa.func.count()).select_from(Batch).where(
+                    Batch.team_id == team_id, Batch.status.in_(("queued", "running")))
+            return int(s.scalar(query) or 0)
+
+    # -- dispatch ----------------------------------------------------------------------------------------------
+
+    def _track(self, ticket: Ticket, fn: Callable[..., Any], *args: Any,
+               rows: tuple[type[Problem] | type[QueryRequest], list[str]]) -> Future[None]:
+        def run() -> None:
+            try:
+                fn(*args)
+            except Exception as exc:  # noqa: BLE001 - there is no retry in-process: the work ends `failed`
+                log.error("api.background_failed", error=str(exc), task=getattr(fn, "__name__", "?"))
+                model, ids = rows
+                for row_id in ids:
+                    try:
+                        fail_unfinished(self.rt, model, row_id, error_reason(exc), f"{type(exc).__name__}: {exc}")
+                    except Exception as inner:  # noqa: BLE001 - the database may be what failed
+                        log.error("api.fail_not_recorded", id=row_id, error=str(inner))
+
+        assert self.local is not None
+        try:
+            future = self.local.submit(run)
+        except RuntimeError:  # shut down meanwhile
+            self._release(ticket)
+            raise
+        future.add_done_callback(lambda _: self._release(ticket))  # run, failed or cancelled: the slot is free
+        return future
+
+    def solve(self, ticket: Ticket, problem_ids: list[str]) -> Dispatch:
+        """Queue the problems; not queued when the broker could not be reached (the batch stays stored and pending
+        until `kvgraft requeue` sends it)."""
+        if self.local is not None:
+            return Dispatch(True, self._track(ticket, dispatch_solves, self.rt, problem_ids,
+                                              rows=(Problem, problem_ids)))
+        try:
+            dispatch_solves(self.rt, problem_ids)
+        except Exception as exc:  # noqa: BLE001 - kombu raises several connection error types
+            log.error("api.dispatch_deferred", problems=len(problem_ids), error=str(exc))
+            return Dispatch(False)
+        return Dispatch(True)
+
+    def answer(self, ticket: Ticket, request_id: str) -> Dispatch:
+        if self.local is not None:
+            return Dispatch(True, self._track(ticket, answer_request, self.rt, request_id,
+                                              rows=(QueryRequest, [request_id])))
+        from workers.celery_app import send
+
+        try:
+            send(self.rt.settings.broker_url or "", "kvgraft.answer_query", request_id)
+        except Exception as exc:  # noqa: BLE001
+            log.error("api.dispatch_deferred", request_id=request_id, error=str(exc))
+            return Dispatch(False)
+        return Dispatch(True)
+
+    def queue_depths(self) -> dict[str, int]:
+        if self.local is not None:
+            return {"local": self.pending}
+        from workers.celery_app import QUEUES, sender
+
+        depths: dict[str, int] = {}
+        try:
+            with sender(self.rt.settings.broker_url or "").connection_for_read() as conn:
+                for name in QUEUES:
+                    _, count, _ = conn.default_channel.queue_declare(queue=name, passive=True)
+                    depths[name] = int(count)
+        except Exception as exc:  # noqa: BLE001 - a scrape must not fail because the broker is down
+            log.warning("api.queue_depth_unavailable", error=str(exc))
+        return depths
+
+    def close(self) -> None:
+        if self.local is not None:
+            self.local.shutdown(wait=True, cancel_futures=False)

@@ -1,0 +1,134 @@
+"""`kvgraft blocks repair ID`: a catalogued block whose object is corrupted, truncated, tampered or gone is
+re-derived (captured again from tokens that are known to be its own, on an engine of its fingerprint, and kept only
+if the new block has the same id) or, when that is impossible, quarantined: its raw bytes are moved aside and the
+row is marked, so that readers treat it as a miss. Where the tokens come from, in order: the damaged object's own
+header (when its identity still hashes to the block id, the tokens are authentic), the skill prefix text of a skill
+block, the problem, verified program and answer of a solution block."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import sqlalchemy as sa
+import structlog
+
+from engine.graft import GraftEngine
+from store.blockfile import read_header
+from store.blocks import block_key
+from store.db import BlockRow, Generation, Problem, utcnow
+from store.errors import StoreError
+from workers.blocks import UNREADABLE, snapshot_to_block
+from workers.runtime import Runtime
+
+log = structlog.get_logger(__name__)
+
+
+@dataclass(frozen=True)
+class RepairResult:
+    block_id: str
+    status: str  # intact | rederived | quarantined
+    detail: str
+    source: str | None = None  # where the re-derived tokens came from: header | skill | solution
+    quarantine_key: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _from_header(rt: Runtime, row: BlockRow) -> tuple[list[int], dict[str, Any]] | None:
+    try:
+        with rt.blocks.objects.open(block_key(row.fingerprint, row.id)) as stream:
+            head = read_header(stream)
+    except (StoreError, OSError, ValueError):
+        return None
+    if head.block_id != row.id or head.identity.block_id() != row.id:
+        return None
+    return list(head.identity.tokens), dict(head.meta)
+
+
+def _from_catalogue(rt: Runtime, row: BlockRow, engine: GraftEngine) -> tuple[str, list[int], dict[str, Any]] | None:
+    from workers.prompts import instructions_prefix, recurrence_query, style_for, tokens_of
+    from workers.skill import ensure_skill
+    from workers.solve import solution_tokens
+
+    style = style_for(engine)
+    if row.kind == "skill" and (row.source or {}).get("skill") == "instructions-prefix":
+        text = instructions_prefix(style)
+        return "skill", tokens_of(engine, text, first=True), {"text": text, "source": row.source}
+    if row.kind == "solution":
+        with rt.session() as s:
+            problem = s.scalar(sa.select(Problem).where(Problem.block_id == row.id, Problem.status == "solved")
+                               .limit(1))
+            if problem is None:
+                return None
+            outcome = dict(problem.outcome or {})
+            program = problem.solution if outcome.get("route") == "reference" else s.scalar(
+                sa.select(Generation.program).where(Generation.problem_id == problem.id,
+                                                    Generation.verdict == "verified").limit(1))
+            question, answer = problem.question, outcome.get("answer")
+        if program is None or answer is None:
+            return None
+        skill = ensure_skill(rt, engine, style)
+        tokens, text = solution_tokens(engine, style, skill, question, program, str(answer))
+        return "solution", tokens, {"text": text, "question": question, "answer": str(answer),
+                                    "skill_block": skill.block_id,
+                                    "probe": {"tokens": tokens_of(engine, recurrence_query(style))}}
+    return None
+
+
+def _rederive(rt: Runtime, row: BlockRow, tokens: list[int], meta: dict[str, Any], engine: GraftEngine) -> bool:
+    """Capture `tokens` again and replace the object if the new block has the row's id."""
+    from workers.deposit import probe_query
+
+    if engine.fingerprint.id != row.fingerprint:
+        return False
+    probe = meta.get("probe", {}).get("tokens") or probe_query(engine)
+    snapshot, reference = engine.capture_with_reference(tokens, probe)
+    fresh_meta = {k: v for k, v in meta.items() if k not in ("probe",)} | {
+        "probe": {"tokens": list(probe), "reference_sha256": reference.sha256()},
+        "repaired_at": utcnow().isoformat()}
+    block = snapshot_to_block(snapshot, kind=row.kind, meta=fresh_meta, key=rt.settings.block_key_bytes)
+    if block.block_id != row.id:
+        log.warning("repair.other_id", block_id=row.id, rederived=block.block_id)
+        return False
+    rt.blocks.replace(block)
+    rt.blocks.get(row.fingerprint, row.id, use_cache=False)  # verified back
+    return True
+
+
+def repair_block(rt: Runtime, block_id: str, *, model: str | None = None,
+                 engine: GraftEngine | None = None) -> RepairResult:
+    """Repair one catalogued block (see the module docstring); LookupError when it is not catalogued."""
+    with rt.session() as s:
+        row = s.get(BlockRow, block_id)
+        if row is None:
+            raise LookupError(f"no catalogued block {block_id}")
+        s.expunge(row)
+    try:
+        rt.blocks.get(row.fingerprint, row.id, use_cache=False)
+    except UNREADABLE as exc:
+        damage = f"{type(exc).__name__}: {exc}"
+    else:
+        with rt.session() as s:
+            s.execute(sa.update(BlockRow).where(BlockRow.id == block_id).values(quarantined_at=None))
+        return RepairResult(block_id, "intact", "the object verifies (hash, id, fingerprint, signature)")
+    engine = engine or rt.engine(model)
+    derived = _from_header(rt, row)
+    attempts = [("header", *derived)] if derived is not None else []
+    from_catalogue = _from_catalogue(rt, row, engine)
+    if from_catalogue is not None:
+        attempts.append(from_catalogue)
+    for source, tokens, meta in attempts:
+        if _rederive(rt, row, tokens, meta, engine):
+            with rt.session() as s:
+                s.execute(sa.update(BlockRow).where(BlockRow.id == block_id).values(quarantined_at=None))
+            log.warning("repair.rederived", block_id=block_id, source=source, damage=damage)
+            return RepairResult(block_id, "rederived", damage, source=source)
+    stamp = utcnow().strftime("%Y%m%dT%H%M%SZ")
+    key = rt.blocks.quarantine(row.fingerprint, row.id, stamp=stamp)
+    with rt.session() as s:
+        s.execute(sa.update(BlockRow).where(BlockRow.id == block_id).values(quarantined_at=utcnow()))
+    log.warning("repair.quarantined", block_id=block_id, damage=damage, key=key)
+    return RepairResult(block_id, "quarantined", damage + "; its content could not be re-derived here",
+                        quarantine_key=key)
