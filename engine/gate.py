@@ -1,7 +1,9 @@
 """The byte-exactness gate: the paper's test, run on this machine under the pinned configuration.
 
-Fresh computation twice (the self-comparison floor), capture of [0, N), a round trip through a file, a restore
-into a fresh context over a separately loaded model object, the query at [N, N+Q), and the comparison with fresh.
+Fresh computation twice (the self-comparison floor), capture of [0, N), a round trip through a file, then the one
+graft check (engine/check.py) over a separately loaded model object: the restored state re-captured and compared
+with the payload, the Q-token query at [N, N+Q), and at least 16 greedy tokens decoded one at a time after it, each
+compared with the fresh computation's. The default N spans more than one prefill chunk.
 """
 
 from __future__ import annotations
@@ -15,8 +17,8 @@ from typing import Any
 
 import structlog
 
+from engine.check import DEFAULT_CONTINUATION, check_graft, floor_holds, reference_run
 from engine.graft import GraftEngine, KVSnapshot, with_payload
-from engine.logits import compare
 from engine.texts import sample_tokens
 
 log = structlog.get_logger(__name__)
@@ -24,11 +26,15 @@ log = structlog.get_logger(__name__)
 Roundtrip = Callable[[KVSnapshot], KVSnapshot]
 
 
+DEFAULT_GATE_TOKENS = 640  # more than one 512-token prefill chunk
+
+
 @dataclass(frozen=True)
 class GateRequest:
-    n_tokens: int = 256
+    n_tokens: int = DEFAULT_GATE_TOKENS
     n_query: int = 8
     separate_model: bool = True  # restore over a second, separately loaded model object
+    continuation: int = DEFAULT_CONTINUATION  # greedy tokens decoded one at a time after the query
 
 
 @dataclass(frozen=True)
@@ -51,11 +57,15 @@ class GateResult:
     profile: dict[str, Any]
     profile_id: str
     timings_ms: dict[str, float]
+    continuation_equal: bool = True
+    continuation_detail: str = ""
+    recapture_equal: bool = True
+    recapture_detail: str = ""
     failures: tuple[str, ...] = field(default=())
 
     @property
     def passed(self) -> bool:
-        return self.byte_exact and self.fresh_floor_equal
+        return self.byte_exact and self.fresh_floor_equal and self.continuation_equal and self.recapture_equal
 
     def as_dict(self) -> dict[str, Any]:
         d = asdict(self)
@@ -87,38 +97,38 @@ def run_gate(engine: GraftEngine, request: GateRequest = GateRequest(), *,
         timings[name] = round((time.perf_counter() - t0) * 1000, 2)
         return out
 
-    fresh_a = timed("fresh_ms", lambda: engine.fresh(prefix, query))
-    fresh_b = timed("fresh_again_ms", lambda: engine.fresh(prefix, query))
+    fresh_a = timed("fresh_ms", lambda: reference_run(engine, prefix, query, continuation=request.continuation))
+    fresh_b = timed("fresh_again_ms", lambda: reference_run(engine, prefix, query,
+                                                             continuation=request.continuation))
     snapshot = timed("capture_ms", lambda: engine.capture(prefix, n_query=q))
     stored = timed("persist_ms", lambda: roundtrip(snapshot))
     restorer = timed("load_second_model_ms", engine.sibling) if request.separate_model else engine
     try:
-        grafted = timed("restore_query_ms", lambda: restorer.graft(stored, query))
+        check = timed("restore_query_ms", lambda: check_graft(restorer, stored, fresh_a))
     finally:
         if restorer is not engine:
             restorer.close()
 
-    floor = compare(fresh_a, fresh_b)
-    div = compare(fresh_a, grafted)
+    floor_equal = floor_holds(fresh_a, fresh_b)
+    div = check.divergence
     failures = []
-    if not floor.byte_equal:
+    if not floor_equal:
         failures.append("fresh_floor: two fresh computations differ, so this configuration is not deterministic")
-    if not div.byte_equal:
-        failures.append(
-            f"graft: {div.positions_equal}/{div.positions} query positions byte-equal "
-            f"(KL mean {div.kl_mean:.3g}, max {div.kl_max:.3g})"
-        )
+    failures += check.failures()
     fp = engine.fingerprint
     profile = engine.profile(q)
     result = GateResult(
         model=engine.name, n_tokens=n, n_query=q,
-        byte_exact=div.byte_equal, fresh_floor_equal=floor.byte_equal,
-        graft_sha256=grafted.sha256(), fresh_sha256=fresh_a.sha256(),
+        byte_exact=div.byte_equal, fresh_floor_equal=floor_equal,
+        graft_sha256=check.graft_sha256, fresh_sha256=fresh_a.sha256(),
         kl_mean=div.kl_mean, kl_max=div.kl_max, argmax_agree=div.argmax_agree_text,
         max_abs_diff=div.max_abs_diff, positions_equal=f"{div.positions_equal}/{div.positions}",
         state_bytes=len(snapshot.payload), fingerprint=fp.id, fingerprint_parts=fp.parts(),
-        profile=profile.as_dict(), profile_id=profile.id, timings_ms=timings, failures=tuple(failures),
+        profile=profile.as_dict(), profile_id=profile.id, timings_ms=timings,
+        continuation_equal=check.continuation_equal, continuation_detail=check.continuation_detail,
+        recapture_equal=check.recapture_equal, recapture_detail=check.recapture_detail, failures=tuple(failures),
     )
     log.info("gate.finished", model=engine.name, n_tokens=n, n_query=q, byte_exact=result.byte_exact,
-             floor=result.fresh_floor_equal, fingerprint=fp.id)
+             floor=result.fresh_floor_equal, continuation=result.continuation_equal,
+             recapture=result.recapture_equal, fingerprint=fp.id)
     return result

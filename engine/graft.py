@@ -204,14 +204,6 @@ class GraftEngine:
             self.prefill(ctx, tokens, pos0=pos0)
             return self.snapshot(ctx, tokens, pos0=pos0, n_query=n_query)
 
-    def capture_with_reference(self, tokens: Sequence[int], query: Sequence[int]) -> tuple[KVSnapshot, LogitsRows]:
-        """Capture [0, N) and then, in the same context, run the query: the fresh reference logits come from the
-        very prefill that was captured (the split reference: prefill on the grid, then the query call)."""
-        with self.open_context() as ctx:
-            self.prefill(ctx, tokens)
-            snapshot = self.snapshot(ctx, tokens, n_query=len(query))
-            return snapshot, self.query(ctx, query, pos0=len(tokens))
-
     def snapshot(self, ctx: LlamaContext, tokens: Sequence[int], *, pos0: int = 0, n_query: int = 8,
                  seq_id: int = 0) -> KVSnapshot:
         payload = ctx.state_bytes(seq_id)

@@ -11,6 +11,7 @@ import contextlib
 import ctypes
 import logging
 import threading
+import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -97,6 +98,7 @@ class LlamaModel:
         if not handle:
             raise ModelLoadError(f"llama.cpp could not load the GGUF file {self.path}")
         self._handle = handle
+        self._contexts: weakref.WeakSet[LlamaContext] = weakref.WeakSet()  # closed before the model is freed
         self._vocab = lib.llama_model_get_vocab(handle)
         self.n_vocab: int = lib.llama_vocab_n_tokens(self._vocab)
         self.n_ctx_train: int = lib.llama_model_n_ctx_train(handle)
@@ -163,7 +165,10 @@ class LlamaModel:
         return len(toks) == 1 and self.detokenize(toks, render_special=True) == text
 
     def close(self) -> None:
+        """Free the model, closing its live contexts first (a context must never outlive its model)."""
         if self._handle is not None:
+            for ctx in list(self._contexts):
+                ctx.close()
             llama().llama_model_free(self._handle)
             self._handle = None
 
@@ -204,6 +209,8 @@ class LlamaContext:
         self.config = config
         self.n_ctx: int = lib.llama_n_ctx(handle)
         self.n_batch: int = lib.llama_n_batch(handle)
+        self._batch = lib.llama_batch_init(self.n_batch, 0, 1)  # allocated once, reused by every decode
+        model._contexts.add(self)
 
     @property
     def handle(self):  # noqa: ANN201 - llama_context_p
@@ -224,18 +231,16 @@ class LlamaContext:
         want = set(outputs)
         if not want <= set(range(n)):
             raise DecodeError(f"output rows {sorted(want)} outside a batch of {n}")
-        batch = lib.llama_batch_init(n, 0, 1)
-        try:
-            for i, tok in enumerate(tokens):
-                batch.token[i] = int(tok)
-                batch.pos[i] = pos0 + i
-                batch.n_seq_id[i] = 1
-                batch.seq_id[i][0] = seq_id
-                batch.logits[i] = 1 if i in want else 0
-            batch.n_tokens = n
-            rc = lib.llama_decode(self.handle, batch)
-        finally:
-            lib.llama_batch_free(batch)
+        handle = self.handle
+        batch = self._batch
+        for i, tok in enumerate(tokens):
+            batch.token[i] = int(tok)
+            batch.pos[i] = pos0 + i
+            batch.n_seq_id[i] = 1
+            batch.seq_id[i][0] = seq_id
+            batch.logits[i] = 1 if i in want else 0
+        batch.n_tokens = n
+        rc = lib.llama_decode(handle, batch)
         if rc != 0:
             raise DecodeError(f"llama_decode returned {rc} for {n} tokens at position {pos0}")
 
@@ -304,7 +309,9 @@ class LlamaContext:
 
     def close(self) -> None:
         if self._handle is not None:
-            llama().llama_free(self._handle)
+            lib = llama()
+            lib.llama_free(self._handle)
+            lib.llama_batch_free(self._batch)
             self._handle = None
 
     def __enter__(self) -> LlamaContext:

@@ -103,13 +103,15 @@ def fingerprint(model: ModelOpt = None, json_out: JsonOpt = False) -> None:
 @app.command()
 def gate(
     model: ModelOpt = None,
-    tokens: Annotated[int, typer.Option("--tokens", "-n", min=1, help="Block length N: capture [0, N).")] = 256,
+    tokens: Annotated[int, typer.Option("--tokens", "-n", min=1, help="Block length N: capture [0, N) (default: "
+                                         "more than one 512-token prefill chunk).")] = 640,
     query: Annotated[int, typer.Option("--query", "-q", min=1, help="Query tokens Q at [N, N+Q).")] = 8,
     record: Annotated[bool, typer.Option(help="Record the result as a probe attestation in the database.")] = True,
     json_out: JsonOpt = False,
 ) -> None:
     """Byte-exactness gate on this machine: fresh twice (the floor), capture, block file round trip, restore over a
-    separately loaded model, query, compare. Exit 0 iff byte-exact and the floor holds, else 1."""
+    separately loaded model, re-capture (recapture_equal), the Q-token query (byte_exact) and 16 greedy tokens one
+    at a time (continuation_equal), each compared with fresh. Exit 0 iff all hold and the floor holds, else 1."""
     from engine.gate import GateRequest, run_gate
     from workers.blocks import block_file_roundtrip
 
@@ -129,7 +131,7 @@ def gate(
     if json_out:
         print_json(record_out)
     else:
-        shown = {k: v for k, v in record_out.items() if k not in ("fingerprint_parts", "failures")}
+        shown = {k: v for k, v in record_out.items() if k not in ("fingerprint_parts", "failures", "passed")}
         verdict = "[bold green]BYTE-EXACT[/]" if result.passed else "[bold red]NOT BYTE-EXACT[/]"
         out.print(key_value_table(f"gate: {result.model}, N={tokens}, Q={query}", shown))
         out.print(verdict)

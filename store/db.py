@@ -278,6 +278,8 @@ class Attestation(Base):
     status: Mapped[str] = mapped_column(sa.String(16))
     floor_equal: Mapped[bool] = mapped_column(sa.Boolean)
     byte_exact: Mapped[bool] = mapped_column(sa.Boolean)
+    continuation_equal: Mapped[bool | None] = mapped_column(sa.Boolean)  # greedy continuation equal (0006)
+    recapture_equal: Mapped[bool | None] = mapped_column(sa.Boolean)  # restored state re-captured equal (0006)
     kl_mean: Mapped[float] = mapped_column(sa.Double)
     kl_max: Mapped[float] = mapped_column(sa.Double)
     argmax_agree: Mapped[str] = mapped_column(sa.String(32))

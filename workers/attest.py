@@ -12,14 +12,14 @@ from typing import Any
 
 import structlog
 
+from engine.check import check_graft, floor_holds, reference_run
 from engine.errors import EngineError
-from engine.logits import compare
 from store.blockfile import Block
 from store.blocks import block_key
 from store.db import BlockRow
 from store.errors import StoreError
 from store.repository import get_block, get_or_create_team, record_attestation, record_block
-from workers.attestations import divergence_fields, status_of
+from workers.attestations import check_fields
 from workers.blocks import block_to_snapshot
 from workers.deposit import probe_query
 from workers.runtime import Runtime
@@ -79,13 +79,13 @@ def attest_stored_block(rt: Runtime, block_id: str, *, fingerprint: str | None =
         probe = [int(t) for t in block.meta.get("probe", {}).get("tokens", [])]  # type-checked on read
         if not probe:
             probe = probe_query(engine)
-        reference = engine.fresh(list(snapshot.tokens), probe)
-        floor = compare(reference, engine.fresh(list(snapshot.tokens), probe)).byte_equal
-        div = compare(reference, engine.graft(snapshot, probe, payload_verified=True))
+        reference = reference_run(engine, list(snapshot.tokens), probe)
+        floor = floor_holds(reference, reference_run(engine, list(snapshot.tokens), probe))
+        check = check_graft(engine, snapshot, reference, payload_verified=True)
     except (EngineError, StoreError, ValueError) as exc:
         log.warning("attest.refused", block_id=block_id, error=type(exc).__name__, detail=str(exc))
         return record | {"status": "refused", "byte_exact": False, "reason": str(exc)}
-    status = status_of(div.byte_equal, floor)
+    fields = check_fields(check, floor)
     profile = engine.profile(len(probe))
     with rt.session() as s:  # registration and attestation commit together
         registered = False
@@ -93,11 +93,11 @@ def attest_stored_block(rt: Runtime, block_id: str, *, fingerprint: str | None =
             _register(s, rt, block)
             registered = True
         record_attestation(s, block_id=block_id, probe_digest=reference.sha256(), fingerprint=fp.id,
-                           profile=profile.as_dict(), profile_id=profile.id, host=socket.gethostname(),
-                           status=status, floor_equal=floor, timings={},
-                           reason=None if div.byte_equal else f"KL max {div.kl_max:.3g}", **divergence_fields(div))
-    return record | {"status": status, "byte_exact": div.byte_equal, "reason": None, "registered": registered,
-                     "profile": profile.as_dict(), "profile_id": profile.id}
+                           profile=profile.as_dict(), profile_id=profile.id, host=socket.gethostname(), timings={},
+                           **fields)
+    return record | {"status": fields["status"], "byte_exact": check.byte_exact, "reason": fields["reason"],
+                     "continuation_equal": check.continuation_equal, "recapture_equal": check.recapture_equal,
+                     "registered": registered, "profile": profile.as_dict(), "profile_id": profile.id}
 
 
 def attest_store(rt: Runtime, *, all_fingerprints: bool = False, model: str | None = None) -> dict[str, Any]:

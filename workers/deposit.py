@@ -14,11 +14,11 @@ from typing import Any
 
 import structlog
 
+from engine.check import capture_with_reference, check_graft, floor_holds, reference_run
 from engine.graft import GraftEngine
-from engine.logits import compare
 from store.db import Team, utcnow
 from store.repository import get_block, latest_attestation, record_attestation, record_block, record_owner
-from workers.attestations import divergence_fields, status_of
+from workers.attestations import check_fields
 from workers.blocks import block_to_snapshot, snapshot_to_block
 from workers.runtime import Runtime
 
@@ -84,7 +84,7 @@ def deposit_tokens(rt: Runtime, engine: GraftEngine, *, tokens: list[int], probe
         raise ValueError(f"the text is {len(tokens)} tokens; a block must fit the serving window of "
                          f"{engine.config.n_ctx - len(probe)} tokens")
     t0 = time.perf_counter()
-    snapshot, reference = engine.capture_with_reference(tokens, probe)
+    snapshot, reference = capture_with_reference(engine, tokens, probe)
     with rt.session() as session:
         team = session.get(Team, team_id) if team_id is not None else None
         owner = {"team": team.name if team is not None else None, "shared": shared}
@@ -107,9 +107,8 @@ def deposit_tokens(rt: Runtime, engine: GraftEngine, *, tokens: list[int], probe
         return _record_ungated(rt, engine, block, stored, snapshot, tokens, text, kind, source, team_id, shared,
                                reference.sha256(), meta)  # documents: no answer key verifies them
     readback = rt.blocks.get(block.fingerprint, block.block_id)
-    grafted = engine.graft(block_to_snapshot(readback), probe, payload_verified=True)
-    div = compare(reference, grafted)
-    floor = compare(reference, engine.fresh(tokens, probe)).byte_equal
+    check = check_graft(engine, block_to_snapshot(readback), reference, payload_verified=True)
+    floor = floor_holds(reference, reference_run(engine, tokens, probe))
     timings = {"deposit_ms": round((time.perf_counter() - t0) * 1000, 1)}
     with rt.session() as session:  # row second
         _, created = record_block(
@@ -122,12 +121,11 @@ def deposit_tokens(rt: Runtime, engine: GraftEngine, *, tokens: list[int], probe
         record_attestation(
             session, block_id=block.block_id, probe_digest=reference.sha256(), fingerprint=block.fingerprint,
             profile=snapshot.profile.as_dict(), profile_id=snapshot.profile.id, host=socket.gethostname(),
-            status=status_of(div.byte_equal, floor), floor_equal=floor, timings=timings,
-            reason=None if div.byte_equal else f"graft differs from fresh: KL max {div.kl_max:.3g}",
-            **divergence_fields(div))
-    log.info("deposit.done", block_id=block.block_id, n_tokens=len(tokens), byte_exact=div.byte_equal,
+            timings=timings, **check_fields(check, floor))
+    log.info("deposit.done", block_id=block.block_id, n_tokens=len(tokens), byte_exact=check.byte_exact,
+             continuation=check.continuation_equal, recapture=check.recapture_equal,
              created=created or stored.created, kind=kind)
-    return DepositResult(block.block_id, len(tokens), stored.size, div.byte_equal and floor,
+    return DepositResult(block.block_id, len(tokens), stored.size, check.passed and floor,
                          stored.created or created, block.fingerprint, kind, stored.key)
 
 

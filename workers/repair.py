@@ -13,6 +13,7 @@ from typing import Any
 import sqlalchemy as sa
 import structlog
 
+from engine.check import capture_with_reference
 from engine.graft import GraftEngine
 from store.blockfile import read_header
 from store.blocks import block_key
@@ -84,7 +85,7 @@ def _rederive(rt: Runtime, row: BlockRow, tokens: list[int], meta: dict[str, Any
     if engine.fingerprint.id != row.fingerprint:
         return False
     probe = meta.get("probe", {}).get("tokens") or probe_query(engine)
-    snapshot, reference = engine.capture_with_reference(tokens, probe)
+    snapshot, reference = capture_with_reference(engine, tokens, probe, continuation=0)
     fresh_meta = {k: v for k, v in meta.items() if k not in ("probe",)} | {
         "probe": {"tokens": list(probe), "reference_sha256": reference.sha256()},
         "repaired_at": utcnow().isoformat()}

@@ -76,3 +76,50 @@ def test_console_script_runs_in_a_real_process() -> None:
                            "--json"], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["byte_exact"] is True
+
+
+def test_gate_default_spans_two_prefill_chunks_and_checks_continuation_and_recapture() -> None:
+    record = _json(["gate", "--model", "tiny", "--json"])
+    assert record["n_tokens"] > 512  # the prefill chunk
+    assert record["continuation_equal"] is True and "16 greedy tokens equal" in record["continuation_detail"]
+    assert record["recapture_equal"] is True and "bytes equal" in record["recapture_detail"]
+
+
+@pytest.mark.parametrize("broken", ["continuation", "recapture"])
+def test_gate_exits_1_when_the_continuation_or_the_recapture_differs(
+        broken: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    import dataclasses
+
+    import engine.gate as gate
+
+    real = gate.check_graft
+
+    def differing(*args: object, **kwargs: object) -> object:
+        check = real(*args, **kwargs)  # type: ignore[arg-type]
+        return dataclasses.replace(check, **{f"{broken}_equal": False, f"{broken}_detail": "injected difference"})
+
+    monkeypatch.setattr(gate, "check_graft", differing)
+    result = runner.invoke(app, ["gate", "--model", "tiny", "--tokens", "120", "--json", "--no-record"])
+    assert result.exit_code == 1
+    record = json.loads(result.stdout)
+    assert record[f"{broken}_equal"] is False and record["byte_exact"] is True and record["passed"] is False
+    assert any(f.startswith(broken) for f in record["failures"])
+
+
+def test_the_graft_check_compares_every_continuation_step(tiny_engine: object) -> None:
+    import dataclasses
+
+    from engine.check import check_graft, reference_run
+    from engine.texts import sample_tokens
+
+    tokens = sample_tokens(tiny_engine, 48)  # type: ignore[arg-type]
+    prefix, probe = tokens[:40], tokens[40:]
+    reference = reference_run(tiny_engine, prefix, probe)  # type: ignore[arg-type]
+    snapshot = tiny_engine.capture(prefix, n_query=8)  # type: ignore[attr-defined]
+    assert check_graft(tiny_engine, snapshot, reference).passed  # type: ignore[arg-type]
+    for step in (0, 7, 15):
+        digests = list(reference.continuation_sha256)
+        digests[step] = "0" * 64
+        mutated = dataclasses.replace(reference, continuation_sha256=tuple(digests))
+        check = check_graft(tiny_engine, snapshot, mutated)  # type: ignore[arg-type]
+        assert check.byte_exact and not check.continuation_equal and f"step {step} of 16" in check.continuation_detail

@@ -93,3 +93,25 @@ def test_gguf_hash_cache_is_keyed_by_size_and_mtime(tmp_path: Path) -> None:
 
     os.utime(f, ns=(1, 1))
     assert file_sha256(f, cache) != first
+
+
+def test_closing_a_model_closes_its_live_contexts_first(tiny_engine: GraftEngine) -> None:
+    from engine.errors import DecodeError
+    from engine.native import LlamaModel
+
+    model = LlamaModel(tiny_engine.model.path)
+    engine = GraftEngine(model, tiny_engine.config, name="tiny")
+    ctx = engine.open_context()
+    engine.prefill(ctx, engine.tokenize("a context left open"))
+    model.close()  # must not free the model under the live context
+    with pytest.raises(DecodeError, match="closed"):
+        ctx.decode([1], pos0=0)
+    ctx.close()  # idempotent
+
+
+def test_one_context_decodes_many_times_with_one_batch(tiny_engine: GraftEngine) -> None:
+    with tiny_engine.open_context() as ctx:
+        batch = ctx._batch
+        for i in range(20):
+            ctx.decode([5 + i], pos0=i, outputs=[0])
+        assert ctx._batch is batch
