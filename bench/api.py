@@ -22,7 +22,7 @@ from typing import Any
 import httpx
 
 from bench.servers import free_port, moto_server, stop_process_group
-from store.objects import S3ObjectStore
+from store.objects.s3 import S3ObjectStore
 from store.repository import create_api_token, get_or_create_team
 from workers.answering import AnswerParams, answer_question
 from workers.dispatch import submit_batch

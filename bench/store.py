@@ -16,7 +16,8 @@ from typing import Any
 from bench.servers import moto_server
 from store.blockfile import Block, new_block
 from store.blocks import BlockStore, block_key
-from store.objects import LocalObjectStore, S3ObjectStore
+from store.objects.local import LocalObjectStore
+from store.objects.s3 import S3ObjectStore
 
 FINGERPRINT = "bench" + "0" * 27
 

@@ -25,7 +25,8 @@ from store.errors import (
     ObjectStoreUnavailableError,
     StoreError,
 )
-from store.objects import S3ClientOptions, S3ObjectStore, open_object_store
+from store.objects import open_object_store
+from store.objects.s3 import S3ClientOptions, S3ObjectStore
 
 pytestmark = pytest.mark.integration
 

@@ -22,7 +22,9 @@ from store.errors import (
     InvalidObjectKeyError,
     StoreError,
 )
-from store.objects import LocalObjectStore, S3ObjectStore, open_object_store
+from store.objects import open_object_store
+from store.objects.local import LocalObjectStore
+from store.objects.s3 import S3ObjectStore
 
 pytestmark = pytest.mark.unit
 

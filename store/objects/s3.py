@@ -1,298 +1,35 @@
-"""Object stores: where block files live, addressed by '/'-separated keys, chosen from a URL.
-
-`file:///absolute/dir` (or `file://relative/dir`, resolved against the working directory) selects a local
-directory; `s3://bucket/optional/prefix` selects an S3-compatible server through boto3.
-
-Contract, the same for every implementation:
-
-* Write-once. `put` publishes an object only if no object exists under its key, atomically: a concurrent `put` of
-  the same key from any number of writers creates it exactly once, the others get `created=False`, and nothing is
-  ever overwritten. Keys are content addresses (block ids), so a second writer holds the same bytes anyway.
-* Whole or nothing. Readers never see half an object: a local object appears under its key by an atomic link of a
-  fully written, fsynced temporary file; an S3 object appears when its single PUT or multipart upload completes.
-* The caller's SHA-256 of the data is checked before anything is published, and sent to S3 as the object's
-  checksum (per part for multipart uploads) so servers that validate checksums refuse corrupted uploads.
-* Verify on read. The store does not vouch for what it returns: kvgraft re-verifies every download (the block
-  format hashes the payload while reading it, see store/blockfile.py), because some S3 servers, moto among them,
-  do not validate checksums, and disks rot.
-
-Errors are the store's own: a missing key is `BlockNotFoundError`, a bad key `InvalidObjectKeyError`, a server that
-cannot be reached, times out or answers 5xx `ObjectStoreUnavailableError` (retryable), anything else `StoreError`.
-"""
+"""`s3://` object stores: one bucket (and key prefix) of an S3-compatible server through boto3, the only module
+that imports it: write-once by conditional puts (`If-None-Match: *`), multipart uploads past a threshold, SHA-256
+checksums sent with every part, and a streaming reader."""
 
 from __future__ import annotations
 
 import base64
 import contextlib
-import errno
 import hashlib
 import io
 import math
-import os
-import tempfile
 import threading
-from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from datetime import UTC, datetime
-from pathlib import Path
+from datetime import UTC
 from typing import TYPE_CHECKING, Any, BinaryIO, NoReturn
-from urllib.parse import unquote, urlsplit
 
 import structlog
 
-from store.errors import (
-    BlockIntegrityError,
-    BlockNotFoundError,
-    InvalidObjectKeyError,
-    ObjectStoreUnavailableError,
-    StoreError,
-)
+from store.errors import BlockNotFoundError, ObjectStoreUnavailableError, StoreError
+from store.objects.base import Buffer, ObjectInfo, ObjectStore, PutResult, check_sha256, validate_key
 
 if TYPE_CHECKING:
     from botocore.client import BaseClient
 
 log = structlog.get_logger(__name__)
 
-Buffer = bytes | bytearray | memoryview
-
-TMP_PREFIX = ".tmp-"
-"""Name prefix of the temporary files a local store writes before publishing; never a key component."""
-
 DEFAULT_MULTIPART_THRESHOLD = 64 << 20
 MIN_PART_BYTES = 8 << 20
 MAX_PARTS = 10_000
 _COPY_CHUNK = 1 << 20
 _CONFLICT_ATTEMPTS = 5
-
-
-@dataclass(frozen=True)
-class ObjectInfo:
-    """One stored object as listed: its key (relative to the store), size in bytes and last modification (UTC)."""
-
-    key: str
-    size: int
-    modified: datetime
-
-
-@dataclass(frozen=True)
-class PutResult:
-    """The outcome of a write-once put: `created` is False when the key already held an object (left untouched);
-    `size` is the number of bytes offered (equal to the stored object's for content-addressed keys)."""
-
-    key: str
-    created: bool
-    size: int
-
-
-def validate_key(key: str) -> str:
-    """Return `key` if it is a safe relative '/'-separated key, else raise InvalidObjectKeyError."""
-    if not isinstance(key, str) or not key:
-        raise InvalidObjectKeyError(f"object key must be a non-empty string, got {key!r}")
-    if key.startswith("/"):
-        raise InvalidObjectKeyError(f"object key {key!r} is absolute")
-    if "\x00" in key or "\\" in key:
-        raise InvalidObjectKeyError(f"object key {key!r} contains a NUL or backslash")
-    for part in key.split("/"):
-        if part in ("", ".", ".."):
-            raise InvalidObjectKeyError(f"object key {key!r} has an empty, '.' or '..' component")
-        if part.startswith(TMP_PREFIX):
-            raise InvalidObjectKeyError(f"object key {key!r} has a component starting with {TMP_PREFIX!r}")
-    return key
-
-
-def _view(data: Buffer) -> memoryview:
-    return memoryview(data).cast("B")
-
-
-def check_sha256(key: str, data: Buffer, sha256: str) -> memoryview:
-    """Refuse `data` unless it hashes to the caller's `sha256` (hex); returns a flat byte view of it."""
-    view = _view(data)
-    actual = hashlib.sha256(view).hexdigest()
-    if actual != sha256.lower():
-        raise BlockIntegrityError(f"refusing to store {key!r}: data hashes to {actual}, caller claimed {sha256}")
-    return view
-
-
-class ObjectStore(ABC):
-    """A write-once store of immutable objects under '/'-separated keys (see the module docstring)."""
-
-    url: str
-
-    @abstractmethod
-    def put(self, key: str, data: Buffer, *, sha256: str) -> PutResult:
-        """Store `data` under `key` unless the key exists; `sha256` is the caller's hex digest of `data`."""
-
-    @abstractmethod
-    def open(self, key: str) -> BinaryIO:
-        """A readable binary stream of the object (supports `read(n)` and `readinto`); the caller closes it."""
-
-    def get(self, key: str) -> bytes:
-        """The whole object in memory."""
-        with self.open(key) as stream:
-            return stream.read()
-
-    @abstractmethod
-    def exists(self, key: str) -> bool:
-        """Whether an object is stored under `key`."""
-
-    @abstractmethod
-    def delete(self, key: str) -> None:
-        """Remove the object under `key`; a missing key is not an error."""
-
-    @abstractmethod
-    def list(self, prefix: str = "") -> Iterator[ObjectInfo]:
-        """Every object whose key starts with `prefix` (a plain string prefix, not only a directory)."""
-
-    def close(self) -> None:
-        """Release connections; the store is not used afterwards."""
-        return None
-
-    def __enter__(self) -> ObjectStore:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-
-# --------------------------------------------------------------------------------------------------- local disk
-
-
-def _fsync_dir(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-def _makedirs_durable(path: Path) -> None:
-    """Create `path` and missing parents, fsyncing each new directory's parent so the entries survive a crash."""
-    missing: list[Path] = []
-    cur = path
-    while not cur.is_dir():
-        missing.append(cur)
-        cur = cur.parent
-    for directory in reversed(missing):
-        with contextlib.suppress(FileExistsError):
-            directory.mkdir()
-        _fsync_dir(directory.parent)
-
-
-def _write_temp(directory: Path, view: memoryview) -> Path:
-    """Write `view` to a new fsynced temporary file in `directory`; returns its path."""
-    fd, name = tempfile.mkstemp(prefix=TMP_PREFIX, dir=directory)
-    tmp = Path(name)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(view)
-            f.flush()
-            os.fsync(f.fileno())
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-    return tmp
-
-
-class LocalObjectStore(ObjectStore):
-    """Objects as files under `root`; a key's components are the relative path."""
-
-    def __init__(self, root: Path) -> None:
-        self.root = Path(root).resolve()
-        self.root.mkdir(parents=True, exist_ok=True)
-        self.url = f"file://{self.root}"
-
-    def _path(self, key: str) -> Path:
-        return self.root.joinpath(*validate_key(key).split("/"))
-
-    def put(self, key: str, data: Buffer, *, sha256: str) -> PutResult:
-        path = self._path(key)
-        view = check_sha256(key, data, sha256)
-        if path.is_file():
-            return PutResult(key, False, view.nbytes)
-        if path.is_dir():
-            raise InvalidObjectKeyError(f"object key {key!r} names a directory of other objects in {self.url}")
-        try:
-            _makedirs_durable(path.parent)
-            tmp = _write_temp(path.parent, view)
-        except (NotADirectoryError, FileExistsError):
-            raise InvalidObjectKeyError(f"object key {key!r} lies below an existing object in {self.url}") from None
-        try:
-            created = self._publish(tmp, path)
-        finally:
-            tmp.unlink(missing_ok=True)
-        if created:
-            _fsync_dir(path.parent)
-        log.debug("object_store.put", store=self.url, key=key, created=created, size=view.nbytes)
-        return PutResult(key, created, view.nbytes)
-
-    @staticmethod
-    def _publish(tmp: Path, path: Path) -> bool:
-        """Link the finished temporary file to its final name unless that name exists (atomic, create-only)."""
-        try:
-            os.link(tmp, path)
-        except FileExistsError:
-            return False
-        except OSError as exc:
-            if exc.errno in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EXDEV):
-                raise StoreError(f"{path.parent} does not support hard links, which write-once publishing needs; "
-                                 f"use a local filesystem such as ext4 or xfs") from exc
-            raise
-        return True
-
-    def open(self, key: str) -> BinaryIO:
-        path = self._path(key)
-        try:
-            return path.open("rb")
-        except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
-            raise BlockNotFoundError(f"no object {key!r} in {self.url}") from None
-
-    def exists(self, key: str) -> bool:
-        return self._path(key).is_file()
-
-    def delete(self, key: str) -> None:
-        path = self._path(key)
-        with contextlib.suppress(FileNotFoundError, NotADirectoryError, IsADirectoryError):
-            path.unlink()
-            log.debug("object_store.delete", store=self.url, key=key)
-
-    def list(self, prefix: str = "") -> Iterator[ObjectInfo]:
-        """Objects under `prefix` in no guaranteed order; temporary files are skipped."""
-        start = self._list_start(prefix)
-        if start is None or not start.is_dir():
-            return
-        for dirpath, dirnames, filenames in os.walk(start):
-            dirnames.sort()
-            rel_dir = Path(dirpath).relative_to(self.root).as_posix()
-            for name in sorted(filenames):
-                if name.startswith(TMP_PREFIX):
-                    continue
-                key = name if rel_dir == "." else f"{rel_dir}/{name}"
-                if key.startswith(prefix):
-                    info = self._info(key, Path(dirpath, name))
-                    if info is not None:
-                        yield info
-
-    def _list_start(self, prefix: str) -> Path | None:
-        """The deepest directory every key with `prefix` lies under, or None if no valid key can have it."""
-        if "/" not in prefix:
-            return self.root
-        directory = prefix.rsplit("/", 1)[0]
-        try:
-            return self._path(directory)
-        except InvalidObjectKeyError:
-            return None
-
-    @staticmethod
-    def _info(key: str, path: Path) -> ObjectInfo | None:
-        try:
-            st = path.stat()
-        except FileNotFoundError:  # deleted while listing
-            return None
-        return ObjectInfo(key, st.st_size, datetime.fromtimestamp(st.st_mtime, tz=UTC))
-
-
-# --------------------------------------------------------------------------------------------------------- S3
 
 
 class S3ObjectStream(io.BufferedIOBase):
@@ -623,21 +360,3 @@ class S3ObjectStore(ObjectStore):
         if client is not None:
             with contextlib.suppress(Exception):
                 client.close()
-
-
-# -------------------------------------------------------------------------------------------------------- URLs
-
-
-def open_object_store(url: str, *, s3_endpoint_url: str | None = None,
-                      multipart_threshold: int = DEFAULT_MULTIPART_THRESHOLD) -> ObjectStore:
-    """The store a URL names: `file:///abs/dir`, `file://relative/dir` or `s3://bucket/optional/prefix`."""
-    parts = urlsplit(url)
-    if parts.scheme == "file":
-        path = unquote(parts.netloc + parts.path)
-        if not path:
-            raise StoreError(f"object store URL {url!r} names no directory")
-        return LocalObjectStore(Path(path))
-    if parts.scheme == "s3":
-        return S3ObjectStore(parts.netloc, unquote(parts.path), endpoint_url=s3_endpoint_url,
-                             multipart_threshold=multipart_threshold)
-    raise StoreError(f"unsupported object store URL {url!r}: expected file:// or s3://")
