@@ -24,12 +24,12 @@ import httpx
 from bench.servers import free_port, moto_server, stop_process_group
 from store.objects.s3 import S3ObjectStore
 from store.repository import create_api_token, get_or_create_team
-from workers.answering import AnswerParams, answer_question
-from workers.dispatch import submit_batch
+from workers.flywheel.answering import AnswerParams, answer_question
+from workers.flywheel.solve import solve_problem
 from workers.problems import ProblemSpec
+from workers.queue.dispatch import submit_batch
 from workers.runtime import open_runtime
 from workers.settings import Settings
-from workers.solve import solve_problem
 
 QUESTIONS = [(f"A crate holds {n} apples. How many apples are in {m} crates?", n * m) for n, m in
              [(12, 5), (24, 3), (15, 7), (9, 11), (30, 4)]]

@@ -23,10 +23,10 @@ from typing import Any
 from engine.graft import EngineConfig, GraftEngine
 from engine.texts import passages, sample_tokens
 from store.blockfile import read_block_file, write_block_file
-from workers.answering import AnswerParams, answer_question
-from workers.blocks import block_to_snapshot, snapshot_to_block
-from workers.documents import answer_from_block, deposit_document
+from workers.flywheel.answering import AnswerParams, answer_question
+from workers.flywheel.documents import answer_from_block, deposit_document
 from workers.runtime import open_runtime
+from workers.seam import block_to_snapshot, snapshot_to_block
 from workers.settings import Settings
 
 COLOURS = ("amber", "cobalt", "crimson", "emerald", "ivory", "jade", "scarlet", "violet", "saffron", "teal")

@@ -7,7 +7,7 @@ import json
 import sys
 
 from bench.memory import peak_rss_bytes
-from workers.answering import AnswerParams, answer_question
+from workers.flywheel.answering import AnswerParams, answer_question
 from workers.logs import configure_logging
 from workers.runtime import open_runtime
 

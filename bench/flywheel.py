@@ -18,14 +18,14 @@ from pathlib import Path
 from statistics import mean
 from typing import Any
 
-from workers.answering import AnswerParams, answer_question, direct_samples, transfer_answer
-from workers.answers import answers_match
-from workers.jobs import JobParams, run_job
+from workers.flywheel.answering import AnswerParams, answer_question, direct_samples, transfer_answer
+from workers.flywheel.jobs import JobParams, run_job
+from workers.flywheel.prefix import ensure_skill
+from workers.flywheel.prompts import question_part, style_for, tokens_of
+from workers.flywheel.solve import SolveParams
 from workers.problems import ProblemSpec
-from workers.prompts import question_part, style_for, tokens_of
 from workers.runtime import Runtime
-from workers.skill import ensure_skill
-from workers.solve import SolveParams
+from workers.verify.answer_match import answers_match
 
 DEFAULT_DATA = Path(__file__).parent / "data" / "flywheel.jsonl"
 

@@ -23,7 +23,7 @@ from engine.graft import EngineConfig, GraftEngine
 from engine.native import LlamaContext
 from engine.texts import sample_tokens
 from store.blockfile import read_block_file, write_block_file
-from workers.blocks import block_to_snapshot, snapshot_to_block
+from workers.seam import block_to_snapshot, snapshot_to_block
 
 log = structlog.get_logger(__name__)
 

@@ -11,8 +11,8 @@ from pathlib import Path
 from bench.memory import peak_rss_bytes, reset_peak_rss, rss_bytes
 from engine.graft import EngineConfig, GraftEngine
 from store.blockfile import read_block_file
-from workers.blocks import block_to_snapshot
 from workers.logs import configure_logging
+from workers.seam import block_to_snapshot
 
 
 def main(argv: list[str]) -> None:

@@ -39,7 +39,7 @@ from store.repository import (
     list_attestations,
     set_graft_from,
 )
-from workers.dispatch import submit_batch, submit_question
+from workers.flywheel.solve import SolveParams
 from workers.problems import (
     MAX_LINE_BYTES,
     MAX_QUESTION_CHARS,
@@ -48,9 +48,9 @@ from workers.problems import (
     parse_problem_list,
     parse_problems_jsonl,
 )
+from workers.queue.dispatch import submit_batch, submit_question
 from workers.runtime import Runtime, open_runtime
 from workers.settings import Settings
-from workers.solve import SolveParams
 from workers.strict_json import loads_strict, screen_jsonl, unstorable
 
 log = structlog.get_logger(__name__)

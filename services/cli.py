@@ -113,15 +113,15 @@ def gate(
     separately loaded model, re-capture (recapture_equal), the Q-token query (byte_exact) and 16 greedy tokens one
     at a time (continuation_equal), each compared with fresh. Exit 0 iff all hold and the floor holds, else 1."""
     from engine.gate import GateRequest, run_gate
-    from workers.blocks import block_file_roundtrip
+    from workers.seam import block_file_roundtrip
 
     def body() -> tuple[Any, int | None]:
         engine = _load(model, n_ctx=max(4096, -(-(tokens + query) // 256) * 256))
         result = run_gate(engine, GateRequest(n_tokens=tokens, n_query=query), roundtrip=block_file_roundtrip)
         if not record:
             return result, None
-        from workers.attestations import record_gate_result
         from workers.runtime import open_runtime
+        from workers.upkeep.gate_records import record_gate_result
 
         with open_runtime() as rt:
             return result, record_gate_result(rt, result)
@@ -331,7 +331,7 @@ def sandbox_run(
     json_out: JsonOpt = False,
 ) -> None:
     """Run one program in the sandbox and print its verdict (exit code 0 iff the program exited 0)."""
-    from workers.sandbox import SandboxLimits, SandboxUnavailableError, run_program
+    from workers.verify.sandbox import SandboxLimits, SandboxUnavailableError, run_program
 
     def body() -> Any:
         source = file.read_bytes().decode("utf-8", errors="replace")
@@ -354,7 +354,7 @@ def sandbox_run(
 def sandbox_check(json_out: JsonOpt = False) -> None:
     """Prove the sandbox contains a probe program (uid 65534, no network, read-only outside /tmp, seccomp, no
     nested user namespaces); exit 0 when it does, 1 with one line saying why not."""
-    from workers.sandbox import SandboxUnavailableError, self_test
+    from workers.verify.sandbox import SandboxUnavailableError, self_test
 
     try:
         report = self_test()

@@ -36,9 +36,9 @@ def run(
 
     The job runs in a child process: a native crash ends the command with one line naming the problem and the
     signal. What was deposited is kept, and running the same command again continues where it stopped."""
-    from workers.jobs import JobParams, run_job_child
+    from workers.flywheel.jobs import JobParams, run_job_child
+    from workers.flywheel.solve import SolveParams
     from workers.problems import parse_problems_jsonl
-    from workers.solve import SolveParams
     from workers.supervise import NativeCrashError, run_in_child
 
     def body() -> dict[str, Any]:
@@ -98,9 +98,9 @@ def ask(
 ) -> None:
     """Answer through the library: exact lookup, confidence gate, transfer, abstain."""
     from store.repository import get_or_create_team
-    from workers.answering import AnswerParams
-    from workers.dispatch import ask as ask_in_process
-    from workers.dispatch import submit_question
+    from workers.flywheel.answering import AnswerParams
+    from workers.queue.dispatch import ask as ask_in_process
+    from workers.queue.dispatch import submit_question
     from workers.runtime import open_runtime
 
     def body() -> dict[str, Any]:
@@ -116,7 +116,7 @@ def ask(
 
     def _ask_through_queue(rt: Any, q: str, team_id: int, wait_s: float) -> dict[str, Any]:
         from store.db import Query, QueryRequest
-        from workers.celery_app import send
+        from workers.queue.celery_app import send
 
         request_id = submit_question(rt, q, team_id=team_id)
         send(rt.settings.broker_url, "kvgraft.answer_query", request_id)
@@ -153,7 +153,7 @@ def worker(
     if queue not in ("solve", "graft", "attest"):
         err.print(f"[bold red]error:[/] unknown queue {queue!r}: expected solve, graft or attest")
         raise typer.Exit(2)
-    from workers.sandbox import SandboxUnavailableError, self_test
+    from workers.verify.sandbox import SandboxUnavailableError, self_test
 
     try:  # every queue runs generated programs or verifiers: a worker without a sandbox must not take work
         self_test()
@@ -166,7 +166,7 @@ def worker(
         err.print("[bold red]error:[/] a worker needs a broker: set KVGRAFT_BROKER_URL "
                   "(e.g. amqp://guest:guest@127.0.0.1:5672//)")
         raise typer.Exit(2)
-    from workers.celery_app import app
+    from workers.queue.celery_app import app
 
     queues = "graft,attest" if queue == "graft" and attest else queue
     app.worker_main(["worker", "-Q", queues, "--pool", "solo", "--concurrency", "1", "--prefetch-multiplier", "1",
@@ -179,7 +179,7 @@ def requeue(older_than: Annotated[str, typer.Option(help="Only work pending for 
             json_out: JsonOpt = False) -> None:
     """Send again the problems and questions still pending (e.g. submitted while the broker was down)."""
     from services.cli_store import parse_age
-    from workers.dispatch import requeue_stale
+    from workers.queue.dispatch import requeue_stale
     from workers.runtime import open_runtime
 
     def body() -> dict[str, int]:

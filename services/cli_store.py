@@ -57,8 +57,8 @@ def deposit(
     json_out: JsonOpt = False,
 ) -> None:
     """Capture texts as blocks, gate them, store them and record them."""
-    from workers.deposit import deposit_text
-    from workers.documents import deposit_document, describe
+    from workers.flywheel.deposit import deposit_text
+    from workers.flywheel.documents import deposit_document, describe
 
     def body() -> dict[str, Any]:
         if kind not in ("document", "skill"):
@@ -97,8 +97,8 @@ def _ensure_probe_attestation(rt: Any, engine: Any) -> None:
     """A passing probe gate for this fingerprint and profile, run and recorded once."""
     from engine.gate import GateRequest, run_gate
     from store.repository import latest_attestation
-    from workers.attestations import record_gate_result
-    from workers.blocks import block_file_roundtrip
+    from workers.seam import block_file_roundtrip
+    from workers.upkeep.gate_records import record_gate_result
 
     with rt.session() as s:
         found = latest_attestation(s, block_id=None, fingerprint=engine.fingerprint.id,
@@ -120,7 +120,7 @@ def attest(
 ) -> None:
     """Gate the store's blocks on this machine for its fingerprint and profile and record attestations; blocks
     this database has never seen (copied from another pod) are registered from their headers first."""
-    from workers.attest import attest_store
+    from workers.upkeep.attestation import attest_store
 
     def body() -> dict[str, Any]:
         with _runtime() as rt:
@@ -290,7 +290,7 @@ def blocks_repair(
     """Repair a damaged block: re-derive it (captured again from tokens known to be its own, kept only under the same
     id) or quarantine it (raw bytes moved to quarantine/, the row marked; readers treat it as a miss). Exit 0 when
     the block is intact or re-derived, 1 when it was quarantined."""
-    from workers.repair import repair_block
+    from workers.upkeep.repair import repair_block
 
     def body() -> dict[str, Any]:
         with _runtime() as rt:
@@ -358,7 +358,7 @@ def audit_verify(directory: Annotated[Path, typer.Argument(help="An audit bundle
     """Recompute every digest and re-run every recorded verified program in the sandbox, with no model. Names each
     mismatch; exit 1 on any."""
     from store.audit import verify_bundle
-    from workers.answers import recheck_program
+    from workers.verify.answer_match import recheck_program
 
     def body() -> list[Any]:
         progress = (lambda where: err.print(f"[dim]re-running {where}[/]")) if not json_out else None

@@ -22,7 +22,7 @@ def expected_errors() -> tuple[type[BaseException], ...]:
     from pydantic import ValidationError
     from sqlalchemy.exc import OperationalError
 
-    from workers.sandbox import SandboxUnavailableError
+    from workers.verify.sandbox import SandboxUnavailableError
 
     return (EngineError, StoreError, ValueError, OSError, ValidationError, OperationalError,
             SandboxUnavailableError, RuntimeError)

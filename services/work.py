@@ -24,7 +24,7 @@ import sqlalchemy as sa
 import structlog
 
 from store.db import Batch, Problem, QueryRequest
-from workers.dispatch import answer_request, dispatch_solves, error_reason, fail_unfinished
+from workers.queue.dispatch import answer_request, dispatch_solves, error_reason, fail_unfinished
 from workers.runtime import Runtime
 
 log = structlog.get_logger(__name__)
@@ -187,7 +187,7 @@ class Work:
         if self.local is not None:
             return Dispatch(True, self._track(ticket, answer_request, self.rt, request_id,
                                               rows=(QueryRequest, [request_id])))
-        from workers.celery_app import send
+        from workers.queue.celery_app import send
 
         try:
             send(self.rt.settings.broker_url or "", "kvgraft.answer_query", request_id)
@@ -199,7 +199,7 @@ class Work:
     def queue_depths(self) -> dict[str, int]:
         if self.local is not None:
             return {"local": self.pending}
-        from workers.celery_app import QUEUES, sender
+        from workers.queue.celery_app import QUEUES, sender
 
         depths: dict[str, int] = {}
         try:

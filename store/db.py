@@ -92,7 +92,7 @@ class NulSafeText(sa.TypeDecorator[str]):
 class AnswerJSON(sa.TypeDecorator[Any]):
     """A JSON answer (number or string) stored exactly: an integer outside the 64-bit range is stored as its decimal
     string, because SQLite gives a JSON column NUMERIC affinity and would turn `777...7` (401 digits) into a float.
-    Answers are compared as exact decimals (workers.answers), so "12" and 12 are the same answer."""
+    Answers are compared as exact decimals (workers.verify.answer_match), so "12" and 12 are the same answer."""
 
     impl = sa.JSON(none_as_null=True)
     cache_ok = True

@@ -13,8 +13,8 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from workers.programs import verifier_source
 from workers.strict_json import loads_strict
+from workers.verify.programs import verifier_source
 
 MAX_PROBLEMS = 10_000
 MAX_LINE_BYTES = 64 << 10

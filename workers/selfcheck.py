@@ -66,7 +66,7 @@ def selfcheck_child(emit: Emit, model: str | None, n_tokens: int) -> dict[str, A
     from engine.graft import EngineConfig, GraftEngine
     from engine.sampling import SamplingParams, generate
     from engine.texts import sample_tokens
-    from workers.blocks import block_file_roundtrip
+    from workers.seam import block_file_roundtrip
     from workers.settings import Settings
 
     settings = Settings()

@@ -27,7 +27,7 @@ def flywheel_env(pg_url: str, s3_store_url: str, s3_server: str, broker_url: str
 
 
 def _purge(broker_url: str) -> None:
-    from workers.celery_app import make_app
+    from workers.queue.celery_app import make_app
 
     celery = make_app(broker_url)
     with celery.connection_for_write() as conn:

@@ -16,10 +16,10 @@ import sqlalchemy as sa
 
 from store.db import BlockRow, Generation, Problem, Query, QueryRequest, make_engine
 from tests.fixtures.processes import KvgraftProcess, worker
-from workers.dispatch import dispatch_solves, submit_batch, submit_question
+from workers.flywheel.solve import SolveParams
 from workers.problems import parse_problems_jsonl
+from workers.queue.dispatch import dispatch_solves, submit_batch, submit_question
 from workers.runtime import open_runtime
-from workers.solve import SolveParams
 
 pytestmark = pytest.mark.integration
 
@@ -80,7 +80,7 @@ def test_a_graft_worker_killed_mid_task_answers_every_question_once(
         _wait_until(lambda: all(st != "pending" for st in _statuses(rt, batch_id)), 120, "the batch", workers)
         questions = [f"What is {i} plus {i + 7} minus 3?" for i in range(6)]  # new: direct and transfer sampling
         requests = [submit_question(rt, q, team_id=None) for q in questions]
-        from workers.celery_app import send
+        from workers.queue.celery_app import send
 
         for r in requests:
             send(flywheel_env["KVGRAFT_BROKER_URL"], "kvgraft.answer_query", r)
@@ -186,7 +186,7 @@ def test_a_corrupted_and_tiny_read_cache_under_a_running_graft_worker(
         workers.append(worker("solve", tmp_path))
         workers.append(worker("graft", tmp_path))
         _wait_until(lambda: all(st != "pending" for st in _statuses(rt, batch_id)), 120, "the batch", workers)
-        from workers.celery_app import send
+        from workers.queue.celery_app import send
 
         def ask(q: str) -> str:
             req = submit_question(rt, q, team_id=None)

@@ -13,8 +13,8 @@ import sqlalchemy as sa
 
 from store.db import Generation, Problem, QueryRequest
 from store.migrate import upgrade
-from workers.dispatch import answer_request, dispatch_solves, submit_batch, submit_question
 from workers.problems import parse_problems_jsonl
+from workers.queue.dispatch import answer_request, dispatch_solves, submit_batch, submit_question
 from workers.runtime import open_runtime
 
 pytestmark = pytest.mark.integration
@@ -47,7 +47,7 @@ def test_huge_integers_and_nul_output_end_in_outcomes_on_postgresql(pg_runtime: 
 
 def test_a_store_error_while_answering_ends_failed_on_postgresql(pg_runtime: Any,
                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
-    import workers.answering as answering
+    import workers.flywheel.answering as answering
     from store.errors import BlockIntegrityError
 
     request = submit_question(pg_runtime, "What is 3 plus 4?", team_id=None)

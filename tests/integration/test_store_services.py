@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from services.cli import app
 from store.blocks import block_key
-from workers.deposit import deposit_text
+from workers.flywheel.deposit import deposit_text
 from workers.runtime import open_runtime
 
 pytestmark = pytest.mark.integration

@@ -15,10 +15,10 @@ from typer.testing import CliRunner
 from services.cli import app
 from store.db import BlockRow, Generation, Problem, make_engine
 from tests.fixtures.processes import KvgraftProcess, worker
-from workers.dispatch import dispatch_solves, submit_batch
+from workers.flywheel.solve import SolveParams
 from workers.problems import parse_problems_jsonl
+from workers.queue.dispatch import dispatch_solves, submit_batch
 from workers.runtime import open_runtime
-from workers.solve import SolveParams
 
 pytestmark = pytest.mark.integration
 runner = CliRunner()

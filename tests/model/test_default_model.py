@@ -25,7 +25,7 @@ def in_child(fn: Any, *args: Any) -> Any:
 def _gate(emit: Any, n_tokens: int) -> dict[str, Any]:
     from engine.gate import GateRequest, run_gate
     from engine.graft import EngineConfig, GraftEngine
-    from workers.blocks import block_file_roundtrip
+    from workers.seam import block_file_roundtrip
 
     emit({"step": "load"})
     with GraftEngine.load("smollm2-135m", EngineConfig(threads=2)) as engine:

@@ -467,10 +467,10 @@ def test_with_a_broker_the_team_limit_counts_stored_pending_work(monkeypatch: py
                                                                  tmp_path: Path) -> None:
     """With a broker, in flight is what the database holds pending for the team (no worker here: the sends are
     recorded, nothing answers), so the limit holds across API processes and restarts."""
-    import workers.celery_app
+    import workers.queue.celery_app
 
     sends: list[tuple[str, tuple[str, ...]]] = []
-    monkeypatch.setattr(workers.celery_app, "send", lambda url, task, *args: sends.append((task, args)))
+    monkeypatch.setattr(workers.queue.celery_app, "send", lambda url, task, *args: sends.append((task, args)))
     settings = _settings(tmp_path / "data", broker_url="amqp://guest:guest@127.0.0.1:1//", query_timeout_s=0.2,
                          team_max_pending_queries=2, team_max_pending_batches=1)
     tokens = _tokens(settings)

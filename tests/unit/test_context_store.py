@@ -15,8 +15,8 @@ from engine.graft import EngineConfig, GraftEngine
 from services.cli import app
 from store.blockfile import encode
 from store.blocks import block_key
-from workers.blocks import block_to_snapshot, snapshot_to_block
-from workers.documents import split_text
+from workers.flywheel.documents import split_text
+from workers.seam import block_to_snapshot, snapshot_to_block
 
 pytestmark = pytest.mark.unit
 runner = CliRunner()

@@ -13,13 +13,13 @@ from typer.testing import CliRunner
 from engine.sampling import SamplingParams, generate
 from services.cli import app
 from store.db import BlockRow, Generation, Problem
-from workers.answering import AnswerParams, answer_question
-from workers.blocks import block_to_snapshot
-from workers.dispatch import submit_batch
+from workers.flywheel.answering import AnswerParams, answer_question
+from workers.flywheel.prompts import MAX_ANSWER_TOKENS, recurrence_query, style_for, tokens_of
+from workers.flywheel.solve import SolveParams, solve_problem
 from workers.problems import parse_problems_jsonl
-from workers.prompts import MAX_ANSWER_TOKENS, recurrence_query, style_for, tokens_of
+from workers.queue.dispatch import submit_batch
 from workers.runtime import open_runtime
-from workers.solve import SolveParams, solve_problem
+from workers.seam import block_to_snapshot
 
 pytestmark = pytest.mark.unit
 runner = CliRunner()

@@ -14,7 +14,7 @@ from engine.gate import GateRequest, run_gate
 from engine.graft import EngineConfig, GraftEngine, KVSnapshot
 from engine.texts import sample_tokens
 from store.blockfile import write_block_file
-from workers.blocks import block_file_roundtrip, snapshot_to_block
+from workers.seam import block_file_roundtrip, snapshot_to_block
 
 pytestmark = pytest.mark.unit
 
@@ -62,7 +62,7 @@ def test_graft_in_another_process(tiny_engine: GraftEngine, tmp_path: Path) -> N
         from pathlib import Path
         from engine.graft import EngineConfig, GraftEngine
         from store.blockfile import read_block_file
-        from workers.blocks import block_to_snapshot
+        from workers.seam import block_to_snapshot
         engine = GraftEngine.load("tiny", EngineConfig(threads=2))
         snap = block_to_snapshot(read_block_file(Path({str(block_path)!r})))
         print(json.dumps({{"sha": engine.graft(snap, {query!r}, payload_verified=True).sha256()}}))

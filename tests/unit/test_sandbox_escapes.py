@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from workers.sandbox import SandboxLimits, run_program
+from workers.verify.sandbox import SandboxLimits, run_program
 
 pytestmark = pytest.mark.unit
 FAST = SandboxLimits(wall_s=4.0, cpu_s=3)

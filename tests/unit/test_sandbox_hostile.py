@@ -18,10 +18,10 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-import workers.sandbox as sandbox
+import workers.verify.sandbox as sandbox
 from services.cli import app
-from workers.programs import VERIFIER_HARNESS, verify_program
-from workers.sandbox import SandboxLimits, SandboxUnavailableError, run_harness, run_program
+from workers.verify.programs import VERIFIER_HARNESS, verify_program
+from workers.verify.sandbox import SandboxLimits, SandboxUnavailableError, run_harness, run_program
 
 pytestmark = pytest.mark.unit
 FAST = SandboxLimits(wall_s=8.0, cpu_s=6)
@@ -351,7 +351,7 @@ def test_a_program_that_impersonates_a_bwrap_failure_is_still_a_program_error() 
 
 def test_a_failing_private_tmpfs_degrades_visibly_and_a_failing_uid_drop_refuses(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    import workers.sandbox_child as child
+    import workers.verify.sandbox_child as child
 
     def no_tmpfs(plan: object) -> None:
         raise child.ChildSetupError("private tmpfs: mount", "Operation not permitted")
@@ -383,7 +383,7 @@ def test_sandbox_check_and_workers_refuse_a_broken_sandbox(failing_bwrap: str) -
 
 
 def test_a_worker_starts_only_after_the_sandbox_proved_itself(monkeypatch: pytest.MonkeyPatch) -> None:
-    from workers.celery_app import app as celery_app
+    from workers.queue.celery_app import app as celery_app
 
     started: list[list[str]] = []
     monkeypatch.setenv("KVGRAFT_BROKER_URL", "amqp://guest:guest@127.0.0.1:1//")
@@ -438,7 +438,7 @@ def test_replicas_with_the_same_pid_draw_disjoint_uids(monkeypatch: pytest.Monke
     assert len(set(first)) == len(set(second)) == 300  # a process never repeats a uid
     assert not set(first) & set(second) and min(first + second) >= 0x70000000
 
-    from workers.sandbox_uids import UID_MAX, UID_MIN, UidAllocator, mapped_range
+    from workers.verify.sandbox_uids import UID_MAX, UID_MIN, UidAllocator, mapped_range
 
     assert mapped_range(f"0 0 {1 << 32}").first == UID_MIN and mapped_range(f"0 0 {1 << 32}").span > 1 << 27
     remapped = mapped_range("0 100000 65536")  # a user-namespace-remapped container: stay inside its map

@@ -74,7 +74,7 @@ def test_verify_names_corrupted_truncated_missing_and_orphaned_blocks(data_dir: 
 
 def test_an_interrupted_deposit_leaves_an_orphan_that_gc_removes(
         data_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import workers.deposit as deposit_module
+    import workers.flywheel.deposit as deposit_module
 
     def crash(*args: object, **kwargs: object) -> None:
         raise OSError("simulated crash between the object write and the row commit")

@@ -23,9 +23,9 @@ from store.repository import (
     record_generation,
     refresh_batch_status,
 )
-from workers.deposit import deposit_tokens
-from workers.programs import Verification, extract_program, verify_program
-from workers.prompts import (
+from workers.flywheel.deposit import deposit_tokens
+from workers.flywheel.prefix import GraftedPrefix, ensure_skill, open_with_skill
+from workers.flywheel.prompts import (
     PromptStyle,
     question_part,
     recurrence_query,
@@ -34,7 +34,7 @@ from workers.prompts import (
     tokens_of,
 )
 from workers.runtime import Runtime
-from workers.skill import SkillPrefix, ensure_skill, open_with_skill
+from workers.verify.programs import Verification, extract_program, verify_program
 
 log = structlog.get_logger(__name__)
 
@@ -65,7 +65,7 @@ def sample_seed(key: str, index: int) -> int:
     return int.from_bytes(hashlib.sha256(f"{key}/{index}".encode()).digest()[:8], "little")
 
 
-def sample_program(engine: GraftEngine, skill: SkillPrefix, prompt_tokens: list[int], *, seed: int,
+def sample_program(engine: GraftEngine, skill: GraftedPrefix, prompt_tokens: list[int], *, seed: int,
                    params: SolveParams, style: PromptStyle, temperature: float | None = None) -> tuple[str, int]:
     """One sample after [skill prefix (grafted) + prompt]: the generated text and its token count. A prompt that
     leaves no room for a program in the serving window yields no sample."""
@@ -82,7 +82,7 @@ def sample_program(engine: GraftEngine, skill: SkillPrefix, prompt_tokens: list[
     return out.text, len(out.tokens)
 
 
-def solution_tokens(engine: GraftEngine, style: PromptStyle, skill: SkillPrefix, question: str, program: str,
+def solution_tokens(engine: GraftEngine, style: PromptStyle, skill: GraftedPrefix, question: str, program: str,
                     answer: str) -> tuple[list[int], str]:
     """[instructions prefix + problem + verified solution + final-answer line], and its text."""
     q_text, tail = question_part(style, question), solution_tail(style, program, answer)
@@ -117,7 +117,7 @@ def _finish(rt: Runtime, problem_id: str, status: str, outcome: dict[str, Any], 
     log.info("solve.finished", problem_id=problem_id, status=status, block_id=block_id)
 
 
-def _deposit_solution(rt: Runtime, engine: GraftEngine, style: PromptStyle, skill: SkillPrefix, problem: Any,
+def _deposit_solution(rt: Runtime, engine: GraftEngine, style: PromptStyle, skill: GraftedPrefix, problem: Any,
                       program: str, answer: str, team_id: int, shared: bool) -> str:
     tokens, text = solution_tokens(engine, style, skill, problem.question, program, answer)
     result = deposit_tokens(rt, engine, tokens=tokens, probe=tokens_of(engine, recurrence_query(style)),
@@ -185,7 +185,7 @@ def solve_problem(rt: Runtime, problem_id: str, *, model: str | None = None,
     return "failed"
 
 
-def _deposit_and_finish(rt: Runtime, engine: GraftEngine, style: PromptStyle, skill: SkillPrefix, problem: Any,
+def _deposit_and_finish(rt: Runtime, engine: GraftEngine, style: PromptStyle, skill: GraftedPrefix, problem: Any,
                         program: str, answer: str, team_id: int, shared: bool, samples: int, spent: int) -> str:
     block_id = _deposit_solution(rt, engine, style, skill, problem, program, answer, team_id, shared)
     _finish(rt, problem.id, "solved", {"route": "sampled", "answer": answer, "samples": samples,

@@ -18,7 +18,7 @@ import tempfile
 
 import structlog
 
-from workers.sandbox_types import SandboxUnavailableError
+from workers.verify.sandbox_types import SandboxUnavailableError
 
 log = structlog.get_logger(__name__)
 

@@ -20,14 +20,14 @@ import sqlalchemy as sa
 
 from store.db import Batch, Team
 from store.repository import batch_problems
-from workers.answering import AnswerParams, answer_question
-from workers.answers import answers_match
-from workers.dispatch import dispatch_solves, submit_batch
+from workers.flywheel.answering import AnswerParams, answer_question
+from workers.flywheel.prefix import ensure_skill, measure_skill_saving
+from workers.flywheel.prompts import style_for
+from workers.flywheel.solve import SolveParams
 from workers.problems import ProblemSpec
-from workers.prompts import style_for
+from workers.queue.dispatch import dispatch_solves, submit_batch
 from workers.runtime import Runtime
-from workers.skill import ensure_skill, measure_skill_saving
-from workers.solve import SolveParams
+from workers.verify.answer_match import answers_match
 
 STATUS_NAMES = {"solved": "deposited", "rejected": "rejected", "failed": "unsolved"}
 REPLAY = AnswerParams(use_direct=False, use_transfer=False)

@@ -8,7 +8,7 @@ from decimal import Decimal, InvalidOperation, localcontext
 from typing import Any
 
 from store.db import nul_safe
-from workers.sandbox import SandboxLimits
+from workers.verify.sandbox import SandboxLimits
 
 _NUMBER = re.compile(r"[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?")
 # Non-integer answers match within this relative tolerance (and this absolute one near zero); integers match
@@ -108,7 +108,7 @@ def recheck_program(program: str, expected: Any, verifier: Any = None, *,
                     limits: SandboxLimits | None = None) -> tuple[bool, str]:
     """Re-run a recorded program in the sandbox and check it still verifies: against the problem's verifier when it
     has one (a verifier-only problem has no expected answer), else against the expected answer."""
-    from workers.programs import verify_program  # programs imports this module
+    from workers.verify.programs import verify_program  # programs imports this module
 
     check = verify_program(program, answer=expected, verifier=verifier, limits=limits)
     if check.verdict == "verified":

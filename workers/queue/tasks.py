@@ -8,8 +8,8 @@ from typing import Any
 import structlog
 from celery import Task
 
-from workers.celery_app import app
-from workers.dispatch import TRANSIENT
+from workers.queue.celery_app import app
+from workers.queue.dispatch import TRANSIENT
 from workers.runtime import Runtime, open_runtime
 
 log = structlog.get_logger(__name__)
@@ -37,7 +37,7 @@ class KvgraftTask(Task):
         """The task gave up (retries exhausted, or an error the body did not turn into an outcome): its problem or
         question ends `failed` with the error as reason, so that no accepted work stays pending."""
         from store.db import Problem, QueryRequest
-        from workers.dispatch import error_reason, fail_unfinished
+        from workers.queue.dispatch import error_reason, fail_unfinished
 
         model = {"kvgraft.solve_problem": Problem, "kvgraft.answer_query": QueryRequest}.get(self.name)
         if model is None or not args:
@@ -50,7 +50,7 @@ class KvgraftTask(Task):
 
 @app.task(name="kvgraft.solve_problem", base=KvgraftTask, bind=True)
 def solve_problem_task(self: Task, problem_id: str) -> str:
-    from workers.dispatch import solve_stored_problem
+    from workers.queue.dispatch import solve_stored_problem
 
     log.info("task.solve.start", problem_id=problem_id, delivery=self.request.retries)
     return solve_stored_problem(runtime(), problem_id)
@@ -58,7 +58,7 @@ def solve_problem_task(self: Task, problem_id: str) -> str:
 
 @app.task(name="kvgraft.answer_query", base=KvgraftTask, bind=True)
 def answer_query_task(self: Task, request_id: str) -> str:
-    from workers.dispatch import answer_request
+    from workers.queue.dispatch import answer_request
 
     log.info("task.answer.start", request_id=request_id)
     return answer_request(runtime(), request_id)
@@ -66,7 +66,7 @@ def answer_query_task(self: Task, request_id: str) -> str:
 
 @app.task(name="kvgraft.attest_block", base=KvgraftTask, bind=True)
 def attest_block_task(self: Task, block_id: str) -> dict[str, Any]:
-    from workers.attest import attest_stored_block
+    from workers.upkeep.attestation import attest_stored_block
 
     log.info("task.attest.start", block_id=block_id)
     return attest_stored_block(runtime(), block_id)

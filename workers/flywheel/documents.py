@@ -14,11 +14,11 @@ import structlog
 from engine.graft import GraftEngine
 from engine.sampling import SamplingParams, generate
 from store.blockfile import Block
-from workers.blocks import block_to_snapshot
-from workers.deposit import DepositResult, deposit_tokens, probe_query
-from workers.prompts import style_for, tokens_of
-from workers.router import route_passages
+from workers.flywheel.deposit import DepositResult, deposit_tokens, probe_query
+from workers.flywheel.prompts import style_for, tokens_of
+from workers.flywheel.router import route_passages
 from workers.runtime import Runtime
+from workers.seam import block_to_snapshot
 
 log = structlog.get_logger(__name__)
 

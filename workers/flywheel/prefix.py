@@ -10,26 +10,26 @@ import structlog
 
 from engine.graft import GraftEngine, KVSnapshot
 from engine.native import LlamaContext
-from workers.blocks import block_to_snapshot, read_or_miss
-from workers.deposit import deposit_tokens, probe_query
-from workers.prompts import PromptStyle, instructions_prefix, tokens_of
+from workers.flywheel.deposit import deposit_tokens, probe_query
+from workers.flywheel.prompts import PromptStyle, instructions_prefix, tokens_of
 from workers.runtime import Runtime
+from workers.seam import block_to_snapshot, read_or_miss
 
 log = structlog.get_logger(__name__)
 
 
 @dataclass(frozen=True)
-class SkillPrefix:
+class GraftedPrefix:
     block_id: str
     snapshot: KVSnapshot
     n_tokens: int
 
 
-def ensure_skill(rt: Runtime, engine: GraftEngine, style: PromptStyle) -> SkillPrefix:
+def ensure_skill(rt: Runtime, engine: GraftEngine, style: PromptStyle) -> GraftedPrefix:
     """The instructions-prefix skill block of this engine, deposited on first use and read back verified."""
     cache_key = f"skill|{engine.fingerprint.id}|{style.chatml}"
     cached = rt.memo.get(cache_key)
-    if isinstance(cached, SkillPrefix):
+    if isinstance(cached, GraftedPrefix):
         return cached
     text = instructions_prefix(style)
     tokens = tokens_of(engine, text, first=True)
@@ -37,18 +37,18 @@ def ensure_skill(rt: Runtime, engine: GraftEngine, style: PromptStyle) -> SkillP
                             source={"skill": "instructions-prefix", "chatml": style.chatml}, shared=True)
     block = read_or_miss(rt.blocks, result.fingerprint, result.block_id, purpose="skill")
     if block is None:  # a damaged skill object would wedge all solving: it is re-derivable, so repair it here
-        from workers.repair import repair_block
+        from workers.upkeep.repair import repair_block
 
         repaired = repair_block(rt, result.block_id, engine=engine)
         log.warning("skill.repaired", block_id=result.block_id, status=repaired.status)
         block = rt.blocks.get(result.fingerprint, result.block_id)
-    skill = SkillPrefix(result.block_id, block_to_snapshot(block), len(tokens))
+    skill = GraftedPrefix(result.block_id, block_to_snapshot(block), len(tokens))
     rt.memo[cache_key] = skill
     log.info("skill.ready", block_id=result.block_id, n_tokens=len(tokens))
     return skill
 
 
-def open_with_skill(engine: GraftEngine, skill: SkillPrefix) -> LlamaContext:
+def open_with_skill(engine: GraftEngine, skill: GraftedPrefix) -> LlamaContext:
     """A fresh context holding the grafted instructions prefix at [0, P)."""
     ctx = engine.open_context()
     try:
@@ -59,7 +59,7 @@ def open_with_skill(engine: GraftEngine, skill: SkillPrefix) -> LlamaContext:
     return ctx
 
 
-def measure_skill_saving(engine: GraftEngine, skill: SkillPrefix) -> dict[str, float]:
+def measure_skill_saving(engine: GraftEngine, skill: GraftedPrefix) -> dict[str, float]:
     """Restoring the prefix block vs prefilling its tokens, in one process, side by side (ms)."""
     tokens = list(skill.snapshot.tokens)
     with engine.open_context() as ctx:

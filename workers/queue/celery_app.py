@@ -18,7 +18,7 @@ TASK_QUEUES = {"kvgraft.solve_problem": "solve", "kvgraft.answer_query": "graft"
 
 def make_app(broker_url: str | None = None) -> Celery:
     app = Celery("kvgraft", broker=broker_url or Settings().broker_url or "amqp://guest:guest@127.0.0.1:5672//",
-                 include=["workers.tasks"])
+                 include=["workers.queue.tasks"])
     app.conf.update(
         task_queues=[Queue(name, durable=True) for name in QUEUES],
         task_default_queue="solve",

@@ -19,10 +19,10 @@ from store.blocks import block_key
 from store.db import BlockRow
 from store.errors import StoreError
 from store.repository import get_block, get_or_create_team, record_attestation, record_block
-from workers.attestations import check_fields
-from workers.blocks import block_to_snapshot
-from workers.deposit import probe_query
+from workers.flywheel.deposit import probe_query
 from workers.runtime import Runtime
+from workers.seam import block_to_snapshot
+from workers.upkeep.gate_records import check_fields
 
 log = structlog.get_logger(__name__)
 

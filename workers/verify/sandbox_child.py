@@ -16,7 +16,7 @@ import os
 import resource
 from dataclasses import dataclass
 
-from workers.sandbox_cgroup import enter
+from workers.verify.sandbox_cgroup import enter
 
 CLONE_NEWNS = 0x00020000
 CLONE_NEWUSER = 0x10000000

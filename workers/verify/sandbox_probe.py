@@ -10,7 +10,7 @@ from typing import Any
 
 import structlog
 
-from workers.sandbox_types import SandboxLimits, SandboxMechanisms, SandboxUnavailableError
+from workers.verify.sandbox_types import SandboxLimits, SandboxMechanisms, SandboxUnavailableError
 
 log = structlog.get_logger(__name__)
 
@@ -88,7 +88,7 @@ def _failures(checks: dict[str, Any], mechanisms: SandboxMechanisms) -> list[str
 
 def self_test() -> SelfTestReport:
     """Run the probe; return the report when it was contained, else raise SandboxUnavailableError (one line)."""
-    from workers.sandbox import run_program  # late: workers.sandbox re-exports this module's entry point
+    from workers.verify.sandbox import run_program  # late: workers.verify.sandbox re-exports this module's entry point
 
     result = run_program(PROBE, limits=SandboxLimits(wall_s=20.0, cpu_s=10))
     if not result.ok or result.mechanisms is None:

@@ -22,11 +22,11 @@ from store.repository import (
     get_or_create_team,
     refresh_batch_status,
 )
-from workers.answering import Answer, AnswerParams, answer_question, query_row
+from workers.flywheel.answering import Answer, AnswerParams, answer_question, query_row
+from workers.flywheel.prompts import normalize_question
+from workers.flywheel.solve import SolveParams, solve_problem
 from workers.problems import ProblemSpec
-from workers.prompts import normalize_question
 from workers.runtime import Runtime
-from workers.solve import SolveParams, solve_problem
 
 log = structlog.get_logger(__name__)
 
@@ -150,7 +150,7 @@ def dispatch_solves(rt: Runtime, problem_ids: list[str], *,
     """Send each problem to the `solve` queue, or solve it here when no broker is configured (problems that already
     have an outcome are skipped, so a resumed batch solves only what is left)."""
     if rt.settings.broker_url:
-        from workers.celery_app import send
+        from workers.queue.celery_app import send
 
         for pid in problem_ids:
             send(rt.settings.broker_url, "kvgraft.solve_problem", pid)
@@ -232,7 +232,7 @@ def requeue_stale(rt: Runtime, *, older_than_s: float) -> dict[str, int]:
 
     if not rt.settings.broker_url:
         raise ValueError("requeue needs a broker (KVGRAFT_BROKER_URL); without one work runs in-process")
-    from workers.celery_app import send
+    from workers.queue.celery_app import send
 
     cutoff = utcnow() - dt.timedelta(seconds=older_than_s)
     with rt.session() as s:

@@ -4,11 +4,11 @@ where one is usable, rlimits, and a wall-clock killer.
 A program runs as uid 65534 in fresh user, PID, network, IPC, UTS, mount and cgroup namespaces, with further user
 namespaces disabled (bwrap --disable-userns). It sees only a read-only /usr (with the /bin, /lib and /lib64 links),
 a private read-only /dev, its own /proc, and a throwaway tmpfs /tmp bounded in bytes and inodes that is its working
-directory; the environment is cleared (no secrets). The seccomp filter (workers/sandbox_seccomp.py) refuses memory
+directory; the environment is cleared (no secrets). The seccomp filter (sandbox_seccomp.py) refuses memory
 no address space counts (SysV shared memory and IPC, memfd), namespace and mount changes, and kernel surface a
-verification program never needs. The run's own cgroup (workers/sandbox_cgroup.py) bounds the memory and tasks of
+verification program never needs. The run's own cgroup (sandbox_cgroup.py) bounds the memory and tasks of
 the whole run; rlimits bound each process (CPU, address space, file size, open files, processes of the run's own
-host uid, workers/sandbox_uids.py); the process group is killed at the wall-clock limit or when output passes the
+host uid, workers/verify/sandbox_uids.py); the process group is killed at the wall-clock limit or when output passes the
 cap. The program text is piped to the interpreter on stdin: the host file it came from is never visible inside.
 
 A sandbox that cannot start is never a verdict: before the program starts, a bootstrap writes a marker to a pipe
@@ -38,11 +38,11 @@ from typing import Any
 
 import structlog
 
-from workers.sandbox_cgroup import create_run_cgroup, remove_run_cgroup
-from workers.sandbox_child import OOM_SCORE_ADJ, ChildPlan, prepare_child
-from workers.sandbox_seccomp import seccomp_bpf
-from workers.sandbox_types import SandboxLimits, SandboxMechanisms, SandboxResult, SandboxUnavailableError
-from workers.sandbox_uids import _processes_of, next_uid
+from workers.verify.sandbox_cgroup import create_run_cgroup, remove_run_cgroup
+from workers.verify.sandbox_child import OOM_SCORE_ADJ, ChildPlan, prepare_child
+from workers.verify.sandbox_seccomp import seccomp_bpf
+from workers.verify.sandbox_types import SandboxLimits, SandboxMechanisms, SandboxResult, SandboxUnavailableError
+from workers.verify.sandbox_uids import _processes_of, next_uid
 
 __all__ = ["SandboxLimits", "SandboxMechanisms", "SandboxResult", "SandboxRun", "SandboxUnavailableError",
            "bwrap_executable", "next_uid", "run_harness", "run_program", "self_test"]
@@ -140,8 +140,8 @@ def bwrap_executable() -> str:
 
 
 def self_test() -> Any:
-    """Run the containment probe; the report, or SandboxUnavailableError with one line (workers/sandbox_probe.py)."""
-    from workers.sandbox_probe import self_test as probe
+    """Run the containment probe; the report, or SandboxUnavailableError with one line (sandbox_probe.py)."""
+    from workers.verify.sandbox_probe import self_test as probe
 
     return probe()
 

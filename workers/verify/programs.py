@@ -25,8 +25,8 @@ from typing import Any
 
 import structlog
 
-from workers.answers import answers_match, extract_answer
-from workers.sandbox import SandboxLimits, SandboxResult, SandboxUnavailableError, run_harness, run_program
+from workers.verify.answer_match import answers_match, extract_answer
+from workers.verify.sandbox import SandboxLimits, SandboxResult, SandboxUnavailableError, run_harness, run_program
 
 log = structlog.get_logger(__name__)
 

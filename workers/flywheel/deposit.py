@@ -18,9 +18,9 @@ from engine.check import capture_with_reference, check_graft, floor_holds, refer
 from engine.graft import GraftEngine
 from store.db import Team, utcnow
 from store.repository import get_block, latest_attestation, record_attestation, record_block, record_owner
-from workers.attestations import check_fields
-from workers.blocks import block_to_snapshot, snapshot_to_block
 from workers.runtime import Runtime
+from workers.seam import block_to_snapshot, snapshot_to_block
+from workers.upkeep.gate_records import check_fields
 
 log = structlog.get_logger(__name__)
 

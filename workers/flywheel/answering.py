@@ -21,11 +21,9 @@ from store.repository import (
     verifying_team,
     visible_solution_blocks,
 )
-from workers.answers import answers_match, number_key
-from workers.blocks import block_to_snapshot, read_or_miss
-from workers.documents import answer_from_block, context_query, route_document
-from workers.programs import extract_program, verify_program
-from workers.prompts import (
+from workers.flywheel.documents import answer_from_block, context_query, route_document
+from workers.flywheel.prefix import GraftedPrefix, ensure_skill
+from workers.flywheel.prompts import (
     MAX_ANSWER_TOKENS,
     PromptStyle,
     normalize_question,
@@ -35,10 +33,12 @@ from workers.prompts import (
     tokens_of,
     transfer_part,
 )
-from workers.router import DEFAULT_THRESHOLD, Candidate, route
+from workers.flywheel.router import DEFAULT_THRESHOLD, Candidate, route
+from workers.flywheel.solve import SolveParams, sample_program, sample_seed
 from workers.runtime import Runtime
-from workers.skill import SkillPrefix, ensure_skill
-from workers.solve import SolveParams, sample_program, sample_seed
+from workers.seam import block_to_snapshot, read_or_miss
+from workers.verify.answer_match import answers_match, number_key
+from workers.verify.programs import extract_program, verify_program
 
 log = structlog.get_logger(__name__)
 
@@ -113,12 +113,12 @@ def _schedule_attestation(rt: Runtime, block_id: str) -> None:
         return
     rt.memo[key] = True
     if rt.settings.broker_url:
-        from workers.celery_app import send
+        from workers.queue.celery_app import send
 
         send(rt.settings.broker_url, "kvgraft.attest_block", block_id)
         log.info("answer.attest_enqueued", block_id=block_id)
     else:
-        from workers.attest import attest_stored_block
+        from workers.upkeep.attestation import attest_stored_block
 
         result = attest_stored_block(rt, block_id)
         log.info("answer.attested_inline", block_id=block_id, status=result["status"])
@@ -196,7 +196,7 @@ def transfer_answer(rt: Runtime, engine: GraftEngine, style: PromptStyle, questi
     solve = SolveParams(samples=params.samples, temperature=params.temperature, max_tokens=params.max_tokens)
     answers: list[str | None] = []
     spent = 0
-    prefix = SkillPrefix(chosen.key, snapshot, snapshot.n_tokens)  # the solution block plays the prefix's role
+    prefix = GraftedPrefix(chosen.key, snapshot, snapshot.n_tokens)  # the solution block plays the prefix's role
     for k in range(params.samples):
         text, n = sample_program(engine, prefix, prompt, seed=sample_seed(f"transfer/{question}", k), params=solve,
                                  style=style)
