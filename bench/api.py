@@ -24,7 +24,8 @@ import httpx
 from bench.servers import free_port, moto_server, stop_process_group
 from store.objects.s3 import S3ObjectStore
 from store.repository import create_api_token, get_or_create_team
-from workers.flywheel.answering import AnswerParams, answer_question
+from workers.flywheel.answer import AnswerParams
+from workers.flywheel.answering import answer_question
 from workers.flywheel.solve import solve_problem
 from workers.problems import ProblemSpec
 from workers.queue.dispatch import submit_batch

@@ -23,7 +23,8 @@ from typing import Any
 from engine.graft import EngineConfig, GraftEngine
 from engine.texts import passages, sample_tokens
 from store.blockfile import read_block_file, write_block_file
-from workers.flywheel.answering import AnswerParams, answer_question
+from workers.flywheel.answer import AnswerParams
+from workers.flywheel.answering import answer_question
 from workers.flywheel.documents import answer_from_block, deposit_document
 from workers.runtime import open_runtime
 from workers.seam import block_to_snapshot, snapshot_to_block

@@ -7,7 +7,8 @@ import json
 import sys
 
 from bench.memory import peak_rss_bytes
-from workers.flywheel.answering import AnswerParams, answer_question
+from workers.flywheel.answer import AnswerParams
+from workers.flywheel.answering import answer_question
 from workers.logs import configure_logging
 from workers.runtime import open_runtime
 

@@ -18,10 +18,12 @@ from pathlib import Path
 from statistics import mean
 from typing import Any
 
-from workers.flywheel.answering import AnswerParams, answer_question, direct_samples, transfer_answer
+from workers.flywheel.answer import AnswerParams
+from workers.flywheel.answering import answer_question
 from workers.flywheel.jobs import JobParams, run_job
 from workers.flywheel.prefix import ensure_skill
 from workers.flywheel.prompts import question_part, style_for, tokens_of
+from workers.flywheel.routes import direct_samples, transfer_answer
 from workers.flywheel.solve import SolveParams
 from workers.problems import ProblemSpec
 from workers.runtime import Runtime

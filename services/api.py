@@ -159,11 +159,16 @@ def _block_item(s: Any, row: BlockRow, team_names: dict[int, str], who: Principa
         owners = s.scalars(sa.select(BlockOwner).where(BlockOwner.block_id == row.id)
                            .order_by(BlockOwner.created_at, BlockOwner.id)).all()
         own = next((o for o in owners if o.team_id == who.team_id), None)
-        chosen = own or next(o for o in owners if o.shared)
-        team_id, shared = chosen.team_id, chosen.shared
+        # visible otherwise through a shared deposit or the deployment's own library (block_visible_to)
+        chosen = own or next((o for o in owners if o.shared), None) or next((o for o in owners if o.team_id is None),
+                                                                            None)
+        team_id, shared = (chosen.team_id, chosen.shared) if chosen is not None else (None, False)
+        created = chosen.created_at if chosen is not None else row.created_at  # not an earlier, private deposit's
+    else:
+        created = row.created_at
     return {"id": row.id, "kind": row.kind, "fingerprint": row.fingerprint,
             "team": team_names.get(team_id) if team_id is not None else None, "n_tokens": row.n_tokens,
-            "bytes": row.bytes, "shared": shared, "created_at": _iso(row.created_at)}
+            "bytes": row.bytes, "shared": shared, "created_at": _iso(created)}
 
 
 def _visible(query: Any, who: Principal) -> Any:
@@ -436,7 +441,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 raise ApiError(404, "not_found", f"no block {block_id}")
             names = dict(s.execute(sa.select(Team.id, Team.name)).all())
             atts, _ = list_attestations(s, block_id=row.id, limit=100)
-            return _block_item(s, row, names, who) | {
+            item = _block_item(s, row, names, who)
+            if not who.deployment_wide:  # attestations older than the deposit the team sees would date another's
+                atts = [a for a in atts if _iso(a.created_at) >= item["created_at"]]
+            return item | {
                 "object_key": row.object_key, "payload_sha256": row.payload_sha256, "profile": row.profile,
                 "source": row.source if (who.deployment_wide or row.team_id == who.team_id) else None,
                 "attestations": [_attestation_item(a) for a in atts]}

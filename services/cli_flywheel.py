@@ -98,7 +98,7 @@ def ask(
 ) -> None:
     """Answer through the library: exact lookup, confidence gate, transfer, abstain."""
     from store.repository import get_or_create_team
-    from workers.flywheel.answering import AnswerParams
+    from workers.flywheel.answer import AnswerParams
     from workers.queue.dispatch import ask as ask_in_process
     from workers.queue.dispatch import submit_question
     from workers.runtime import open_runtime

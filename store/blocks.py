@@ -101,11 +101,14 @@ class BlockStore:
 
     def replace(self, block: Block) -> StoredBlock:
         """Overwrite a damaged object with a block re-derived under the same id (the write-once put would keep the
-        damaged bytes): delete, then put; readers in between see a miss, never a mix."""
-        self.delete(block.fingerprint, block.block_id)
-        stored = self.put(block)
+        damaged bytes), atomically where the backend can: readers see the old or the new object, never a mix."""
+        data = encode(block)
+        key = block_key(block.fingerprint, block.block_id)
+        self.objects.replace(key, data, sha256=hashlib.sha256(data).hexdigest())
+        if self.cache is not None:
+            self.cache.evict(key)
         log.warning("store.block_replaced", block_id=block.block_id, fingerprint=block.fingerprint)
-        return stored
+        return StoredBlock(block.block_id, block.fingerprint, key, len(data), True)
 
     def quarantine(self, fingerprint: str, block_id: str, *, stamp: str) -> str | None:
         """Move a damaged object (its raw bytes, unverified) to `quarantine/<fingerprint>/<id>-<stamp>` and delete

@@ -151,6 +151,9 @@ def record_block(session: Session, *, block_id: str, fingerprint: str, kind: str
     if existing is not None:
         record_owner(session, block_id=block_id, team_id=team_id, shared=shared,
                      verified_by_team_id=verified_by_team_id)
+        if existing.quarantined_at is not None:  # the caller has just stored and verified a fresh object
+            existing.quarantined_at = None
+            log.info("db.block_unquarantined", block_id=block_id)
         return existing, False
     values = {"id": block_id, "fingerprint": fingerprint, "kind": kind, "n_tokens": n_tokens, "bytes": bytes,
               "payload_sha256": payload_sha256, "object_key": object_key, "store_url": store_url,

@@ -131,11 +131,14 @@ def run_in_child(target: Callable[..., Any], *args: Any, on_event: Callable[[dic
                 else:
                     outcome = (kind, payload)
             elif not proc.is_alive():
+                if parent_conn.poll(0):  # the child sent its last message and exited between the two checks
+                    continue
                 break
             else:
                 waited += poll_s
                 if timeout_s is not None and waited > timeout_s:
                     proc.kill()
+                    Path(trace_path).unlink(missing_ok=True)
                     raise TimeoutError(f"the child process gave no result within {timeout_s:.0f} s "
                                        f"(last step: {last_event or 'none'})")
         proc.join(timeout=30)

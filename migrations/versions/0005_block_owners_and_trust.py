@@ -53,21 +53,26 @@ def upgrade() -> None:
     op.add_column("teams", sa.Column("graft_from", sa.JSON(none_as_null=True), nullable=True))
     op.add_column("queries", sa.Column("verified_by", sa.String(200), nullable=True))
     op.add_column("blocks", sa.Column("quarantined_at", UTCDateTime(), nullable=True))
+    # the first depositor of each block (its row's team), verified by that team when one of its problems made it
     op.execute("""
         INSERT INTO block_owners (block_id, owner_key, team_id, shared, verified_by_team_id, created_at)
         SELECT b.id, COALESCE(CAST(b.team_id AS VARCHAR(32)), 'deployment'), b.team_id, b.shared,
-               (SELECT ba.team_id FROM problems p JOIN batches ba ON ba.id = p.batch_id
-                 WHERE p.block_id = b.id ORDER BY p.created_at LIMIT 1),
+               (SELECT MIN(ba.team_id) FROM problems p JOIN batches ba ON ba.id = p.batch_id
+                 WHERE p.block_id = b.id AND ba.team_id = b.team_id),
                b.created_at
         FROM blocks b
     """)
+    # every other team whose problems produced the same (deduplicated) block: one row per (block, team), shared
+    # when any of its batches was
     op.execute("""
         INSERT INTO block_owners (block_id, owner_key, team_id, shared, verified_by_team_id, created_at)
-        SELECT DISTINCT p.block_id, CAST(ba.team_id AS VARCHAR(32)), ba.team_id, ba.shared, ba.team_id, ba.created_at
+        SELECT p.block_id, CAST(ba.team_id AS VARCHAR(32)), ba.team_id,
+               MAX(CASE WHEN ba.shared THEN 1 ELSE 0 END) = 1, ba.team_id, MIN(ba.created_at)
         FROM problems p JOIN batches ba ON ba.id = p.batch_id
         WHERE p.block_id IS NOT NULL AND NOT EXISTS (
             SELECT 1 FROM block_owners o WHERE o.block_id = p.block_id
                AND o.owner_key = CAST(ba.team_id AS VARCHAR(32)))
+        GROUP BY p.block_id, ba.team_id
     """)
 
 

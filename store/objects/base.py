@@ -86,6 +86,12 @@ class ObjectStore(ABC):
         with self.open(key) as stream:
             return stream.read()
 
+    def replace(self, key: str, data: Buffer, *, sha256: str) -> PutResult:
+        """Overwrite `key` (the one exception to write-once: repairing a damaged object under its content address).
+        Backends override this with an atomic overwrite; this fallback deletes, then puts."""
+        self.delete(key)
+        return self.put(key, data, sha256=sha256)
+
     @abstractmethod
     def exists(self, key: str) -> bool:
         """Whether an object is stored under `key`."""

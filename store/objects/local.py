@@ -88,6 +88,19 @@ class LocalObjectStore(ObjectStore):
         log.debug("object_store.put", store=self.url, key=key, created=created, size=view.nbytes)
         return PutResult(key, created, view.nbytes)
 
+    def replace(self, key: str, data: Buffer, *, sha256: str) -> PutResult:
+        """Atomic overwrite: a fully written, fsynced temporary file renamed over the object."""
+        path = self._path(key)
+        view = check_sha256(key, data, sha256)
+        _makedirs_durable(path.parent)
+        tmp = _write_temp(path.parent, view)
+        try:
+            os.replace(tmp, path)
+        finally:
+            tmp.unlink(missing_ok=True)
+        _fsync_dir(path.parent)
+        return PutResult(key, True, view.nbytes)
+
     @staticmethod
     def _publish(tmp: Path, path: Path) -> bool:
         """Link the finished temporary file to its final name unless that name exists (atomic, create-only)."""

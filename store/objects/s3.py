@@ -227,11 +227,26 @@ class S3ObjectStore(ObjectStore):
         log.debug("object_store.put", store=self.url, key=key, created=created, size=view.nbytes)
         return PutResult(key, created, view.nbytes)
 
+    def replace(self, key: str, data: Buffer, *, sha256: str) -> PutResult:
+        """An unconditional PUT replaces the object atomically (readers see the old or the new bytes); objects past
+        the multipart threshold fall back to delete-then-put."""
+        from botocore.exceptions import BotoCoreError, ClientError
+
+        view = check_sha256(key, data, sha256)
+        if view.nbytes >= self.multipart_threshold:
+            return super().replace(key, data, sha256=sha256)
+        try:
+            self.client.put_object(Bucket=self.bucket, Key=self._full(key), Body=view.tobytes(),
+                                   ChecksumSHA256=base64.b64encode(bytes.fromhex(sha256)).decode())
+        except (BotoCoreError, ClientError) as exc:
+            self._translate(exc, "replace", key)
+        return PutResult(key, True, view.nbytes)
+
     def _write_if_absent(self, key: str, op: str, write: Callable[[dict[str, str]], object]) -> bool:
         """Run a conditional write (`write(extra_args)`); False when the key already holds an object.
 
-        Uses `If-None-Match: *`; a server that answers 501 to it gets an existence check first instead (racy, but
-        the racing writers of a content-addressed key hold the same bytes)."""
+        Uses `If-None-Match: *`; a server that answers 501 to it gets an existence check first instead (racy: two
+        writers of one block id hold the same identity and payload, though their headers' metadata may differ)."""
         from botocore.exceptions import BotoCoreError, ClientError
 
         for _ in range(_CONFLICT_ATTEMPTS):

@@ -166,3 +166,9 @@ def test_auditor_role_reads_views_only(sessions: sessionmaker, migrated_pg: str)
             assert connection.exec_driver_sql("SELECT current_user").scalar_one() != AUDITOR
     finally:
         engine.dispose()
+
+
+def test_migration_0005_backfills_owners_from_real_data_on_postgresql(pg_url: str) -> None:
+    from tests.unit.test_database_sqlite import check_owner_backfill
+
+    check_owner_backfill(pg_url)

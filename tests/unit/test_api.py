@@ -233,3 +233,21 @@ def test_errors_are_json_with_a_stable_code(api: dict[str, Any]) -> None:
     r = c.post("/v1/queries", json={"question": ""}, headers=_h(api, "a"))
     assert r.status_code == 422 and r.json()["error"]["code"] == "invalid_request"
     assert c.get("/no/such/path").json()["error"]["code"] == "not_found"
+
+
+def test_an_operator_deposit_is_listed_for_teams_without_a_5xx(api: dict[str, Any]) -> None:
+    from workers.flywheel.deposit import deposit_text
+
+    rt = open_runtime(api["settings"])
+    try:
+        doc = deposit_text(rt, rt.engine(), text="The deployment's own manual: the depot opens at 06:10.",
+                           kind="document", source={"file": "manual.txt"})  # no team: the deployment's library
+    finally:
+        rt.close()
+    c = api["client"]
+    listed = c.get("/v1/blocks", headers=_h(api, "b"))
+    assert listed.status_code == 200, listed.text
+    item = next(i for i in listed.json()["items"] if i["id"] == doc.block_id)
+    assert item["team"] is None and item["shared"] is False
+    shown = c.get(f"/v1/blocks/{doc.block_id}", headers=_h(api, "a"))
+    assert shown.status_code == 200 and shown.json()["source"] is None  # the deployment's source is not a team's

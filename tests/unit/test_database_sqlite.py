@@ -393,3 +393,37 @@ def test_audit_views_join_provenance(sessions: sessionmaker) -> None:
         session.commit()
     with sessions() as session:
         check_audit_views(session, seeded)
+
+
+def check_owner_backfill(url: str) -> None:
+    """Migration 0005 back-fills block_owners from data: the first depositor, and one row per other team whose
+    batches produced the same block (shared when any of them was), even across several batches of that team."""
+    migrate.upgrade(url, "0004_deliveries_and_batch_source")
+    engine = make_engine(url)
+    now = "2026-11-30 10:00:00+00:00"
+    with engine.begin() as c:
+        c.execute(sa.text("INSERT INTO teams (id, name, created_at) VALUES (1, 'a', :t), (2, 'b', :t)"), {"t": now})
+        c.execute(sa.text("INSERT INTO blocks (id, fingerprint, kind, n_tokens, bytes, payload_sha256, object_key, "
+                          "store_url, profile, meta, team_id, shared, created_at) VALUES "
+                          "(:id, 'fp', 'solution', 3, 10, :sha, 'k', 'file:///s', '{}', '{}', 1, false, :t)"),
+                  {"id": "b" * 64, "sha": "c" * 64, "t": now})
+        for batch, team, shared in [("x1", 1, False), ("x2", 2, False), ("x3", 2, True)]:
+            c.execute(sa.text("INSERT INTO batches (id, team_id, shared, status, created_at) VALUES "
+                              "(:b, :team, :shared, 'done', :t)"), {"b": batch, "team": team, "shared": shared,
+                                                                    "t": now})
+            c.execute(sa.text("INSERT INTO problems (id, batch_id, external_id, question, question_digest, "
+                              "status, block_id, created_at, updated_at) VALUES (:p, :b, 'q', 'q', :d, 'solved', "
+                              ":blk, :t, :t)"), {"p": f"p{batch}", "b": batch, "d": "d" * 64, "blk": "b" * 64,
+                                                 "t": now})
+    engine.dispose()
+    migrate.upgrade(url)
+    engine = make_engine(url)
+    with engine.connect() as c:
+        rows = c.execute(sa.text("SELECT owner_key, team_id, shared, verified_by_team_id FROM block_owners "
+                                 "ORDER BY owner_key")).all()
+    engine.dispose()
+    assert [(r[0], r[1], bool(r[2]), r[3]) for r in rows] == [("1", 1, False, 1), ("2", 2, True, 2)]
+
+
+def test_migration_0005_backfills_owners_from_real_data(sqlite_url: str) -> None:
+    check_owner_backfill(sqlite_url)

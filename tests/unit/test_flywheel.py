@@ -13,7 +13,8 @@ from typer.testing import CliRunner
 from engine.sampling import SamplingParams, generate
 from services.cli import app
 from store.db import BlockRow, Generation, Problem
-from workers.flywheel.answering import AnswerParams, answer_question
+from workers.flywheel.answer import AnswerParams
+from workers.flywheel.answering import answer_question
 from workers.flywheel.prompts import MAX_ANSWER_TOKENS, recurrence_query, style_for, tokens_of
 from workers.flywheel.solve import SolveParams, solve_problem
 from workers.problems import parse_problems_jsonl

@@ -330,7 +330,8 @@ def test_a_deduplicated_block_is_visible_to_each_depositor_and_private_ones_to_n
 
 def test_a_team_grafts_shared_blocks_only_from_teams_it_trusts_and_answers_say_whose(data_dir: Path) -> None:
     from store.repository import get_or_create_team, set_graft_from, set_team_trusted
-    from workers.flywheel.answering import AnswerParams, answer_question
+    from workers.flywheel.answer import AnswerParams
+    from workers.flywheel.answering import answer_question
     from workers.queue.dispatch import dispatch_solves
 
     replay = AnswerParams(use_direct=False, use_transfer=False, use_context=False)
@@ -361,7 +362,7 @@ def test_a_team_grafts_shared_blocks_only_from_teams_it_trusts_and_answers_say_w
 
 def test_a_store_error_while_answering_ends_the_request_failed_with_a_reason(
         data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import workers.flywheel.answering as answering
+    import workers.flywheel.routes as answering
 
     rt = open_runtime()
     try:
@@ -390,7 +391,7 @@ def test_a_corrupted_recurrence_block_is_a_miss_and_the_request_still_ends(data_
             solution = s.scalars(sa.select(BlockRow).where(BlockRow.kind == "solution")).one()
         (data_dir / "blocks" / solution.object_key).unlink()
         request = submit_question(rt, "Sam reads 15 pages a day for 7 days. How many pages?", team_id=None)
-        from workers.flywheel.answering import AnswerParams
+        from workers.flywheel.answer import AnswerParams
 
         assert answer_request(rt, request, AnswerParams(use_direct=False, use_transfer=False)) == "done"
         with rt.session() as s:
@@ -490,4 +491,36 @@ def test_a_task_that_gives_up_ends_its_problem_failed(data_dir: Path) -> None:
         if tasks._runtime is not None:
             tasks._runtime.close()
             tasks._runtime = None
+        rt.close()
+
+
+def test_repair_never_re_signs_metadata_that_was_rewritten_in_the_bucket(
+        data_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("KVGRAFT_BLOCK_KEY", KEY_ENV)
+    doc = _deposit(tmp_path, "The ferry leaves the north pier at 07:40.", "a.txt")
+    path = data_dir / "blocks" / block_key(doc["fingerprint"], doc["block_id"])
+    original = decode(path.read_bytes(), key=KEY_ENV.encode())
+    path.write_bytes(_rewrite_header(original, passage="The ferry never runs.", text="The ferry never runs.",
+                                     owner={"team": "attacker", "shared": True}))
+    _json(["blocks", "verify", "--json"], code=1)  # the rewritten header no longer verifies
+    repaired = _json(["blocks", "repair", doc["block_id"], "--json"])
+    assert repaired["status"] == "rederived" and repaired["source"] == "header"
+    fixed = decode(path.read_bytes(), key=KEY_ENV.encode())
+    assert fixed.meta.get("passage") == "The ferry leaves the north pier at 07:40."
+    assert fixed.meta.get("owner", {}).get("team") != "attacker"
+
+
+def test_a_quarantined_block_deposited_again_is_served_again(data_dir: Path, tmp_path: Path) -> None:
+    text = "The depot opens at 06:10 and closes at 22:40."
+    doc = _deposit(tmp_path, text, "a.txt")
+    path = data_dir / "blocks" / block_key(doc["fingerprint"], doc["block_id"])
+    path.write_bytes(b"KVGRAFT\x00" + b"\x00" * 40)
+    assert _json(["blocks", "repair", doc["block_id"], "--json"], code=1)["status"] == "quarantined"
+    again = _deposit(tmp_path, text, "b.txt")
+    assert again["block_id"] == doc["block_id"]
+    rt = open_runtime()
+    try:
+        with rt.session() as s:
+            assert s.get(BlockRow, doc["block_id"]).quarantined_at is None
+    finally:
         rt.close()

@@ -20,7 +20,8 @@ import sqlalchemy as sa
 
 from store.db import Batch, Team
 from store.repository import batch_problems
-from workers.flywheel.answering import AnswerParams, answer_question
+from workers.flywheel.answer import AnswerParams
+from workers.flywheel.answering import answer_question
 from workers.flywheel.prefix import ensure_skill, measure_skill_saving
 from workers.flywheel.prompts import style_for
 from workers.flywheel.solve import SolveParams
@@ -46,10 +47,11 @@ class JobParams:
 JobEvent = Callable[[dict[str, Any]], None]
 
 
-def source_digest(problems: list[ProblemSpec], params: JobParams) -> str:
-    """SHA-256 over what the job was given: the problems in order, the team, sharing and the solving parameters."""
+def source_digest(problems: list[ProblemSpec], params: JobParams, *, fingerprint: str) -> str:
+    """SHA-256 over what the job was given: the problems in order, the team, sharing, the solving parameters and
+    the architecture fingerprint it runs under (another model or build is another batch)."""
     body = {"problems": [asdict(p) for p in problems], "team": params.team, "shared": params.shared,
-            "solve": asdict(params.solve), "model": params.model}
+            "solve": asdict(params.solve), "fingerprint": fingerprint}
     return hashlib.sha256(json.dumps(body, sort_keys=True, default=str).encode()).hexdigest()
 
 
@@ -92,7 +94,7 @@ def run_job(rt: Runtime, problems: list[ProblemSpec], params: JobParams = JobPar
     emit({"step": "skill", "model": engine.name})
     skill = ensure_skill(rt, engine, style_for(engine))
     saving = measure_skill_saving(engine, skill)
-    digest = source_digest(problems, params)
+    digest = source_digest(problems, params, fingerprint=engine.fingerprint.id)
     resumed = None if params.fresh else _resumable_batch(rt, digest, params.team)
     if resumed is not None:
         batch_id, problem_ids = resumed

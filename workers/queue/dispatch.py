@@ -22,11 +22,13 @@ from store.repository import (
     get_or_create_team,
     refresh_batch_status,
 )
-from workers.flywheel.answering import Answer, AnswerParams, answer_question, query_row
+from workers.flywheel.answer import Answer, AnswerParams
+from workers.flywheel.answering import answer_question, query_row
 from workers.flywheel.prompts import normalize_question
 from workers.flywheel.solve import SolveParams, solve_problem
 from workers.problems import ProblemSpec
 from workers.runtime import Runtime
+from workers.verify.sandbox_types import SandboxUnavailableError
 
 log = structlog.get_logger(__name__)
 
@@ -52,7 +54,9 @@ MAX_LOST_DELIVERIES = 3
 WORKER_LOST = "worker_lost"
 # Errors worth retrying (the Celery tasks retry them with backoff; embedded callers see them raised): everything
 # else that goes wrong while working on a problem or question ends it `failed` with the error as its reason.
-TRANSIENT: tuple[type[BaseException], ...] = (ObjectStoreUnavailableError, OperationalError, ConnectionError)
+# A sandbox that stops working under a running worker is infrastructure, not the problem's fault: retried too.
+TRANSIENT: tuple[type[BaseException], ...] = (ObjectStoreUnavailableError, OperationalError, ConnectionError,
+                                              SandboxUnavailableError)
 
 
 def fail_unfinished(rt: Runtime, model: type[Problem] | type[QueryRequest], row_id: str, reason: str,

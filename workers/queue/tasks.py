@@ -42,8 +42,9 @@ class KvgraftTask(Task):
         model = {"kvgraft.solve_problem": Problem, "kvgraft.answer_query": QueryRequest}.get(self.name)
         if model is None or not args:
             return
-        try:
-            fail_unfinished(runtime(), model, str(args[0]), error_reason(exc), f"{type(exc).__name__}: {exc}")
+        try:  # a runtime of its own: Celery may call this in the worker's main process (a hard time limit)
+            with open_runtime() as rt:
+                fail_unfinished(rt, model, str(args[0]), error_reason(exc), f"{type(exc).__name__}: {exc}")
         except Exception as inner:  # noqa: BLE001 - the database may be what failed; the row stays visible
             log.error("task.fail_not_recorded", task=self.name, id=args[0], error=str(inner))
 

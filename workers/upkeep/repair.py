@@ -14,8 +14,9 @@ import sqlalchemy as sa
 import structlog
 
 from engine.check import capture_with_reference
+from engine.errors import EngineError
 from engine.graft import GraftEngine
-from store.blockfile import read_header
+from store.blockfile import Block, read_header, signature_status
 from store.blocks import block_key
 from store.db import BlockRow, Generation, Problem, utcnow
 from store.errors import StoreError
@@ -38,6 +39,9 @@ class RepairResult:
 
 
 def _from_header(rt: Runtime, row: BlockRow) -> tuple[list[int], dict[str, Any]] | None:
+    """The damaged object's tokens (authentic when its identity still hashes to the id, since the id commits to
+    them) and metadata: the header's own only when its signature still verifies under the deployment key (only the
+    payload was damaged); otherwise the catalogue's, so that repair never re-signs metadata someone rewrote."""
     try:
         with rt.blocks.objects.open(block_key(row.fingerprint, row.id)) as stream:
             head = read_header(stream)
@@ -45,7 +49,13 @@ def _from_header(rt: Runtime, row: BlockRow) -> tuple[list[int], dict[str, Any]]
         return None
     if head.block_id != row.id or head.identity.block_id() != row.id:
         return None
-    return list(head.identity.tokens), dict(head.meta)
+    key = rt.settings.block_key_bytes
+    header_block = Block(head.block_id, head.identity, b"", head.meta, head.hmac, head.format_version)
+    if key is not None and signature_status(header_block, key) == "signed":
+        meta = {k: v for k, v in head.meta.items() if k != "probe"}
+    else:
+        meta = {**dict(row.meta or {}), "source": row.source}
+    return list(head.identity.tokens), meta
 
 
 def _from_catalogue(rt: Runtime, row: BlockRow, engine: GraftEngine) -> tuple[str, list[int], dict[str, Any]] | None:
@@ -84,7 +94,7 @@ def _rederive(rt: Runtime, row: BlockRow, tokens: list[int], meta: dict[str, Any
 
     if engine.fingerprint.id != row.fingerprint:
         return False
-    probe = meta.get("probe", {}).get("tokens") or probe_query(engine)
+    probe = meta.get("probe", {}).get("tokens") or probe_query(engine)  # the catalogue's solution probe, or ours
     snapshot, reference = capture_with_reference(engine, tokens, probe, continuation=0)
     fresh_meta = {k: v for k, v in meta.items() if k not in ("probe",)} | {
         "probe": {"tokens": list(probe), "reference_sha256": reference.sha256()},
@@ -121,7 +131,12 @@ def repair_block(rt: Runtime, block_id: str, *, model: str | None = None,
     if from_catalogue is not None:
         attempts.append(from_catalogue)
     for source, tokens, meta in attempts:
-        if _rederive(rt, row, tokens, meta, engine):
+        try:
+            rederived = _rederive(rt, row, tokens, meta, engine)
+        except (EngineError, StoreError, ValueError) as exc:  # e.g. tokens that do not fit this window
+            log.warning("repair.attempt_failed", block_id=block_id, source=source, error=str(exc))
+            continue
+        if rederived:
             with rt.session() as s:
                 s.execute(sa.update(BlockRow).where(BlockRow.id == block_id).values(quarantined_at=None))
             log.warning("repair.rederived", block_id=block_id, source=source, damage=damage)

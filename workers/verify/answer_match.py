@@ -60,9 +60,7 @@ def number_key(text: str) -> str | None:
     value = parse_decimal(text)
     if value is None:
         return None
-    if value == value.to_integral_value():
-        return str(int(value))
-    return format(value.normalize(), "f")
+    return format(value.normalize(), "f")  # exact at any size (no int(): its 4,300-digit limit)
 
 
 def _expected_decimal(expected: Any) -> Decimal | None:
