@@ -24,7 +24,13 @@ import sqlalchemy as sa
 import structlog
 
 from store.db import Batch, Problem, QueryRequest
-from workers.queue.dispatch import answer_request, dispatch_solves, error_reason, fail_unfinished
+from workers.queue.dispatch import (
+    dispatch_solves,
+    error_reason,
+    fail_unfinished,
+    pending_work,
+    work_in_process,
+)
 from workers.runtime import Runtime
 
 log = structlog.get_logger(__name__)
@@ -83,6 +89,12 @@ class Work:
         self._in_flight: Counter[tuple[int, Kind]] = Counter()
         self._lock = threading.Lock()
         self._team_locks: dict[int, threading.Lock] = {}
+        if self.local is not None:  # work accepted by an embedded server that stopped: run it again
+            problems, questions = pending_work(rt)
+            if problems or questions:
+                log.info("api.pending_resumed", problems=len(problems), questions=len(questions))
+                self.local.submit(work_in_process, rt, "solve", problems)
+                self.local.submit(work_in_process, rt, "answer", questions)
 
     # -- admission ---------------------------------------------------------------------------------------------
 
@@ -174,7 +186,7 @@ class Work:
         """Queue the problems; not queued when the broker could not be reached (the batch stays stored and pending
         until `kvgraft requeue` sends it)."""
         if self.local is not None:
-            return Dispatch(True, self._track(ticket, dispatch_solves, self.rt, problem_ids,
+            return Dispatch(True, self._track(ticket, work_in_process, self.rt, "solve", problem_ids,
                                               rows=(Problem, problem_ids)))
         try:
             dispatch_solves(self.rt, problem_ids)
@@ -185,7 +197,7 @@ class Work:
 
     def answer(self, ticket: Ticket, request_id: str) -> Dispatch:
         if self.local is not None:
-            return Dispatch(True, self._track(ticket, answer_request, self.rt, request_id,
+            return Dispatch(True, self._track(ticket, work_in_process, self.rt, "answer", [request_id],
                                               rows=(QueryRequest, [request_id])))
         from workers.queue.celery_app import send
 

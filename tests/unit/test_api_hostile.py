@@ -360,7 +360,7 @@ def held_worker(monkeypatch: pytest.MonkeyPatch) -> Iterator[threading.Event]:
     def held(*_: Any) -> None:
         release.wait(60)
 
-    monkeypatch.setattr(services.work, "answer_request", held)
+    monkeypatch.setattr(services.work, "work_in_process", held)  # the embedded runner of questions and batches
     monkeypatch.setattr(services.work, "dispatch_solves", held)
     yield release
     release.set()

@@ -524,3 +524,82 @@ def test_a_quarantined_block_deposited_again_is_served_again(data_dir: Path, tmp
             assert s.get(BlockRow, doc["block_id"]).quarantined_at is None
     finally:
         rt.close()
+
+
+def test_work_accepted_by_an_embedded_server_that_died_runs_when_it_starts_again(data_dir: Path) -> None:
+    import time
+
+    from fastapi.testclient import TestClient
+
+    from services.api import create_app
+    from workers.settings import Settings
+
+    rt = open_runtime()
+    try:  # what a server accepted and stored before it died, without running it
+        batch_id, ids = submit_batch(rt, parse_problems_jsonl(json.dumps(
+            {"id": "left", "question": "What is 5 plus 6?", "answer": 11, "solution": "print(11)"})), team="t")
+        request = submit_question(rt, "What is 5 plus 6?", team_id=None)
+    finally:
+        rt.close()
+    with TestClient(create_app(Settings())):
+        deadline = time.monotonic() + 60
+        rt = open_runtime()
+        try:
+            while True:
+                with rt.session() as s:
+                    done = (s.get(Problem, ids[0]).status != "pending", s.get(QueryRequest, request).status)
+                if done[0] and done[1] != "pending":
+                    break
+                assert time.monotonic() < deadline, done
+                time.sleep(0.1)
+            with rt.session() as s:
+                assert s.get(Problem, ids[0]).status == "solved"
+        finally:
+            rt.close()
+
+
+def test_in_process_a_transient_error_is_retried_then_fails_only_its_own_problem(
+        data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import workers.queue.dispatch as dispatch
+    from store.errors import ObjectStoreUnavailableError
+
+    rt = open_runtime()
+    try:
+        lines = [{"id": "flaky", "question": "What is 2 plus 9?", "answer": 11, "solution": "print(11)"},
+                 {"id": "fine", "question": "What is 3 plus 9?", "answer": 12, "solution": "print(12)"}]
+        _, ids = submit_batch(rt, parse_problems_jsonl("\n".join(json.dumps(x) for x in lines)), team="t")
+        real = dispatch.solve_stored_problem
+        calls: list[str] = []
+
+        def flaky(runtime: Any, problem_id: str) -> str:
+            calls.append(problem_id)
+            if problem_id == ids[0]:
+                raise ObjectStoreUnavailableError("S3 is down")
+            return real(runtime, problem_id)
+
+        monkeypatch.setattr(dispatch, "solve_stored_problem", flaky)
+        dispatch.work_in_process(rt, "solve", ids, attempts=3, backoff_s=0)
+        assert calls.count(ids[0]) == 3
+        with rt.session() as s:
+            assert s.get(Problem, ids[0]).status == "failed" and s.get(Problem, ids[0]).outcome["reason"] == \
+                "store_error"
+            assert s.get(Problem, ids[1]).status == "solved"
+    finally:
+        rt.close()
+
+
+def test_requeue_without_a_broker_runs_pending_work_here(data_dir: Path) -> None:
+    rt = open_runtime()
+    try:
+        _, ids = submit_batch(rt, parse_problems_jsonl(json.dumps(
+            {"id": "p", "question": "What is 4 plus 4?", "answer": 8, "solution": "print(8)"})), team="t")
+    finally:
+        rt.close()
+    result = runner.invoke(app, ["requeue", "--older-than", "0s", "--json"])
+    assert result.exit_code == 0, result.stderr
+    rt = open_runtime()
+    try:
+        with rt.session() as s:
+            assert s.get(Problem, ids[0]).status == "solved"
+    finally:
+        rt.close()

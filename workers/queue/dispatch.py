@@ -227,16 +227,13 @@ def ask(rt: Runtime, question: str, *, team_id: int | None = None, params: Answe
 
 def requeue_stale(rt: Runtime, *, older_than_s: float) -> dict[str, int]:
     """Send again every problem and question still pending after `older_than_s` (for instance because the broker
-    was unreachable when it was submitted). Tasks are idempotent, so a duplicate message is harmless."""
+    was unreachable when it was submitted); without a broker, run them here. Tasks are idempotent, so a duplicate
+    message is harmless."""
     import datetime as dt
 
     import sqlalchemy as sa
 
     from store.db import Problem
-
-    if not rt.settings.broker_url:
-        raise ValueError("requeue needs a broker (KVGRAFT_BROKER_URL); without one work runs in-process")
-    from workers.queue.celery_app import send
 
     cutoff = utcnow() - dt.timedelta(seconds=older_than_s)
     with rt.session() as s:
@@ -244,9 +241,47 @@ def requeue_stale(rt: Runtime, *, older_than_s: float) -> dict[str, int]:
                                                                         Problem.created_at < cutoff))]
         questions = [q for (q,) in s.execute(sa.select(QueryRequest.id).where(QueryRequest.status == "pending",
                                                                               QueryRequest.created_at < cutoff))]
-    for pid in problems:
-        send(rt.settings.broker_url, "kvgraft.solve_problem", pid)
-    for qid in questions:
-        send(rt.settings.broker_url, "kvgraft.answer_query", qid)
-    log.info("dispatch.requeued", problems=len(problems), questions=len(questions))
+    if not rt.settings.broker_url:  # embedded: run them here, one by one
+        work_in_process(rt, "solve", problems)
+        work_in_process(rt, "answer", questions)
+    else:
+        from workers.queue.celery_app import send
+
+        for pid in problems:
+            send(rt.settings.broker_url, "kvgraft.solve_problem", pid)
+        for qid in questions:
+            send(rt.settings.broker_url, "kvgraft.answer_query", qid)
+    log.info("dispatch.requeued", problems=len(problems), questions=len(questions),
+             in_process=not rt.settings.broker_url)
     return {"problems": len(problems), "questions": len(questions)}
+
+
+def pending_work(rt: Runtime) -> tuple[list[str], list[str]]:
+    """Every problem and question still pending (oldest first): what an embedded server picks up again at start,
+    since work queued in a process that died is otherwise never run."""
+    with rt.session() as s:
+        problems = list(s.scalars(sa.select(Problem.id).where(Problem.status == "pending")
+                                  .order_by(Problem.created_at)))
+        questions = list(s.scalars(sa.select(QueryRequest.id).where(QueryRequest.status == "pending")
+                                   .order_by(QueryRequest.created_at)))
+    return problems, questions
+
+
+def work_in_process(rt: Runtime, kind: str, ids: list[str], *, attempts: int = 3, backoff_s: float = 1.0) -> None:
+    """The embedded runner (no broker): each problem (`solve`) or question (`answer`) on its own; a transient error
+    is retried with backoff and then ends that one `failed`, never the others."""
+    import time
+
+    body = solve_stored_problem if kind == "solve" else answer_request
+    model: type[Problem] | type[QueryRequest] = Problem if kind == "solve" else QueryRequest
+    for row_id in ids:
+        for attempt in range(attempts):
+            try:
+                body(rt, row_id)
+                break
+            except TRANSIENT as exc:
+                if attempt + 1 == attempts:
+                    fail_unfinished(rt, model, row_id, error_reason(exc), f"{type(exc).__name__}: {exc}")
+                else:
+                    log.warning("dispatch.retry_in_process", id=row_id, attempt=attempt + 1, error=str(exc))
+                    time.sleep(backoff_s * 2**attempt)
