@@ -24,6 +24,7 @@ import httpx
 from bench.servers import free_port, moto_server, stop_process_group
 from store.objects.s3 import S3ObjectStore
 from store.repository import create_api_token, get_or_create_team
+from workers.environment import environment
 from workers.flywheel.answer import AnswerParams
 from workers.flywheel.answering import answer_question
 from workers.flywheel.solve import solve_problem
@@ -93,14 +94,13 @@ def _process(args: list[str], env: dict[str, str], log: Path, ready: Callable[[]
 def run_api_bench(request: ApiBenchRequest, progress: Callable[[str], None] | None = None) -> dict[str, Any]:
     say = progress or (lambda _m: None)
     tmp = Path(tempfile.mkdtemp(prefix="kvgraft-bench-api-"))
-    saved = dict(os.environ)
     try:
-        with moto_server(tmp) as s3, _vhost(request.broker_url) as broker:
+        with moto_server(tmp) as s3, _vhost(request.broker_url) as broker, contextlib.ExitStack() as scope:
             env = {"KVGRAFT_DATA_DIR": str(tmp / "data"), "KVGRAFT_STORE_URL": "s3://kvgraft-bench/blocks",
                    "KVGRAFT_S3_ENDPOINT_URL": s3, "KVGRAFT_BROKER_URL": broker,
                    "KVGRAFT_MODEL": request.model or Settings().model, "AWS_ACCESS_KEY_ID": "bench",
                    "AWS_SECRET_ACCESS_KEY": "bench", "AWS_DEFAULT_REGION": "us-east-1", "KVGRAFT_LOG_LEVEL": "WARNING"}
-            os.environ.update(env)
+            scope.enter_context(environment(env))
             S3ObjectStore("kvgraft-bench", endpoint_url=s3).ensure_bucket()
             rt = open_runtime(Settings())
             try:
@@ -143,8 +143,6 @@ def run_api_bench(request: ApiBenchRequest, progress: Callable[[str], None] | No
                         if r.json().get("route") != "recurrence":
                             raise RuntimeError(f"expected a recurrence answer, got {r.json()}")
     finally:
-        os.environ.clear()
-        os.environ.update(saved)
         shutil.rmtree(tmp, ignore_errors=True)
     in_process, distributed = _percentiles(local), _percentiles(remote)
     return {"benchmark": "api", "model": request.model or Settings().model, "queries": request.queries,

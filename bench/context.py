@@ -23,6 +23,7 @@ from typing import Any
 from engine.graft import EngineConfig, GraftEngine
 from engine.texts import passages, sample_tokens
 from store.blockfile import read_block_file, write_block_file
+from workers.environment import environment
 from workers.flywheel.answer import AnswerParams
 from workers.flywheel.answering import answer_question
 from workers.flywheel.documents import answer_from_block, deposit_document
@@ -127,11 +128,7 @@ def run_context_bench(request: ContextBenchRequest, progress: Callable[[str], No
     env = {"KVGRAFT_DATA_DIR": str(tmp / "data"), "KVGRAFT_WINDOW_TOKENS": str(request.window),
            "KVGRAFT_MODEL": request.model or Settings().model, "KVGRAFT_DATABASE_URL": "", "KVGRAFT_STORE_URL": ""}
     env = {k: v for k, v in env.items() if v}
-    saved = dict(os.environ)
-    os.environ.update(env)
-    for k in ("KVGRAFT_DATABASE_URL", "KVGRAFT_STORE_URL", "KVGRAFT_BROKER_URL"):
-        os.environ.pop(k, None)
-    try:
+    with environment(env, unset=("KVGRAFT_DATABASE_URL", "KVGRAFT_STORE_URL", "KVGRAFT_BROKER_URL")):
         rt = open_runtime(Settings())
         engine = rt.engine()
         target = request.ratio * request.window
@@ -175,9 +172,6 @@ def run_context_bench(request: ContextBenchRequest, progress: Callable[[str], No
             raise RuntimeError(f"the haystack repeated content: {len(blocks)} blocks, {len(unique)} distinct")
         say("restore vs re-prefill by block size")
         sized = _restore_vs_prefill(request.model, request.block_sizes, request.runs, tmp)
-    finally:
-        os.environ.clear()
-        os.environ.update(saved)
     small, full = memory["small_store"]["peak_rss_bytes"], memory["full_store"]["peak_rss_bytes"]
     return {"benchmark": "context", "model": request.model or Settings().model, "window_tokens": request.window,
             "store_tokens": store_tokens, "ratio": round(store_tokens / request.window, 1),

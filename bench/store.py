@@ -18,6 +18,7 @@ from store.blockfile import Block, new_block
 from store.blocks import BlockStore, block_key
 from store.objects.local import LocalObjectStore
 from store.objects.s3 import S3ObjectStore
+from workers.environment import environment
 
 FINGERPRINT = "bench" + "0" * 27
 
@@ -109,27 +110,19 @@ def run_store_bench(request: StoreBenchRequest, progress: Callable[[str], None] 
         if progress:
             progress("local disk")
         results.append(_measure(BlockStore(local), blocks, raw_local, drop_local))
-    env = {"AWS_ACCESS_KEY_ID": "bench", "AWS_SECRET_ACCESS_KEY": "bench", "AWS_DEFAULT_REGION": "us-east-1"}
-    saved = {k: os.environ.get(k) for k in env}
-    for k, v in env.items():
-        os.environ.setdefault(k, v)
-    try:
-        with _s3_endpoint(request.s3_endpoint_url) as (endpoint, started):
-            if progress:
-                progress(f"S3 at {endpoint}" + (" (moto, started for this run)" if started else ""))
-            s3 = S3ObjectStore(f"kvgraft-bench-{os.getpid()}", "kvgraft", endpoint_url=endpoint)
-            s3.ensure_bucket()
+    aws = {"AWS_ACCESS_KEY_ID": "bench", "AWS_SECRET_ACCESS_KEY": "bench", "AWS_DEFAULT_REGION": "us-east-1"}
+    with environment(defaults=aws), _s3_endpoint(request.s3_endpoint_url) as (endpoint, started):
+        if progress:
+            progress(f"S3 at {endpoint}" + (" (moto, started for this run)" if started else ""))
+        s3 = S3ObjectStore(f"kvgraft-bench-{os.getpid()}", "kvgraft", endpoint_url=endpoint)
+        s3.ensure_bucket()
 
-            def raw_s3(key: str) -> None:
-                with s3.open(key) as stream:
-                    while stream.read(1 << 20):
-                        pass
+        def raw_s3(key: str) -> None:
+            with s3.open(key) as stream:
+                while stream.read(1 << 20):
+                    pass
 
-            row = _measure(BlockStore(s3), blocks, raw_s3)
-            row["endpoint"] = "moto (local, started for this run)" if started else endpoint
-            results.append(row)
-    finally:
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
+        row = _measure(BlockStore(s3), blocks, raw_s3)
+        row["endpoint"] = "moto (local, started for this run)" if started else endpoint
+        results.append(row)
     return {"benchmark": "store", "size_mb": request.size_mb, "count": request.count, "results": results}

@@ -3,13 +3,13 @@ runs in supervised child processes (tests/model), never in the pytest process.""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from engine.graft import EngineConfig, GraftEngine
+from workers.environment import environment
 
 # Server fixtures (PostgreSQL database per run, moto S3 server) live in their own modules.
 pytest_plugins = ["tests.fixtures.postgres", "tests.fixtures.s3", "tests.fixtures.rabbitmq", "tests.fixtures.proxy"]
@@ -19,15 +19,9 @@ pytest_plugins = ["tests.fixtures.postgres", "tests.fixtures.s3", "tests.fixture
 def kvgraft_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """Every test (and every subprocess it starts) uses a fresh cache dir and a fresh data dir."""
     cache = tmp_path_factory.mktemp("kvgraft-cache")
-    saved = {k: os.environ.get(k) for k in ("KVGRAFT_CACHE_DIR", "KVGRAFT_DATA_DIR")}
-    os.environ["KVGRAFT_CACHE_DIR"] = str(cache)
-    os.environ["KVGRAFT_DATA_DIR"] = str(tmp_path_factory.mktemp("kvgraft-data"))
-    yield cache
-    for k, v in saved.items():
-        if v is None:
-            os.environ.pop(k, None)
-        else:
-            os.environ[k] = v
+    with environment({"KVGRAFT_CACHE_DIR": str(cache),
+                      "KVGRAFT_DATA_DIR": str(tmp_path_factory.mktemp("kvgraft-data"))}):
+        yield cache
 
 
 @pytest.fixture(scope="session")
