@@ -71,6 +71,10 @@ class LocalObjectStore(ObjectStore):
         path = self._path(key)
         view = check_sha256(key, data, sha256)
         if path.is_file():
+            # the content is there already; refresh its time so `blocks gc` never takes an object a deposit is
+            # about to catalogue (an orphan re-put by a redelivered deposit) for an old orphan
+            with contextlib.suppress(OSError):
+                os.utime(path)
             return PutResult(key, False, view.nbytes)
         if path.is_dir():
             raise InvalidObjectKeyError(f"object key {key!r} names a directory of other objects in {self.url}")

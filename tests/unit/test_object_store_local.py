@@ -322,3 +322,18 @@ def test_failed_load_leaves_no_entry_and_no_temporary_file(tmp_path: Path) -> No
         cache.fetch("missing", missing)
     assert not cache.contains("flaky") and not cache.contains("missing")
     assert list((tmp_path / "cache").iterdir()) == []
+
+
+def test_a_put_of_existing_content_refreshes_its_time_for_gc(tmp_path: Path) -> None:
+    import hashlib
+    import os
+    import time
+
+    store = LocalObjectStore(tmp_path / "store")
+    data = b"an orphan a redelivered deposit puts again"
+    sha = hashlib.sha256(data).hexdigest()
+    store.put("blocks/fp/" + "a" * 64, data, sha256=sha)
+    path = tmp_path / "store" / "blocks" / "fp" / ("a" * 64)
+    os.utime(path, (time.time() - 7200, time.time() - 7200))
+    assert store.put("blocks/fp/" + "a" * 64, data, sha256=sha).created is False
+    assert time.time() - path.stat().st_mtime < 60
