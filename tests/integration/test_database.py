@@ -19,12 +19,6 @@ from tests.unit.test_database_sqlite import (
     FIRST_REVISION,
     HEAD_TABLES,
     TABLES,
-    block_fields,
-    check_audit_views,
-    check_tokens,
-    count_blocks,
-    race_record_block,
-    schema_differences,
     schema_objects,
     seed_provenance,
 )
@@ -94,10 +88,6 @@ def test_migrations_upgrade_downgrade_upgrade(pg_url: str) -> None:
     assert schema_objects(pg_url) == (HEAD_TABLES, AUDIT_VIEWS)
 
 
-def test_migrated_schema_matches_models(migrated_pg: str) -> None:
-    assert schema_differences(migrated_pg) == []
-
-
 def test_ensure_schema_refuses_a_database_behind(pg_url: str) -> None:
     with pytest.raises(SchemaBehindError, match="kvgraft db upgrade"):
         migrate.ensure_schema(pg_url)  # empty database
@@ -126,25 +116,6 @@ def test_plain_postgresql_url_is_accepted(migrated_pg: str) -> None:
     engine.dispose()
 
 
-def test_record_block_concurrent_sessions(sessions: sessionmaker) -> None:
-    assert race_record_block(sessions) == [True, False]
-    assert count_blocks(sessions, block_fields("raced")["block_id"]) == 1
-
-
-def test_tokens_are_hashed_and_revocable(sessions: sessionmaker) -> None:
-    with sessions() as session:
-        check_tokens(session)
-        session.commit()
-
-
-def test_audit_views_join_provenance(sessions: sessionmaker) -> None:
-    with sessions() as session:
-        seeded = seed_provenance(session)
-        session.commit()
-    with sessions() as session:
-        check_audit_views(session, seeded)
-
-
 def test_auditor_role_reads_views_only(sessions: sessionmaker, migrated_pg: str) -> None:
     with sessions() as session:
         seed_provenance(session)
@@ -166,9 +137,3 @@ def test_auditor_role_reads_views_only(sessions: sessionmaker, migrated_pg: str)
             assert connection.exec_driver_sql("SELECT current_user").scalar_one() != AUDITOR
     finally:
         engine.dispose()
-
-
-def test_migration_0005_backfills_owners_from_real_data_on_postgresql(pg_url: str) -> None:
-    from tests.unit.test_database_sqlite import check_owner_backfill
-
-    check_owner_backfill(pg_url)
