@@ -24,7 +24,7 @@ def expected_errors() -> tuple[type[BaseException], ...]:
 
     from workers.verify.sandbox import SandboxUnavailableError
 
-    return (EngineError, StoreError, ValueError, OSError, ValidationError, OperationalError,
+    return (EngineError, StoreError, ValueError, LookupError, OSError, ValidationError, OperationalError,
             SandboxUnavailableError, RuntimeError)
 
 
@@ -37,11 +37,31 @@ def _one_line(exc: BaseException) -> str:
     return text.splitlines()[0] if text else type(exc).__name__
 
 
+def project_errors() -> tuple[type[BaseException], ...]:
+    """The project's own error types, and what a user's input or environment causes (a bad setting, a missing file,
+    an unreachable database): always one line."""
+    from pydantic import ValidationError
+    from sqlalchemy.exc import OperationalError
+
+    from workers.problems import ProblemInputError
+    from workers.supervise import ChildError, NativeCrashError
+    from workers.verify.sandbox import SandboxUnavailableError
+
+    return (EngineError, StoreError, ProblemInputError, SandboxUnavailableError, ChildError, NativeCrashError,
+            ValidationError, OperationalError, OSError)
+
+
 def guard(fn: Callable[[], T]) -> T:
-    """Run a command body, turning the project's own errors into one-line messages and exit code 2."""
+    """Run a command body, turning the project's own errors into one-line messages and exit code 2. Built-in errors
+    the project also raises for bad input (ValueError, LookupError, RuntimeError) are one line too, except under
+    `--log-level debug`, where anything that is not a project error surfaces with its traceback (it may be a bug)."""
+    from workers.logs import configured_level
+
     try:
         return fn()
     except expected_errors() as exc:
+        if configured_level() == "DEBUG" and not isinstance(exc, project_errors()):
+            raise
         message = _one_line(exc)
         err.print(f"[bold red]error:[/] {message}", markup=True, highlight=False)
         raise typer.Exit(2) from None

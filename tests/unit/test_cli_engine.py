@@ -123,3 +123,15 @@ def test_the_graft_check_compares_every_continuation_step(tiny_engine: object) -
         mutated = dataclasses.replace(reference, continuation_sha256=tuple(digests))
         check = check_graft(tiny_engine, snapshot, mutated)  # type: ignore[arg-type]
         assert check.byte_exact and not check.continuation_equal and f"step {step} of 16" in check.continuation_detail
+
+
+def test_a_bug_surfaces_with_its_traceback_under_debug_and_as_one_line_otherwise(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    def buggy(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("an internal invariant broke")
+
+    monkeypatch.setattr("services.cli_store.parse_age", buggy)
+    plain = runner.invoke(app, ["blocks", "gc", "--older-than", "1h"])
+    assert plain.exit_code == 2 and "error: an internal invariant broke" in plain.stderr
+    debug = runner.invoke(app, ["--log-level", "debug", "blocks", "gc", "--older-than", "1h"])
+    assert debug.exit_code == 1 and isinstance(debug.exception, RuntimeError)
