@@ -150,22 +150,25 @@ def _iso(value: datetime | None) -> str | None:
     return value.isoformat() if value else None
 
 
-def _block_item(s: Any, row: BlockRow, team_names: dict[int, str], who: Principal) -> dict[str, Any]:
-    """A block as `who` sees it. A team sees itself as the owner of a block it deposited (even when another team
-    deposited the same content first, privately), otherwise the team that shared it; operators and auditors see the
-    first depositor. Nothing about another team's private deposit is shown."""
-    team_id, shared = row.team_id, row.shared
-    if not who.deployment_wide:
-        owners = s.scalars(sa.select(BlockOwner).where(BlockOwner.block_id == row.id)
-                           .order_by(BlockOwner.created_at, BlockOwner.id)).all()
-        own = next((o for o in owners if o.team_id == who.team_id), None)
-        # visible otherwise through a shared deposit or the deployment's own library (block_visible_to)
-        chosen = own or next((o for o in owners if o.shared), None) or next((o for o in owners if o.team_id is None),
-                                                                            None)
-        team_id, shared = (chosen.team_id, chosen.shared) if chosen is not None else (None, False)
-        created = chosen.created_at if chosen is not None else row.created_at  # not an earlier, private deposit's
-    else:
-        created = row.created_at
+def _seen_as(s: Any, row: BlockRow, who: Principal) -> tuple[int | None, bool, datetime]:
+    """(team, shared, deposited at) of a block as `who` sees it. A team sees itself as the owner of a block it
+    deposited (even when another team deposited the same content first, privately), otherwise the team that shared
+    it or the deployment's own library; operators and auditors see the first depositor. Nothing about another team's
+    private deposit is shown, not even its time."""
+    if who.deployment_wide:
+        return row.team_id, row.shared, row.created_at
+    owners = s.scalars(sa.select(BlockOwner).where(BlockOwner.block_id == row.id)
+                       .order_by(BlockOwner.created_at, BlockOwner.id)).all()
+    chosen = (next((o for o in owners if o.team_id == who.team_id), None)
+              or next((o for o in owners if o.shared), None)
+              or next((o for o in owners if o.team_id is None), None))
+    if chosen is None:
+        return None, False, row.created_at
+    return chosen.team_id, chosen.shared, chosen.created_at
+
+
+def _block_item(row: BlockRow, team_names: dict[int, str], seen: tuple[int | None, bool, datetime]) -> dict[str, Any]:
+    team_id, shared, created = seen
     return {"id": row.id, "kind": row.kind, "fingerprint": row.fingerprint,
             "team": team_names.get(team_id) if team_id is not None else None, "n_tokens": row.n_tokens,
             "bytes": row.bytes, "shared": shared, "created_at": _iso(created)}
@@ -429,7 +432,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             total = s.scalar(sa.select(sa.func.count()).select_from(query.subquery())) or 0
             rows = s.scalars(query.order_by(BlockRow.created_at.desc(), BlockRow.id).limit(limit).offset(offset))
             names = dict(s.execute(sa.select(Team.id, Team.name)).all())
-            return {"items": [_block_item(s, r, names, who) for r in rows], "total": total}
+            return {"items": [_block_item(r, names, _seen_as(s, r, who)) for r in rows], "total": total}
 
     @app.get("/v1/blocks/{block_id}", tags=["blocks"])
     def show_block(block_id: str, request: Request,
@@ -441,10 +444,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 raise ApiError(404, "not_found", f"no block {block_id}")
             names = dict(s.execute(sa.select(Team.id, Team.name)).all())
             atts, _ = list_attestations(s, block_id=row.id, limit=100)
-            item = _block_item(s, row, names, who)
+            seen = _seen_as(s, row, who)
             if not who.deployment_wide:  # attestations older than the deposit the team sees would date another's
-                atts = [a for a in atts if _iso(a.created_at) >= item["created_at"]]
-            return item | {
+                atts = [a for a in atts if a.created_at >= seen[2]]
+            return _block_item(row, names, seen) | {
                 "object_key": row.object_key, "payload_sha256": row.payload_sha256, "profile": row.profile,
                 "source": row.source if (who.deployment_wide or row.team_id == who.team_id) else None,
                 "attestations": [_attestation_item(a) for a in atts]}
@@ -467,7 +470,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         atts, _ = list_attestations(s, block_id=row.id, limit=1000)
         owners = s.scalars(sa.select(BlockOwner).where(BlockOwner.block_id == row.id)
                            .order_by(BlockOwner.created_at, BlockOwner.id)).all()
-        return {"block": _block_item(s, row, names, who) | {"payload_sha256": row.payload_sha256,
+        return {"block": _block_item(row, names, _seen_as(s, row, who)) | {"payload_sha256": row.payload_sha256,
                                                             "object_key": row.object_key, "store_url": row.store_url,
                                                             "source": row.source, "text_digest": row.text_digest},
                 "owners": [{"team": names.get(o.team_id) if o.team_id is not None else None, "shared": o.shared,

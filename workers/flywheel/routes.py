@@ -128,11 +128,12 @@ def transfer_answer(rt: Runtime, engine: GraftEngine, style: PromptStyle, questi
     with rt.session() as s:
         pool = visible_solution_blocks(s, team_id=team_id, fingerprint=engine.fingerprint.id)
         candidates = [Candidate(b.id, p.question) for p, b in pool]
-        verifiers = {b.id: verifying_team(s, problem=p) for p, b in pool}
+        problems = {b.id: p for p, b in pool}
     chosen = route(question, candidates, threshold=params.router_threshold)
     if chosen.key is None:
         return None
-    by = verifiers.get(chosen.key)
+    with rt.session() as s:  # whose key verified it: looked up for the routed block only, not the whole pool
+        by = verifying_team(s, problem=problems[chosen.key])
     block = read_or_miss(rt.blocks, engine.fingerprint.id, chosen.key, purpose="transfer")
     if block is None:
         return None
