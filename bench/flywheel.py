@@ -1,44 +1,61 @@
-"""`kvgraft bench flywheel`: the flywheel's claims measured side by side on one problem set.
+"""`kvgraft bench flywheel`: the flywheel measured as a user meets it, on one problem set, every arm on the same
+questions, every outcome counted (correct, wrong, abstain), in a fresh temporary deployment (SQLite, local blocks).
 
-- base: best-of-K sampling with no library (verified against the known answer) vs recurrence after deposit;
-- transfer: same-structure variants with new constants, with the routed solution block grafted vs without it;
-- near-miss: questions that share a base's wording but ask something else, answered through transfer with the
-  post-graft gate vs without it (the answering path is not given the answer; the benchmark scores it);
-- CPU-seconds per answer on each route (this process and its sandbox children): the energy proxy here.
-"""
+Phases:
+(a) deposit: the model solves each library problem with K samples against its answer key; only verified programs
+    are deposited (team `bench-solved`). A reference-seeded library (the rows' hand-written `solution`, verified in
+    the sandbox) is a separate, labelled arm (team `bench-reference`).
+(b)-(e) the eval questions by role, asked as a user asks: no answer key reaches the answering path.
+
+Arms: `base_greedy` (one greedy program after the grafted instructions prefix), `base_best_of_k` (K sampled
+programs, plurality vote), `library` / `library_gated` (recurrence, then transfer through the model-solved library,
+post-graft gate off / on), and `reference_library` / `reference_library_gated` (the same over the reference-seeded
+library). On transfer and near-miss questions the two transfer methods (verified parameterized program vs graft
+and sample) also run alone over the reference library. Decode tokens are counted to each stop condition; CPU
+seconds are this process's and its sandbox children's."""
 
 from __future__ import annotations
 
-import json
 import resource
+import tempfile
 import time
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from statistics import mean
 from typing import Any
 
+from bench.routing import ROLES, dataset_files, read_jsonl
+from bench.stats import fraction, wilson
+from store.db import Problem
+from store.repository import get_block, get_or_create_team
 from workers.flywheel.answer import AnswerParams
 from workers.flywheel.answering import answer_question
-from workers.flywheel.jobs import JobParams, run_job
 from workers.flywheel.prefix import ensure_skill
-from workers.flywheel.prompts import question_part, style_for, tokens_of
-from workers.flywheel.routes import direct_samples, transfer_answer
-from workers.flywheel.solve import SolveParams
+from workers.flywheel.prompts import MAX_ANSWER_TOKENS, question_part, style_for, tokens_of
+from workers.flywheel.solve import SolveParams, sample_program, sample_seed, solve_problem
 from workers.problems import ProblemSpec
-from workers.runtime import Runtime
-from workers.verify.answer_match import answers_match
+from workers.queue.dispatch import submit_batch
+from workers.runtime import Runtime, open_runtime
+from workers.settings import Settings
+from workers.verify.answer_match import answers_match, number_key
+from workers.verify.programs import extract_program, verify_program
 
-DEFAULT_DATA = Path(__file__).parent / "data" / "flywheel.jsonl"
+ARMS = ("base_greedy", "base_best_of_k", "library", "library_gated", "reference_library",
+        "reference_library_gated")
+METHOD_ARMS = ("program", "program_gated", "graft", "graft_gated")
 
 
 @dataclass(frozen=True)
 class FlywheelBenchRequest:
-    data: Path = DEFAULT_DATA
+    dataset: str = "dev"
+    library: Path | None = None
+    eval: Path | None = None
     samples: int = 4
     temperature: float = 0.7
     max_tokens: int = 160
     model: str | None = None
+    methods: bool = True  # run the two transfer methods alone too
 
 
 def _cpu_s() -> float:
@@ -52,121 +69,215 @@ def _timed(fn: Callable[[], Any]) -> tuple[Any, float]:
     return out, _cpu_s() - t0
 
 
-def load_items(path: Path) -> list[dict[str, Any]]:
-    items = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-    for item in items:
-        if item.get("role") not in ("base", "variant", "near_miss") or "answer" not in item:
-            raise ValueError(f"{path}: every line needs role base|variant|near_miss and an answer: {item.get('id')}")
-    return items
+def outcome(answer: str | None, expected: Any) -> str:
+    if answer is None:
+        return "abstain"
+    return "correct" if answers_match(answer, expected) else "wrong"
 
 
-def run_flywheel_bench(rt: Runtime, request: FlywheelBenchRequest,
-                       progress: Callable[[str], None] | None = None) -> dict[str, Any]:
-    items = load_items(request.data)
+def plurality(answers: list[str | None]) -> str | None:
+    """The answer most samples printed (numbers compared by value; ties: the first seen), None if none ran."""
+    keyed = [(number_key(a) or a, a) for a in answers if a is not None]
+    if not keyed:
+        return None
+    top, _ = Counter(k for k, _ in keyed).most_common(1)[0]
+    return next(a for k, a in keyed if k == top)
+
+
+def check_transfer_answers(library: list[dict[str, Any]], items: list[dict[str, Any]]) -> None:
+    """A transfer variant must not have its base's answer (re-running the base program would score)."""
+    base = {p.get("family"): p for p in library if p.get("family") is not None}
+    same = [i["id"] for i in items if i["role"] == "transfer" and i.get("family") in base
+            and answers_match(str(i["answer"]), base[i["family"]]["answer"])]
+    if same:
+        raise ValueError(f"transfer questions with their base problem's answer (they cannot show a failed "
+                         f"transfer): {', '.join(same)}")
+
+
+class Tally:
+    def __init__(self) -> None:
+        self.rows: list[dict[str, Any]] = []
+
+    def add(self, role: str, arm: str, item_id: str, answer: str | None, expected: Any, tokens: int, cpu: float,
+            route: str | None = None, detail: str | None = None) -> None:
+        self.rows.append({"role": role, "arm": arm, "id": item_id, "answer": answer,
+                          "outcome": outcome(answer, expected), "decode_tokens": tokens, "cpu_s": round(cpu, 3),
+                          "route": route, "detail": detail})
+
+    def arm(self, role: str, arm: str) -> dict[str, Any] | None:
+        mine = [r for r in self.rows if r["role"] == role and r["arm"] == arm]
+        if not mine:
+            return None
+        n = len(mine)
+        counts = {k: sum(r["outcome"] == k for r in mine) for k in ("correct", "wrong", "abstain")}
+        tokens, cpu = sum(r["decode_tokens"] for r in mine), sum(r["cpu_s"] for r in mine)
+        return {**counts, "questions": n, "decode_tokens": tokens, "cpu_s": round(cpu, 3),
+                "decode_tokens_per_question": round(tokens / n, 2), "cpu_s_per_question": round(cpu / n, 3),
+                "intervals": {k: wilson(v, n) for k, v in counts.items()},
+                "routes": dict(Counter(r["route"] for r in mine if r["route"]))}
+
+    def outcomes(self, arm: str, roles: tuple[str, ...]) -> dict[str, str]:
+        return {r["id"]: r["outcome"] for r in self.rows if r["arm"] == arm and r["role"] in roles}
+
+
+def gate_figures(tally: Tally, ungated: str, gated: str, roles: tuple[str, ...]) -> dict[str, Any]:
+    """The gate as a classifier over the same questions: of the ungated arm's wrong answers, the share the gated
+    arm does not answer wrongly; of its correct answers, the share the gated arm still answers correctly."""
+    before, after = tally.outcomes(ungated, roles), tally.outcomes(gated, roles)
+    wrong = [q for q, o in before.items() if o == "wrong"]
+    right = [q for q, o in before.items() if o == "correct"]
+    removed = sum(after.get(q) != "wrong" for q in wrong)
+    kept = sum(after.get(q) == "correct" for q in right)
+    return {"wrong_removed": fraction(removed, len(wrong)), "correct_kept": fraction(kept, len(right)),
+            "wrong_without_gate": len(wrong), "correct_without_gate": len(right),
+            "wrong_removed_interval": wilson(removed, len(wrong)), "correct_kept_interval": wilson(kept, len(right)),
+            "phases": list(roles)}
+
+
+def _deposit(rt: Runtime, library: list[dict[str, Any]], *, team: str, reference: bool, params: SolveParams,
+             model: str | None, say: Callable[[str], None]) -> dict[str, Any]:
+    specs = [ProblemSpec(p["id"], p["question"], p["answer"], p.get("solution") if reference else None)
+             for p in library]
+    if reference and any(s.solution is None for s in specs):
+        missing = [s.id for s in specs if s.solution is None]
+        raise ValueError(f"the reference-seeded library needs a `solution` on every row: {', '.join(missing)}")
+    _, ids = submit_batch(rt, specs, team=team, params=params, model=model)
+    cpu = 0.0
+    for n, pid in enumerate(ids, start=1):
+        say(f"deposit ({team}) {n}/{len(ids)}")
+        _, spent = _timed(lambda p=pid: solve_problem(rt, p, model=model, params=params))
+        cpu += spent
+    with rt.session() as s:
+        problems = [s.get(Problem, pid) for pid in ids]
+        deposited = [p for p in problems if p is not None and p.status == "solved" and p.block_id]
+        forms = sum(bool((get_block(s, block_id=p.block_id).meta or {}).get("parameterized")) for p in deposited)
+        tokens = sum(int((p.outcome or {}).get("sample_tokens") or 0) for p in problems if p is not None)
+    return {"problems": len(ids), "deposited": len(deposited), "verified_rate": fraction(len(deposited), len(ids)),
+            "verified_interval": wilson(len(deposited), len(ids)), "decode_tokens": tokens, "cpu_s": round(cpu, 3),
+            "parameterized": forms, "reference_seeded": reference}
+
+
+def run_flywheel_bench(request: FlywheelBenchRequest, progress: Callable[[str], None] | None = None,
+                       data_dir: Path | None = None) -> dict[str, Any]:
+    if (request.library is None) != (request.eval is None):
+        raise ValueError("give both --library and --eval, or neither")
+    library_path, eval_path = ((request.library, request.eval) if request.library is not None
+                               else dataset_files(request.dataset))
+    assert library_path is not None and eval_path is not None
+    library, items = read_jsonl(library_path, what="library"), read_jsonl(eval_path, what="eval")
+    check_transfer_answers(library, items)
+    say = progress or (lambda _msg: None)
+    with tempfile.TemporaryDirectory(prefix="kvgraft-bench-flywheel-", dir=data_dir) as tmp:
+        settings = Settings(data_dir=Path(tmp), database_url=f"sqlite:///{tmp}/kvgraft.db",
+                            store_url=f"file://{tmp}/blocks", broker_url=None)
+        with open_runtime(settings) as rt:
+            return _run(rt, request, library, items, say) | {
+                "library_file": str(library_path), "eval_file": str(eval_path),
+                "dataset": request.dataset if request.library is None else "files"}
+
+
+def _run(rt: Runtime, request: FlywheelBenchRequest, library: list[dict[str, Any]], items: list[dict[str, Any]],
+         say: Callable[[str], None]) -> dict[str, Any]:
     engine = rt.engine(request.model)
     style = style_for(engine)
     skill = ensure_skill(rt, engine, style)
-    params = AnswerParams(samples=request.samples, temperature=request.temperature, max_tokens=request.max_tokens)
-    say = progress or (lambda _msg: None)
-    bases = [i for i in items if i["role"] == "base"]
-
-    # 1. base best-of-K with no library (the reference program is not used here)
-    base_rows = []
-    for item in bases:
-        say(f"base best-of-{request.samples}: {item['id']}")
-        prompt = tokens_of(engine, question_part(style, item["question"]))
-        (answers, tokens), cpu = _timed(lambda it=item, p=prompt: direct_samples(
-            rt, engine, style, p, skill, f"bench/{it['id']}", params))
-        base_rows.append({"id": item["id"], "solved": any(answers_match(a, item["answer"]) for a in answers),
-                          "tokens": tokens, "cpu_s": cpu})
-
-    # 2. deposit the bases (reference programs verified in the sandbox), then replay as recurring queries
-    say("depositing base problems")
-    specs = [ProblemSpec(i["id"], i["question"], i["answer"], i.get("solution")) for i in bases]
-    job = run_job(rt, specs, JobParams(solve=SolveParams(samples=request.samples, temperature=request.temperature,
-                                                         max_tokens=request.max_tokens), team="bench",
-                                       model=request.model))
-    team_id = _team_id(rt, "bench")
-    recurrence_rows = []
-    for item in bases:
-        say(f"recurrence: {item['id']}")
-        answer, cpu = _timed(lambda it=item: answer_question(
-            rt, it["question"], team_id=team_id, model=request.model,
-            params=AnswerParams(use_direct=False, use_transfer=False)))
-        recurrence_rows.append({"id": item["id"], "route": answer.route,
-                                "correct": answers_match(answer.answer, item["answer"]),
-                                "decode_tokens": answer.decode_tokens, "cpu_s": cpu})
-
-    # 3. transfer on variants: grafted block vs no block (best-of-K against the known answer in both)
-    transfer_rows = []
-    for item in (i for i in items if i["role"] == "variant"):
-        say(f"transfer: {item['id']}")
-        with_block, cpu_with = _timed(lambda it=item: transfer_answer(
-            rt, engine, style, it["question"], team_id, it["answer"], None, params))
-        prompt = tokens_of(engine, question_part(style, item["question"]))
-        (plain, plain_tokens), cpu_without = _timed(lambda it=item, p=prompt: direct_samples(
-            rt, engine, style, p, skill, f"bench/plain/{it['id']}", params))
-        transfer_rows.append({
-            "id": item["id"], "routed_block": with_block.block_id if with_block else None,
-            "with_block_correct": bool(with_block and with_block.verified),
-            "with_block_tokens": with_block.decode_tokens if with_block else 0, "with_block_cpu_s": cpu_with,
-            "without_block_correct": any(answers_match(a, item["answer"]) for a in plain),
-            "without_block_tokens": plain_tokens, "without_block_cpu_s": cpu_without})
-
-    # 4. near-miss questions through transfer, with and without the post-graft gate (no answer given)
-    near_rows = []
-    for item in (i for i in items if i["role"] == "near_miss"):
-        row: dict[str, Any] = {"id": item["id"]}
-        for gate in (True, False):
-            say(f"near-miss ({'gate on' if gate else 'gate off'}): {item['id']}")
-            p = AnswerParams(samples=request.samples, temperature=request.temperature,
-                             max_tokens=request.max_tokens, post_graft_gate=gate)
-            got, cpu = _timed(lambda it=item, pp=p: transfer_answer(rt, engine, style, it["question"], team_id,
-                                                                       None, None, pp))
-            answered = got is not None and got.answer is not None
-            key = "gate" if gate else "no_gate"
-            row[f"{key}_route"] = got.route if got else "abstain"
-            row[f"{key}_answer"] = got.answer if got else None
-            row[f"{key}_wrong"] = answered and not answers_match(got.answer, item["answer"])  # type: ignore[union-attr]
-            row[f"{key}_cpu_s"] = cpu
-        near_rows.append(row)
-
-    base_tokens = sum(r["tokens"] for r in base_rows)
-    rec_ok = [r for r in recurrence_rows if r["route"] == "recurrence"]
-    rec_tokens = sum(r["decode_tokens"] for r in rec_ok)
-    wrong_gate = sum(r["gate_wrong"] for r in near_rows)
-    wrong_nogate = sum(r["no_gate_wrong"] for r in near_rows)
-    summary = {
-        "base_problems": len(base_rows),
-        "base_best_of_k_solved": sum(r["solved"] for r in base_rows),
-        "base_tokens": base_tokens,
-        "deposited": job["totals"]["deposited"],
-        "recurrence_correct": sum(r["correct"] for r in recurrence_rows),
-        "recurrence_decode_tokens_mean": round(rec_tokens / len(rec_ok), 2) if rec_ok else None,
-        "token_ratio_base_vs_recurrence": round(base_tokens / rec_tokens, 1) if rec_tokens else None,
-        "variants": len(transfer_rows),
-        "transfer_with_block_correct": sum(r["with_block_correct"] for r in transfer_rows),
-        "transfer_without_block_correct": sum(r["without_block_correct"] for r in transfer_rows),
-        "near_miss": len(near_rows),
-        "near_miss_wrong_with_gate": wrong_gate,
-        "near_miss_wrong_without_gate": wrong_nogate,
-        "gate_removes_wrong_pct": round(100 * (1 - wrong_gate / wrong_nogate), 1) if wrong_nogate else None,
-        "cpu_s_per_answer": {
-            "base_best_of_k": round(mean(r["cpu_s"] for r in base_rows), 3) if base_rows else None,
-            "recurrence": round(mean(r["cpu_s"] for r in recurrence_rows), 3) if recurrence_rows else None,
-            "transfer": round(mean(r["with_block_cpu_s"] for r in transfer_rows), 3) if transfer_rows else None,
-            "direct_without_block": round(mean(r["without_block_cpu_s"] for r in transfer_rows), 3)
-            if transfer_rows else None,
-        },
-    }
-    return {"benchmark": "flywheel", "model": engine.name, "fingerprint": engine.fingerprint.id,
-            "samples": request.samples, "data": str(request.data), "summary": summary, "base": base_rows,
-            "recurrence": recurrence_rows, "transfer": transfer_rows, "near_miss": near_rows,
-            "finished_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
-
-
-def _team_id(rt: Runtime, name: str) -> int:
-    from store.repository import get_or_create_team
-
+    k = request.samples
+    solve = SolveParams(samples=k, temperature=request.temperature, max_tokens=request.max_tokens)
+    solved = _deposit(rt, library, team="bench-solved", reference=False, params=solve, model=request.model, say=say)
+    seeded = _deposit(rt, library, team="bench-reference", reference=True, params=solve, model=request.model,
+                      say=say)
     with rt.session() as s:
-        return get_or_create_team(s, name=name).id
+        teams = {name: get_or_create_team(s, name=name).id for name in ("bench-solved", "bench-reference")}
+
+    tally = Tally()
+    for n, item in enumerate(items, start=1):
+        role, qid, want = item["role"], item["id"], item["answer"]
+        say(f"{role} {n}/{len(items)}: {qid}")
+        prompt = tokens_of(engine, question_part(style, item["question"]))
+
+        def one(seed: int, temperature: float | None, p: list[int] = prompt) -> tuple[str | None, int]:
+            text, used = sample_program(engine, skill, p, seed=seed, params=solve, style=style,
+                                        temperature=temperature)
+            check = verify_program(extract_program(text))
+            return (check.answer if check.ran_cleanly else None), used
+
+        (answer, used), cpu = _timed(lambda: one(0, 0.0))
+        tally.add(role, "base_greedy", qid, answer, want, used, cpu)
+
+        def best_of_k(q: dict[str, Any] = item) -> tuple[str | None, int]:
+            got = [one(sample_seed(f"bench/{q['id']}", i), None) for i in range(k)]
+            return plurality([a for a, _ in got]), sum(t for _, t in got)
+
+        (answer, used), cpu = _timed(best_of_k)
+        tally.add(role, "base_best_of_k", qid, answer, want, used, cpu)
+
+        arms = [("library", teams["bench-solved"], False, "auto"), ("library_gated", teams["bench-solved"], True,
+                                                                   "auto"),
+                ("reference_library", teams["bench-reference"], False, "auto"),
+                ("reference_library_gated", teams["bench-reference"], True, "auto")]
+        if request.methods and role in ("transfer", "near_miss"):
+            arms += [(f"{method}{'_gated' if gate else ''}", teams["bench-reference"], gate, method)
+                     for method in ("program", "graft") for gate in (False, True)]
+        for arm, team_id, gate, method in arms:
+            params = AnswerParams(samples=k, temperature=request.temperature, max_tokens=request.max_tokens,
+                                  post_graft_gate=gate, use_direct=False, use_context=False,
+                                  transfer_method=method)
+            got, cpu = _timed(lambda t=team_id, p=params, q=item: answer_question(
+                rt, q["question"], team_id=t, model=request.model, params=p))
+            tally.add(role, arm, qid, got.answer, want, got.decode_tokens, cpu, got.route, got.detail)
+
+    present = [r for r in ROLES if any(i["role"] == r for i in items)]
+    phases = {role: {"questions": sum(i["role"] == role for i in items),
+                     "arms": {arm: tally.arm(role, arm) for arm in ARMS},
+                     **({"transfer_methods": {arm: tally.arm(role, arm) for arm in METHOD_ARMS}}
+                        if request.methods and role in ("transfer", "near_miss") else {})}
+              for role in present}
+    shifted = tuple(r for r in present if r != "recurrence")
+    return {
+        "benchmark": "flywheel", "model": engine.name, "fingerprint": engine.fingerprint.id, "samples": k,
+        "temperature": request.temperature, "max_tokens": request.max_tokens,
+        "recurrence_answer_cap": MAX_ANSWER_TOKENS,
+        "recurrence_answers_at_cap": sum(r["route"] == "recurrence" and r["decode_tokens"] >= MAX_ANSWER_TOKENS
+                                         for r in tally.rows),
+        "library": solved, "reference_library": seeded, "phases": phases,
+        "gate": gate_figures(tally, "library", "library_gated", shifted),
+        "gate_reference": gate_figures(tally, "reference_library", "reference_library_gated", shifted),
+        "gate_by_phase": {role: gate_figures(tally, "reference_library", "reference_library_gated", (role,))
+                          for role in shifted},
+        "recurrence": _recurrence_costs(tally, solved, seeded),
+        "rows": tally.rows,
+        "finished_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    }
+
+
+def _recurrence_costs(tally: Tally, solved: dict[str, Any], seeded: dict[str, Any]) -> dict[str, Any] | None:
+    """Token and CPU ratios of base best-of-K vs each library on the recurrence questions (the same questions), and
+    the number of recurrences that pays back the model-solved library's deposit cost. A library is only credited
+    with the questions it answered correctly: the saving is counted over those (base cost there minus the
+    library's); with none, the break-even is null (a library that answers nothing saves nothing)."""
+    rows = [r for r in tally.rows if r["role"] == "recurrence"]
+    if not rows:
+        return None
+    cost = {(r["arm"], r["id"]): r for r in rows}
+
+    def over(arm: str, key: str, ids: list[str]) -> float:
+        return sum(cost[(arm, i)][key] for i in ids)
+
+    def ratio(a: float, b: float) -> float | None:
+        return round(a / b, 1) if b else None
+
+    out: dict[str, Any] = {"deposit_decode_tokens": solved["decode_tokens"], "deposit_cpu_s": solved["cpu_s"],
+                           "reference_deposit_cpu_s": seeded["cpu_s"]}
+    for arm, deposit in (("library", solved), ("reference_library", seeded)):
+        right = [r["id"] for r in rows if r["arm"] == arm and r["outcome"] == "correct"]
+        base_tokens, lib_tokens = over("base_best_of_k", "decode_tokens", right), over(arm, "decode_tokens", right)
+        base_cpu, lib_cpu = over("base_best_of_k", "cpu_s", right), over(arm, "cpu_s", right)
+        saving, cpu_saving = (base_tokens - lib_tokens) / (len(right) or 1), (base_cpu - lib_cpu) / (len(right) or 1)
+        out[arm] = {"correct": len(right), "questions": sum(r["arm"] == arm for r in rows),
+                    "token_ratio_base_vs_library": ratio(base_tokens, lib_tokens) if right else None,
+                    "cpu_ratio_base_vs_library": ratio(base_cpu, lib_cpu) if right else None,
+                    "break_even_recurrences_tokens": round(deposit["decode_tokens"] / saving, 1)
+                    if right and saving > 0 else None,
+                    "break_even_recurrences_cpu": round(deposit["cpu_s"] / cpu_saving, 1)
+                    if right and cpu_saving > 0 else None}
+    return out

@@ -20,7 +20,7 @@ from typing import Any
 import httpx
 
 from bench.api import _answers, _process
-from bench.servers import free_port
+from services.local_servers import free_port
 from store.repository import create_api_token, get_or_create_team
 from workers.runtime import open_runtime
 from workers.settings import Settings

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bench.servers import moto_server
+from services.local_servers import moto_server
 from store.blockfile import Block, new_block
 from store.blocks import BlockStore, block_key
 from store.objects.local import LocalObjectStore

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine.graft import GraftEngine
+from engine.graft import GraftEngine, KVSnapshot
 from engine.native import LlamaContext
 
 
@@ -70,3 +70,18 @@ def generate(engine: GraftEngine, ctx: LlamaContext, *, pos: int, logits: np.nda
 def _first_stop(text: str, stops: Sequence[str]) -> int | None:
     found = [text.find(s) for s in stops if s and s in text]
     return min(found) if found else None
+
+
+def generate_after_graft(engine: GraftEngine, snapshot: KVSnapshot, tokens: Sequence[int], params: SamplingParams,
+                         *, query_call: bool = False, payload_verified: bool = False) -> Generated:
+    """Graft `snapshot` into a fresh context at its own positions, feed `tokens` right after it, and generate.
+
+    `query_call=True` feeds them in one decode call keeping every row's logits: the call class the graft check
+    attests (recurrence and document questions, a few tokens). Otherwise they are prefilled on the grid keeping the
+    last row only (prompts of any length). `payload_verified` as in `GraftEngine.restore`."""
+    with engine.open_context() as ctx:
+        engine.restore(ctx, snapshot, payload_verified=payload_verified)
+        pos0 = snapshot.pos_end
+        logits = (engine.query(ctx, tokens, pos0=pos0).rows[-1] if query_call
+                  else engine.prefill_for_generation(ctx, tokens, pos0=pos0))
+        return generate(engine, ctx, pos=pos0 + len(tokens), logits=logits, params=params)

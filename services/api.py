@@ -11,12 +11,11 @@ import time
 from collections.abc import AsyncIterator, Callable
 from concurrent.futures import Future
 from contextlib import asynccontextmanager
-from datetime import datetime
 from typing import Annotated, Any
 
 import sqlalchemy as sa
 import structlog
-from fastapi import FastAPI, Query, Request
+from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, PlainTextResponse
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
@@ -24,19 +23,18 @@ from pydantic import BaseModel, ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from services.auth import AnyRole, Auditor, Principal, Staff, Submitter
+from services.api_blocks import router as blocks_router
+from services.api_common import STATUS_CODES, ApiError, error_response, iso, rt_of, work_of
+from services.auth import Principal, Submitter
 from services.body import BodyLimit
 from services.metrics import ApiMetrics
 from services.validation import GuardedRoute
 from services.work import Dispatch, QueueFull, TeamBusy, Work
-from store.db import Attestation, Batch, BlockOwner, BlockRow, Generation, Problem, QueryRequest, Team
+from store.db import Batch, QueryRequest, Team
 from store.db import Query as QueryRow
 from store.repository import (
     batch_problems,
-    block_visible_to,
-    get_block,
     graft_sources,
-    list_attestations,
     set_graft_from,
 )
 from workers.flywheel.solve import SolveParams
@@ -55,8 +53,6 @@ from workers.strict_json import loads_strict, screen_jsonl, unstorable
 
 log = structlog.get_logger(__name__)
 JSONL_TYPES = ("application/x-ndjson", "application/jsonl", "text/plain")
-Limit = Annotated[int, Query(ge=1, le=1000)]
-Offset = Annotated[int, Query(ge=0, le=10_000_000)]
 
 
 class GraftFromIn(BaseModel):
@@ -69,21 +65,6 @@ class QueryIn(BaseModel):
     question: str = Field(min_length=1, max_length=MAX_QUESTION_CHARS)
     answer: int | float | str | None = Field(default=None, description="Known answer, to verify against")
     verifier: str | None = Field(default=None, max_length=32_000, description="Python defining verify(answer)")
-
-
-class ApiError(Exception):
-    def __init__(self, status: int, code: str, message: str, **extra: Any) -> None:
-        super().__init__(message)
-        self.status, self.code, self.message, self.extra = status, code, message, extra
-
-
-def _error(status: int, code: str, message: str, **extra: Any) -> JSONResponse:
-    return JSONResponse({"error": {"code": code, "message": message, **extra}}, status_code=status)
-
-
-_STATUS_CODES = {400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found",
-                 405: "method_not_allowed", 413: "payload_too_large", 415: "unsupported_media_type",
-                 422: "invalid_request", 429: "too_many_requests", 503: "unavailable"}
 
 
 def _with_refused(parse: Callable[[], list[ProblemSpec]], refused: list[tuple[int, str]]) -> list[ProblemSpec]:
@@ -146,42 +127,6 @@ def _team_owned(s: Any, model: Any, object_id: str, who: Principal, what: str) -
     return obj
 
 
-def _iso(value: datetime | None) -> str | None:
-    return value.isoformat() if value else None
-
-
-def _seen_as(s: Any, row: BlockRow, who: Principal) -> tuple[int | None, bool, datetime]:
-    """(team, shared, deposited at) of a block as `who` sees it. A team sees itself as the owner of a block it
-    deposited (even when another team deposited the same content first, privately), otherwise the team that shared
-    it or the deployment's own library; operators and auditors see the first depositor. Nothing about another team's
-    private deposit is shown, not even its time."""
-    if who.deployment_wide:
-        return row.team_id, row.shared, row.created_at
-    owners = s.scalars(sa.select(BlockOwner).where(BlockOwner.block_id == row.id)
-                       .order_by(BlockOwner.created_at, BlockOwner.id)).all()
-    chosen = (next((o for o in owners if o.team_id == who.team_id), None)
-              or next((o for o in owners if o.shared), None)
-              or next((o for o in owners if o.team_id is None), None))
-    if chosen is None:
-        return None, False, row.created_at
-    return chosen.team_id, chosen.shared, chosen.created_at
-
-
-def _block_item(row: BlockRow, team_names: dict[int, str], seen: tuple[int | None, bool, datetime]) -> dict[str, Any]:
-    team_id, shared, created = seen
-    return {"id": row.id, "kind": row.kind, "fingerprint": row.fingerprint,
-            "team": team_names.get(team_id) if team_id is not None else None, "n_tokens": row.n_tokens,
-            "bytes": row.bytes, "shared": shared, "created_at": _iso(created)}
-
-
-def _visible(query: Any, who: Principal) -> Any:
-    """Blocks a principal may see: operators/auditors all; a team the ones it deposited and shared ones (per owner
-    row, so a deduplicated block stays visible to each team that deposited it)."""
-    if who.deployment_wide:
-        return query
-    return query.where(block_visible_to(who.team_id))
-
-
 def attach_runtime(app: FastAPI, rt: Runtime) -> None:
     """Give the app its runtime and work executor (done by the lifespan; tests may do it themselves)."""
     app.state.runtime = rt
@@ -227,7 +172,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def limit_and_count(request: Request, call_next: Any) -> Any:
         length = request.headers.get("content-length")
         if length is not None and (not length.isdigit() or int(length) > settings.max_body_bytes):
-            response = _error(413, "payload_too_large",
+            response = error_response(413, "payload_too_large",
                               f"request bodies are limited to {settings.max_body_bytes} bytes")
         else:
             response = await call_next(request)
@@ -238,11 +183,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @app.exception_handler(ApiError)
     async def api_error(_: Request, exc: ApiError) -> JSONResponse:
-        return _error(exc.status, exc.code, exc.message, **exc.extra)
+        return error_response(exc.status, exc.code, exc.message, **exc.extra)
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(_: Request, exc: StarletteHTTPException) -> JSONResponse:
-        response = _error(exc.status_code, _STATUS_CODES.get(exc.status_code, "error"), str(exc.detail))
+        response = error_response(exc.status_code, STATUS_CODES.get(exc.status_code, "error"), str(exc.detail))
         if exc.headers:
             response.headers.update(exc.headers)
         return response
@@ -251,32 +196,26 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def validation_error(_: Request, exc: RequestValidationError) -> JSONResponse:
         problems = [{"where": ".".join(str(p) for p in e.get("loc", ())), "message": _validation_message(e)}
                     for e in exc.errors()]
-        return _error(422, "invalid_request", "the request does not match the API schema", details=problems)
+        return error_response(422, "invalid_request", "the request does not match the API schema", details=problems)
 
     @app.exception_handler(TeamBusy)
     async def team_busy(_: Request, exc: TeamBusy) -> JSONResponse:
         log.info("api.team_limited", team_id=exc.team_id, kind=exc.kind, in_flight=exc.in_flight, limit=exc.limit)
-        response = _error(429, "too_many_in_flight", str(exc), kind=exc.kind, limit=exc.limit)
+        response = error_response(429, "too_many_in_flight", str(exc), kind=exc.kind, limit=exc.limit)
         response.headers["Retry-After"] = str(exc.retry_after_s)
         return response
 
     @app.exception_handler(QueueFull)
     async def queue_full(_: Request, exc: QueueFull) -> JSONResponse:
         log.warning("api.queue_full", depth=exc.depth, limit=exc.limit)
-        response = _error(503, "queue_full", str(exc))
+        response = error_response(503, "queue_full", str(exc))
         response.headers["Retry-After"] = str(exc.retry_after_s)
         return response
 
     @app.exception_handler(Exception)
     async def unexpected(_: Request, exc: Exception) -> JSONResponse:
         log.error("api.unexpected_error", error=repr(exc))
-        return _error(500, "internal_error", "unexpected server error; it has been logged")
-
-    def rt_of(request: Request) -> Runtime:
-        return request.app.state.runtime  # type: ignore[no-any-return]
-
-    def work_of(request: Request) -> Work:
-        return request.app.state.work  # type: ignore[no-any-return]
+        return error_response(500, "internal_error", "unexpected server error; it has been logged")
 
     @app.get("/healthz", tags=["service"])
     def healthz(request: Request) -> dict[str, Any]:
@@ -326,7 +265,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                       "failed": sum(p.status in ("failed", "rejected") for p in problems),
                       "pending": sum(p.status == "pending" for p in problems)}
             return {"batch_id": batch.id, "status": batch.status, "shared": batch.shared, "counts": counts,
-                    "created_at": _iso(batch.created_at), "finished_at": _iso(batch.finished_at),
+                    "created_at": iso(batch.created_at), "finished_at": iso(batch.finished_at),
                     "problems": items}
 
     def _query_result(s: Any, req: QueryRequest) -> dict[str, Any]:
@@ -419,119 +358,5 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         with rt.session() as s:
             return _query_result(s, _team_owned(s, QueryRequest, request_id, who, "query"))
 
-    @app.get("/v1/blocks", tags=["blocks"])
-    def list_blocks(request: Request, who: AnyRole, limit: Limit = 100, offset: Offset = 0,
-                    kind: str | None = None, fingerprint: str | None = None) -> dict[str, Any]:
-        rt = rt_of(request)
-        with rt.session() as s:
-            query = _visible(sa.select(BlockRow), who)
-            if kind is not None:
-                query = query.where(BlockRow.kind == kind)
-            if fingerprint is not None:
-                query = query.where(BlockRow.fingerprint == fingerprint)
-            total = s.scalar(sa.select(sa.func.count()).select_from(query.subquery())) or 0
-            rows = s.scalars(query.order_by(BlockRow.created_at.desc(), BlockRow.id).limit(limit).offset(offset))
-            names = dict(s.execute(sa.select(Team.id, Team.name)).all())
-            return {"items": [_block_item(r, names, _seen_as(s, r, who)) for r in rows], "total": total}
-
-    @app.get("/v1/blocks/{block_id}", tags=["blocks"])
-    def show_block(block_id: str, request: Request,
-                   who: AnyRole) -> dict[str, Any]:
-        rt = rt_of(request)
-        with rt.session() as s:
-            row = s.scalar(_visible(sa.select(BlockRow).where(BlockRow.id == block_id[:64]), who))
-            if row is None:
-                raise ApiError(404, "not_found", f"no block {block_id}")
-            names = dict(s.execute(sa.select(Team.id, Team.name)).all())
-            atts, _ = list_attestations(s, block_id=row.id, limit=100)
-            seen = _seen_as(s, row, who)
-            if not who.deployment_wide:  # attestations older than the deposit the team sees would date another's
-                atts = [a for a in atts if a.created_at >= seen[2]]
-            return _block_item(row, names, seen) | {
-                "object_key": row.object_key, "payload_sha256": row.payload_sha256, "profile": row.profile,
-                "source": row.source if (who.deployment_wide or row.team_id == who.team_id) else None,
-                "attestations": [_attestation_item(a) for a in atts]}
-
-    def _provenance(s: Any, row: BlockRow, names: dict[int, str], who: Principal) -> dict[str, Any]:
-        problems = s.scalars(sa.select(Problem).where(Problem.block_id == row.id)).all()
-        out = []
-        for p in problems:
-            batch = s.get(Batch, p.batch_id)
-            gens = s.scalars(sa.select(Generation).where(Generation.problem_id == p.id)
-                             .order_by(Generation.sample_index)).all()
-            out.append({"problem_id": p.id, "external_id": p.external_id, "question": p.question,
-                        "question_digest": p.question_digest, "answer": p.answer, "status": p.status,
-                        "batch_id": p.batch_id, "team": names.get(batch.team_id) if batch else None,
-                        "generations": [{"sample_index": g.sample_index, "prompt_digest": g.prompt_digest,
-                                         "text_digest": g.text_digest, "program_digest": g.program_digest,
-                                         "verdict": g.verdict, "answer": g.answer,
-                                         "sandbox": (g.sandbox_result or {}).get("reason"),
-                                         "created_at": _iso(g.created_at)} for g in gens]})
-        atts, _ = list_attestations(s, block_id=row.id, limit=1000)
-        owners = s.scalars(sa.select(BlockOwner).where(BlockOwner.block_id == row.id)
-                           .order_by(BlockOwner.created_at, BlockOwner.id)).all()
-        return {"block": _block_item(row, names, _seen_as(s, row, who)) | {"payload_sha256": row.payload_sha256,
-                                                            "object_key": row.object_key, "store_url": row.store_url,
-                                                            "source": row.source, "text_digest": row.text_digest},
-                "owners": [{"team": names.get(o.team_id) if o.team_id is not None else None, "shared": o.shared,
-                            "verified_by": names.get(o.verified_by_team_id)
-                            if o.verified_by_team_id is not None else None,
-                            "created_at": _iso(o.created_at)} for o in owners],
-                "problems": out, "attestations": [_attestation_item(a) for a in atts]}
-
-    @app.get("/v1/provenance/{block_id}", tags=["auditors"])
-    def provenance(block_id: str, request: Request, who: Auditor) -> dict[str, Any]:
-        rt = rt_of(request)
-        with rt.session() as s:
-            row = get_block(s, block_id=block_id[:64])
-            if row is None:
-                raise ApiError(404, "not_found", f"no block {block_id}")
-            names = dict(s.execute(sa.select(Team.id, Team.name)).all())
-            return _provenance(s, row, names, who)
-
-    @app.get("/v1/provenance", tags=["auditors"])
-    def provenance_search(request: Request, who: Auditor, block_id: str | None = None,
-                          problem_digest: str | None = None, team: str | None = None,
-                          since: datetime | None = None, until: datetime | None = None,
-                          limit: Limit = 100, offset: Offset = 0) -> dict[str, Any]:
-        rt = rt_of(request)
-        with rt.session() as s:
-            query = sa.select(BlockRow)
-            if block_id is not None:
-                query = query.where(BlockRow.id == block_id)
-            if problem_digest is not None:
-                query = query.where(BlockRow.id.in_(sa.select(Problem.block_id)
-                                                    .where(Problem.question_digest == problem_digest)))
-            if team is not None:
-                query = query.join(Team, BlockRow.team_id == Team.id).where(Team.name == team)
-            if since is not None:
-                query = query.where(BlockRow.created_at >= since)
-            if until is not None:
-                query = query.where(BlockRow.created_at < until)
-            total = s.scalar(sa.select(sa.func.count()).select_from(query.subquery())) or 0
-            rows = s.scalars(query.order_by(BlockRow.created_at.desc(), BlockRow.id).limit(limit).offset(offset))
-            names = dict(s.execute(sa.select(Team.id, Team.name)).all())
-            return {"items": [_provenance(s, r, names, who) for r in rows], "total": total}
-
-    @app.get("/v1/attestations", tags=["operators", "auditors"])
-    def attestations(request: Request, who: Staff, block_id: str | None = None, fingerprint: str | None = None,
-                     status: str | None = None, limit: Limit = 100, offset: Offset = 0) -> dict[str, Any]:
-        rt = rt_of(request)
-        with rt.session() as s:
-            rows, total = list_attestations(s, block_id=block_id, fingerprint=fingerprint, status=status,
-                                            limit=limit, offset=offset)
-            summary = [{"fingerprint": fp, "profile_id": pid, "status": st, "count": n} for fp, pid, st, n in
-                       s.execute(sa.select(Attestation.fingerprint, Attestation.profile_id, Attestation.status,
-                                           sa.func.count()).group_by(Attestation.fingerprint,
-                                                                     Attestation.profile_id, Attestation.status))]
-            return {"items": [_attestation_item(a) for a in rows], "total": total, "summary": summary}
-
+    app.include_router(blocks_router)
     return app
-
-
-def _attestation_item(a: Attestation) -> dict[str, Any]:
-    return {"id": a.id, "block_id": a.block_id, "fingerprint": a.fingerprint, "profile_id": a.profile_id,
-            "profile": a.profile, "host": a.host, "status": a.status, "byte_exact": a.byte_exact,
-            "floor_equal": a.floor_equal, "kl_mean": a.kl_mean, "kl_max": a.kl_max,
-            "argmax_agree": a.argmax_agree, "max_abs_diff": a.max_abs_diff, "reason": a.reason,
-            "created_at": _iso(a.created_at)}

@@ -9,15 +9,16 @@ from typing import Annotated, Any
 import typer
 
 from services.cli_api import serve, submit, teams_app, tokens_app
+from services.cli_audit import audit_app, db_app
+from services.cli_bench import bench_app
 from services.cli_flywheel import ask, requeue, run, worker
-from services.cli_store import attest, audit_app, blocks_app, db_app, deposit
-from services.common import JsonOpt, ModelOpt, guard
+from services.cli_store import attest, blocks_app, deposit
+from services.common import JsonOpt, ModelOpt, guard, model_name
 from services.output import err, key_value_table, out, print_json, records_table
 from workers.logs import configure_logging
 
 app = typer.Typer(name="kvgraft", no_args_is_help=True, add_completion=False,
                   help="kvgraft: byte-exact KV-cache blocks for frozen language models.")
-bench_app = typer.Typer(no_args_is_help=True, help="Benchmarks: each prints a JSON record (--json) or a table.")
 app.add_typer(bench_app, name="bench")
 sandbox_app = typer.Typer(no_args_is_help=True, help="Run untrusted programs in the sandbox.")
 app.add_typer(sandbox_app, name="sandbox")
@@ -36,16 +37,10 @@ app.add_typer(tokens_app, name="tokens")
 app.add_typer(teams_app, name="teams")
 
 
-def _model(model: str | None) -> str:
-    from workers.settings import Settings
-
-    return model or Settings().model
-
-
 def _load(model: str | None, **config: Any):  # noqa: ANN202 - GraftEngine
     from engine.graft import EngineConfig, GraftEngine
 
-    return GraftEngine.load(_model(model), EngineConfig(**config))
+    return GraftEngine.load(model_name(model), EngineConfig(**config))
 
 
 @app.callback()
@@ -172,155 +167,6 @@ def regimes(
                             ["regime", "byte_equal", "kl_mean", "kl_max", "argmax_flips", "samples"]))
     if plot is not None:
         out.print(f"plot written to {plot}")
-
-
-@bench_app.command("restore")
-def bench_restore(
-    model: ModelOpt = None,
-    tokens: Annotated[str, typer.Option(help="Comma-separated block sizes in tokens.")] = "500,2000,4000",
-    runs: Annotated[int, typer.Option(min=1, help="Timed runs per path; the median is reported.")] = 5,
-    memory: Annotated[bool, typer.Option(help="Measure the restoring process's peak memory.")] = True,
-    json_out: JsonOpt = False,
-) -> None:
-    """Cold prefill vs restore from a block file vs llama-cpp-python's LlamaDiskCache, each + 1 decoded token."""
-    from bench.restore import RestoreBenchRequest, run_restore_bench
-
-    def body() -> dict[str, Any]:
-        sizes = tuple(int(t) for t in tokens.split(",") if t.strip())
-        if not sizes or min(sizes) < 1:
-            raise ValueError("--tokens needs positive integers, e.g. 500,2000,4000")
-        progress = (lambda msg: err.print(f"[dim]bench restore: {msg}[/]")) if not json_out else None
-        return run_restore_bench(RestoreBenchRequest(model=_model(model), tokens=sizes, runs=runs,
-                                                     measure_memory=memory), progress=progress)
-
-    record = guard(body)
-    if json_out:
-        print_json(record)
-        return
-    out.print(records_table(f"bench restore: {record['model']} (median of {runs})", record["results"],
-                            list(record["results"][0].keys())))
-
-
-@bench_app.command("store")
-def bench_store(
-    size_mb: Annotated[int, typer.Option(min=1, max=1024, help="Block payload size in MiB.")] = 20,
-    count: Annotated[int, typer.Option(min=1, max=100, help="Blocks per store.")] = 5,
-    s3_endpoint: Annotated[str | None, typer.Option(help="S3 endpoint to measure (default: start a local moto "
-                                                         "server).")] = None,
-    json_out: JsonOpt = False,
-) -> None:
-    """Put/get throughput of large blocks on local disk and S3, and the cost of verification vs a raw read."""
-    from bench.store import StoreBenchRequest, run_store_bench
-
-    def body() -> dict[str, Any]:
-        progress = (lambda msg: err.print(f"[dim]bench store: {msg}[/]")) if not json_out else None
-        return run_store_bench(StoreBenchRequest(size_mb=size_mb, count=count, s3_endpoint_url=s3_endpoint),
-                               progress=progress)
-
-    record = guard(body)
-    if json_out:
-        print_json(record)
-        return
-    columns = ["store", "block_bytes", "put_mb_s", "get_verified_mb_s", "raw_read_mb_s", "verify_overhead_pct",
-               "get_verified_mb_s_warm", "raw_read_mb_s_warm", "verify_overhead_pct_warm"]
-    out.print(records_table(f"bench store: {count} x {size_mb} MiB", record["results"], columns))
-
-
-@bench_app.command("load")
-def bench_load(
-    clients: Annotated[int, typer.Option(min=1, max=256, help="Concurrent clients.")] = 8,
-    seconds: Annotated[float, typer.Option(min=1, max=3600, help="How long the clients keep sending.")] = 20.0,
-    model: Annotated[str, typer.Option(help="Model of the server under load.")] = "tiny",
-    json_out: JsonOpt = False,
-) -> None:
-    """Concurrent clients submitting batches and queries to a real API server: held, errors, lost, latency."""
-    from bench.load import LoadBenchRequest, run_load_bench
-
-    def body() -> dict[str, Any]:
-        progress = (lambda msg: err.print(f"[dim]bench load: {msg}[/]")) if not json_out else None
-        return run_load_bench(LoadBenchRequest(clients=clients, seconds=seconds, model=model), progress=progress)
-
-    record = guard(body)
-    if json_out:
-        print_json(record)
-        return
-    out.print(key_value_table("bench load", record))
-
-
-@bench_app.command("context")
-def bench_context(
-    window: Annotated[int, typer.Option(min=256, max=8192, help="Serving window (its n_ctx) in tokens.")] = 512,
-    ratio: Annotated[int, typer.Option(min=2, max=1000, help="Store size as a multiple of the window.")] = 80,
-    needles: Annotated[int, typer.Option(min=1, max=10)] = 8,
-    model: ModelOpt = None,
-    json_out: JsonOpt = False,
-) -> None:
-    """A paged context store many times the serving window: needles found, restore vs re-prefill, memory."""
-    from bench.context import ContextBenchRequest, run_context_bench
-
-    def body() -> dict[str, Any]:
-        progress = (lambda msg: err.print(f"[dim]bench context: {msg}[/]")) if not json_out else None
-        return run_context_bench(ContextBenchRequest(window=window, ratio=ratio, needles=needles,
-                                                     model=_model(model)), progress=progress)
-
-    record = guard(body)
-    if json_out:
-        print_json(record)
-        return
-    out.print(key_value_table(f"bench context: {record['model']}", {k: v for k, v in record.items()
-                                                                      if k not in ("needles", "memory")}))
-
-
-@bench_app.command("api")
-def bench_api(
-    queries: Annotated[int, typer.Option(min=5, max=10_000, help="Recurring queries per path.")] = 40,
-    model: ModelOpt = None,
-    broker: Annotated[str | None, typer.Option(help="Broker URL (default: a private vhost on local RabbitMQ).")
-                      ] = None,
-    json_out: JsonOpt = False,
-) -> None:
-    """Recurring queries through API -> RabbitMQ -> graft worker -> S3 vs in-process: p50/p99 and requests/s."""
-    from bench.api import ApiBenchRequest, run_api_bench
-
-    def body() -> dict[str, Any]:
-        progress = (lambda msg: err.print(f"[dim]bench api: {msg}[/]")) if not json_out else None
-        return run_api_bench(ApiBenchRequest(queries=queries, model=_model(model), broker_url=broker),
-                             progress=progress)
-
-    record = guard(body)
-    if json_out:
-        print_json(record)
-        return
-    out.print(records_table(f"bench api: {record['model']}, {queries} recurring queries",
-                            [{"path": "in-process", **record["in_process"]},
-                             {"path": "distributed", **record["distributed"]}], ["path", "p50_ms", "p99_ms", "rps"]))
-    out.print(f"the distributed path adds {record['distributed_adds_p50_pct']}% to the in-process p50")
-
-
-@bench_app.command("flywheel")
-def bench_flywheel(
-    data: Annotated[Path | None, typer.Option(help="Benchmark JSONL (role base|variant|near_miss); default: the "
-                                                   "shipped set.")] = None,
-    model: ModelOpt = None,
-    samples: Annotated[int, typer.Option("--samples", "-k", min=1, max=64)] = 4,
-    json_out: JsonOpt = False,
-) -> None:
-    """Base best-of-K vs recurrence, transfer with vs without the grafted block, near-miss with vs without the
-    post-graft gate, and CPU-seconds per route."""
-    from bench.flywheel import DEFAULT_DATA, FlywheelBenchRequest, run_flywheel_bench
-    from workers.runtime import open_runtime
-
-    def body() -> dict[str, Any]:
-        with open_runtime() as rt:
-            progress = (lambda msg: err.print(f"[dim]bench flywheel: {msg}[/]")) if not json_out else None
-            return run_flywheel_bench(rt, FlywheelBenchRequest(data=data or DEFAULT_DATA, samples=samples,
-                                                               model=_model(model)), progress=progress)
-
-    record = guard(body)
-    if json_out:
-        print_json(record)
-        return
-    out.print(key_value_table(f"bench flywheel: {record['model']}, K={samples}", record["summary"]))
 
 
 @sandbox_app.command("run")

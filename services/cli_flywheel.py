@@ -118,7 +118,8 @@ def ask(
         from store.db import Query, QueryRequest
         from workers.queue.celery_app import send
 
-        request_id = submit_question(rt, q, team_id=team_id)
+        options = {"samples": samples, **({"model": model} if model else {})}  # the worker answers with them
+        request_id = submit_question(rt, q, team_id=team_id, options=options)
         send(rt.settings.broker_url, "kvgraft.answer_query", request_id)
         deadline = time.monotonic() + wait_s
         while time.monotonic() < deadline:

@@ -65,3 +65,10 @@ def guard(fn: Callable[[], T]) -> T:
         message = _one_line(exc)
         err.print(f"[bold red]error:[/] {message}", markup=True, highlight=False)
         raise typer.Exit(2) from None
+
+
+def model_name(model: str | None) -> str:
+    """The model a command runs: its --model, else KVGRAFT_MODEL (the bundled default)."""
+    from workers.settings import Settings
+
+    return model or Settings().model

@@ -27,16 +27,15 @@ import hmac as hmac_lib
 import io
 import json
 import os
-import queue
 import struct
 import tempfile
-import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
 from store.errors import BlockAuthError, BlockFormatError, BlockIntegrityError
+from store.hashed_read import read_hashed, remaining_bytes
 
 MAGIC = b"KVGRAFT\x00"
 FORMAT_VERSION = 2
@@ -46,8 +45,6 @@ _PREFIX = struct.Struct("<8sHHI")
 MAX_HEADER_BYTES = 16 << 20
 MAX_PAYLOAD_BYTES = 8 << 30
 KINDS = ("solution", "document", "skill", "probe")
-_READ_CHUNK = 1 << 20
-_PIPELINE_MIN_BYTES = 4 << 20  # below this, hashing inline is cheaper than a thread hand-off
 _HEX = frozenset("0123456789abcdef")
 
 
@@ -177,7 +174,7 @@ def signature_status(block: Block, key: bytes | None) -> str:
 
 # Types of the meta fields kvgraft reads; other fields are kept as they are (any JSON).
 _META_STR = ("text", "passage", "question", "model", "created_at", "skill_block", "probe_reference_sha256")
-_META_DICT = ("fingerprint_parts",)
+_META_DICT = ("fingerprint_parts", "parameterized")
 
 
 def validate_meta(meta: object) -> dict[str, Any]:
@@ -301,63 +298,6 @@ def read_header(stream: IO[bytes]) -> BlockHeader:
     return BlockHeader(block_id, BlockIdentity.from_dict(header.get("identity")), validate_meta(meta), mac, version)
 
 
-def _remaining_bytes(stream: IO[bytes]) -> int | None:
-    """Bytes left in a stream of known size (a file, an in-memory buffer, an object with `content_length`), so a
-    header claiming a huge payload is refused before the buffer is allocated."""
-    try:
-        if isinstance(stream, io.BytesIO):
-            return len(stream.getbuffer()) - stream.tell()
-        length = getattr(stream, "content_length", None)
-        if isinstance(length, int):
-            return length - stream.tell()
-        return os.fstat(stream.fileno()).st_size - stream.tell()
-    except (OSError, AttributeError, ValueError, io.UnsupportedOperation):
-        return None
-
-
-def _read_into(stream: IO[bytes], target: memoryview) -> int:
-    readinto = getattr(stream, "readinto", None)
-    if readinto is not None:
-        return readinto(target) or 0
-    chunk = stream.read(len(target))
-    target[:len(chunk)] = chunk
-    return len(chunk)
-
-
-class _InlineSha256:
-    def __init__(self) -> None:
-        self._h = hashlib.sha256()
-
-    def update(self, data: memoryview) -> None:
-        self._h.update(data)
-
-    def hexdigest(self) -> str:
-        return self._h.hexdigest()
-
-
-class _PipelinedSha256:
-    """SHA-256 on a helper thread, so hashing chunk i overlaps reading chunk i+1 (hashlib and file reads both
-    release the GIL): verification costs about max(read, hash) instead of their sum."""
-
-    def __init__(self) -> None:
-        self._h = hashlib.sha256()
-        self._q: queue.Queue[memoryview | None] = queue.Queue(maxsize=8)
-        self._t = threading.Thread(target=self._run, name="kvgraft-sha256", daemon=True)
-        self._t.start()
-
-    def _run(self) -> None:
-        while (chunk := self._q.get()) is not None:
-            self._h.update(chunk)
-
-    def update(self, data: memoryview) -> None:
-        self._q.put(data)
-
-    def hexdigest(self) -> str:
-        self._q.put(None)
-        self._t.join()
-        return self._h.hexdigest()
-
-
 def read_block(stream: IO[bytes], *, expected_id: str | None = None, key: bytes | None = None,
                expected_fingerprint: str | None = None) -> Block:
     """Read and verify one block. The payload is read straight into one buffer and hashed chunk by chunk. With a
@@ -381,24 +321,11 @@ def read_block(stream: IO[bytes], *, expected_id: str | None = None, key: bytes 
         if status != "signed":
             raise BlockAuthError(f"block {block_id}: HMAC does not match its header under the configured block key "
                                  f"(tampered metadata or another key)")
-    remaining = _remaining_bytes(stream)
+    remaining = remaining_bytes(stream)
     if remaining is not None and remaining < identity.payload_bytes:
         raise BlockIntegrityError(f"block {block_id} is truncated: payload {remaining} of "
                                   f"{identity.payload_bytes} bytes")
-    payload = bytearray(identity.payload_bytes)
-    view = memoryview(payload)
-    hasher = _PipelinedSha256() if identity.payload_bytes >= _PIPELINE_MIN_BYTES else _InlineSha256()
-    got = 0
-    try:
-        while got < identity.payload_bytes:
-            n = _read_into(stream, view[got:got + _READ_CHUNK])
-            if not n:
-                break
-            hasher.update(view[got:got + n])
-            got += n
-    finally:
-        digest = hasher.hexdigest()
-    view.release()
+    payload, got, digest = read_hashed(stream, identity.payload_bytes)
     if got != identity.payload_bytes:
         raise BlockIntegrityError(f"block {block_id} is truncated: payload {got} of {identity.payload_bytes} bytes")
     if stream.read(1):

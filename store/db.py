@@ -34,7 +34,7 @@ PROBLEM_STATUSES = ("pending", "solved", "failed", "rejected")
 VERDICTS = ("verified", "wrong", "error", "timeout", "no_program", "reference")
 BLOCK_KINDS = ("solution", "document", "skill", "probe")
 ATTESTATION_STATUSES = ("attested", "functional", "refused")
-QUERY_ROUTES = ("recurrence", "direct", "transfer", "context", "abstain")
+QUERY_ROUTES = ("recurrence", "direct", "transfer", "program", "context", "abstain")
 
 SQLITE_BUSY_TIMEOUT_S = 15.0
 
@@ -322,6 +322,7 @@ class QueryRequest(Base):
     team_id: Mapped[int | None] = mapped_column(sa.ForeignKey("teams.id"), index=True)
     question: Mapped[str] = mapped_column(sa.Text)
     expected: Mapped[Any | None] = mapped_column(_json())  # {"answer": ..., "verifier": ...} when known
+    options: Mapped[Any | None] = mapped_column(_json())  # {"samples": K, "model": name} the asker chose
     status: Mapped[str] = mapped_column(sa.String(16), default="pending")
     query_id: Mapped[str | None] = mapped_column(sa.ForeignKey("queries.id"))
     error: Mapped[str | None] = mapped_column(NulSafeText())

@@ -13,7 +13,7 @@ import sqlalchemy as sa
 from typer.testing import CliRunner
 
 from services.cli import app
-from store.db import BlockRow, Generation, Problem, make_engine
+from store.db import BlockRow, Generation, Problem, QueryRequest, make_engine
 from tests.fixtures.processes import KvgraftProcess, worker
 from workers.flywheel.solve import SolveParams
 from workers.problems import parse_problems_jsonl
@@ -34,7 +34,8 @@ PROBLEMS = "\n".join(json.dumps(p) for p in [
 ])
 
 
-def test_a_batch_end_to_end_through_solve_and_graft_workers(workers: list[KvgraftProcess], tmp_path: Path) -> None:
+def test_a_batch_end_to_end_through_solve_and_graft_workers(workers: list[KvgraftProcess], tmp_path: Path,
+                                                            flywheel_env: dict[str, str]) -> None:
     workers.append(worker("solve", tmp_path))
     workers.append(worker("graft", tmp_path))
     f = tmp_path / "problems.jsonl"
@@ -50,6 +51,13 @@ def test_a_batch_end_to_end_through_solve_and_graft_workers(workers: list[Kvgraf
     answer = json.loads(result.stdout)
     assert answer["route"] == "recurrence" and answer["block_id"] == report["problems"][0]["block_id"]
     assert "kvgraft.answer_query" in workers[1].log()
+    # what the asker chose travels with the question to the graft worker
+    result = runner.invoke(app, ["ask", "What is 9 times 9?", "--samples", "3", "--json"])
+    assert result.exit_code == 0, result.stderr
+    with make_engine(flywheel_env["KVGRAFT_DATABASE_URL"]).connect() as conn:
+        options = conn.scalar(sa.select(QueryRequest.options).order_by(QueryRequest.created_at.desc()).limit(1))
+    assert options == {"samples": 3}
+    workers[1].wait_for("samples=3", 30)
     assert [w.terminate() for w in workers] == [0, 0]  # SIGTERM: a clean exit
 
 

@@ -27,8 +27,8 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 import services.work
-from bench.servers import free_port
 from services.api import create_app
+from services.local_servers import free_port
 from store.db import Batch, Problem, QueryRequest
 from store.repository import create_api_token, get_or_create_team
 from workers.runtime import Runtime, open_runtime

@@ -164,17 +164,23 @@ def test_a_redelivered_solve_resumes_from_its_recorded_samples(data_dir: Path) -
         rt.close()
 
 
-def test_ask_on_a_new_question_abstains_rather_than_guessing(data_dir: Path, tmp_path: Path) -> None:
+def test_ask_binds_the_verified_program_or_abstains_rather_than_guessing(data_dir: Path, tmp_path: Path) -> None:
     _run(tmp_path)
+    # the same structure as r2 (12 eggs a box, 5 boxes) with new numbers: r2's signed parameterized program
     result = runner.invoke(app, ["ask", "A box holds 20 eggs. How many eggs are in 3 boxes?", "--samples", "2",
                                  "--json"])
     assert result.exit_code == 0, result.stderr
     answer = json.loads(result.stdout)
     assert {"answer", "route", "block_id", "decode_tokens", "verified", "attested"} <= set(answer)
-    assert answer["route"] == "abstain" and answer["answer"] is None and answer["verified"] is False
+    assert (answer["route"], answer["answer"], answer["verified"]) == ("program", "60", False)
+    # another structure (two quantities of eggs): the tiny model's grafted samples do not pass the gate
+    other = json.loads(runner.invoke(app, ["ask", "A box holds 20 eggs. How many boxes hold 100 eggs?",
+                                           "--samples", "2", "--json"]).stdout)
+    assert other["route"] == "abstain" and other["answer"] is None and other["verified"] is False
     repeat = json.loads(runner.invoke(app, ["ask", "A box holds 12 eggs. How many eggs are in 5 boxes?",
                                             "--json"]).stdout)
-    assert repeat["route"] == "recurrence" and repeat["attested"] is True and repeat["decode_tokens"] <= 8
+    assert repeat["route"] == "recurrence" and repeat["attested"] is True
+    assert 1 <= repeat["decode_tokens"] <= MAX_ANSWER_TOKENS
 
 
 def test_bad_problem_file_is_a_clear_error(data_dir: Path, tmp_path: Path) -> None:

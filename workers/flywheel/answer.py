@@ -22,6 +22,7 @@ class AnswerParams:
     max_tokens: int = 160
     router_threshold: float = DEFAULT_THRESHOLD
     post_graft_gate: bool = True
+    transfer_method: str = "auto"  # auto | program | graft (workers/flywheel/transfer.py)
     use_direct: bool = True
     use_transfer: bool = True
     use_context: bool = True
@@ -31,7 +32,7 @@ class AnswerParams:
 @dataclass(frozen=True)
 class Answer:
     answer: str | None
-    route: str  # recurrence | context | direct | transfer | abstain
+    route: str  # recurrence | context | direct | program | transfer | abstain
     block_id: str | None
     decode_tokens: int
     verified: bool

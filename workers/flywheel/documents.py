@@ -12,7 +12,7 @@ from typing import Any
 import structlog
 
 from engine.graft import GraftEngine
-from engine.sampling import SamplingParams, generate
+from engine.sampling import SamplingParams, generate_after_graft
 from store.blockfile import Block
 from workers.flywheel.deposit import DepositResult, deposit_tokens, probe_query
 from workers.flywheel.prompts import style_for, tokens_of
@@ -124,12 +124,9 @@ def answer_from_block(rt: Runtime, engine: GraftEngine, block: Block, question: 
     if room < 2:
         raise ValueError(f"the question ({len(query)} tokens with its framing) does not fit the serving window "
                          f"after a {snapshot.n_tokens}-token block")
-    with engine.open_context() as ctx:
-        engine.restore(ctx, snapshot, payload_verified=True)
-        logits = engine.query(ctx, query, pos0=snapshot.pos_end).rows[-1]
-        out = generate(engine, ctx, pos=snapshot.pos_end + len(query), logits=logits,
-                       params=SamplingParams(max_tokens=min(MAX_CONTEXT_ANSWER_TOKENS, room - 1),
-                                             stop=("\n", "<|im_end|>")))
+    out = generate_after_graft(engine, snapshot, query, SamplingParams(
+        max_tokens=min(MAX_CONTEXT_ANSWER_TOKENS, room - 1), stop=("\n", "<|im_end|>")),
+        query_call=True, payload_verified=True)
     return out.text.strip() or None, len(out.tokens)
 
 

@@ -9,7 +9,6 @@ from dataclasses import dataclass
 import structlog
 
 from engine.graft import GraftEngine, KVSnapshot
-from engine.native import LlamaContext
 from workers.flywheel.deposit import deposit_tokens, probe_query
 from workers.flywheel.prompts import PromptStyle, instructions_prefix, tokens_of
 from workers.runtime import Runtime
@@ -46,17 +45,6 @@ def ensure_skill(rt: Runtime, engine: GraftEngine, style: PromptStyle) -> Grafte
     rt.memo[cache_key] = skill
     log.info("skill.ready", block_id=result.block_id, n_tokens=len(tokens))
     return skill
-
-
-def open_with_skill(engine: GraftEngine, skill: GraftedPrefix) -> LlamaContext:
-    """A fresh context holding the grafted instructions prefix at [0, P)."""
-    ctx = engine.open_context()
-    try:
-        engine.restore(ctx, skill.snapshot, payload_verified=True)
-    except BaseException:
-        ctx.close()
-        raise
-    return ctx
 
 
 def measure_skill_saving(engine: GraftEngine, skill: GraftedPrefix) -> dict[str, float]:

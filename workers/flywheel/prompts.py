@@ -22,7 +22,7 @@ EXAMPLES = (
 )
 RECURRENCE_QUESTION = "What is the final answer?"
 TRANSFER_NOTE = "A new question of the same kind. Use the same method with the new numbers."
-MAX_ANSWER_TOKENS = 8
+MAX_ANSWER_TOKENS = 32  # far above an answer line: answers stop at their newline (bench flywheel counts any at it)
 
 
 @dataclass(frozen=True)

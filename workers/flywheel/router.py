@@ -1,6 +1,9 @@
 """The router: picks exactly one solution block for a new question by lexical similarity of the question text with
 the stored problems' questions, numbers masked (a same-structure variant has new constants), or abstains below a
-threshold. Lexical scoring needs no extra model and was measured against the alternatives in docs/FLYWHEEL.md."""
+threshold. Two scorers: `lexical` (tf-idf cosine, the default) and `bm25` (Okapi BM25 through rank-bm25, its score
+divided by the query's upper bound so one threshold fits every query). `kvgraft bench routing` compares them on
+the flywheel sets (distractor families, paraphrases, off-distribution questions); the default scorer and its
+threshold were picked on the development set only (docs/FLYWHEEL.md)."""
 
 from __future__ import annotations
 
@@ -13,7 +16,8 @@ from dataclasses import dataclass
 _WORD = re.compile(r"[a-z]+|\d+(?:\.\d+)?")
 _STOP = frozenset("a an the of to in on and or is are was were has have had how many much what does do did "
                   "each if it its for with at by from he she they his her their them there this that be".split())
-DEFAULT_THRESHOLD = 0.45
+DEFAULT_THRESHOLD = 0.7  # chosen on the dev set by `kvgraft bench routing` (docs/FLYWHEEL.md)
+DEFAULT_BM25_THRESHOLD = 0.45  # likewise
 
 
 def words(text: str) -> list[str]:
@@ -54,6 +58,29 @@ def route(question: str, candidates: Sequence[Candidate], *, threshold: float = 
     best, key = scores[0]
     runner_up = scores[1][0] if len(scores) > 1 else 0.0
     return Route(key if best >= threshold else None, best, runner_up)
+
+
+def route_bm25(question: str, candidates: Sequence[Candidate], *, threshold: float = DEFAULT_BM25_THRESHOLD,
+               k1: float = 1.2, b: float = 0.75) -> Route:
+    """Okapi BM25 over the candidates' content words (numbers masked), normalized to [0, 1] by the score a document
+    would reach with every query word saturated: sum over the query's words of idf * (k1 + 1)."""
+    from rank_bm25 import BM25Okapi
+
+    if not candidates:
+        return Route(None, 0.0, 0.0)
+    corpus = [words(c.question) or ["<empty>"] for c in candidates]
+    bm25 = BM25Okapi(corpus, k1=k1, b=b)
+    query = words(question)
+    bound = sum(max(bm25.idf.get(w, 0.0), 0.0) * (k1 + 1) for w in set(query))
+    raw = bm25.get_scores(query) if query else [0.0] * len(candidates)
+    scores = sorted(((float(r) / bound if bound > 0 else 0.0, c.key) for r, c in zip(raw, candidates, strict=True)),
+                    reverse=True)
+    best, key = scores[0]
+    runner_up = scores[1][0] if len(scores) > 1 else 0.0
+    return Route(key if best >= threshold else None, best, runner_up)
+
+
+SCORERS = {"lexical": route, "bm25": route_bm25}
 
 
 def route_passages(question: str, passages: Sequence[tuple[str, str]], *, threshold: float = 0.6

@@ -12,27 +12,25 @@ from typing import Any, Protocol
 import structlog
 
 from engine.graft import GraftEngine
-from engine.sampling import SamplingParams, generate
+from engine.sampling import SamplingParams, generate_after_graft
 from store.repository import (
     find_recurrence,
     get_block,
-    latest_attestation,
     verifying_team,
-    visible_solution_blocks,
 )
 from workers.flywheel.answer import Answer, AnswerParams, AnswerRequest, agreeing, checked, question_digest
+from workers.flywheel.attested import attestation, attested
 from workers.flywheel.documents import answer_from_block, context_query, route_document
-from workers.flywheel.prefix import GraftedPrefix, ensure_skill
+from workers.flywheel.prefix import ensure_skill
 from workers.flywheel.prompts import (
     MAX_ANSWER_TOKENS,
     PromptStyle,
     question_part,
     recurrence_query,
     tokens_of,
-    transfer_part,
 )
-from workers.flywheel.router import Candidate, route
 from workers.flywheel.solve import SolveParams, sample_program, sample_seed
+from workers.flywheel.transfer import transfer_answer
 from workers.runtime import Runtime
 from workers.seam import block_to_snapshot, read_or_miss
 from workers.verify.answer_match import answers_match
@@ -47,40 +45,6 @@ class Route(Protocol):
     def enabled(self, params: AnswerParams) -> bool: ...
 
     def try_answer(self, rt: Runtime, request: AnswerRequest) -> Answer | None: ...
-
-
-def attested(rt: Runtime, engine: GraftEngine, block_id: str, n_query: int) -> bool:
-    """Whether the block is attested byte-exact here (its own attestation, or for a bulk-deposited block the
-    probe attestation of this fingerprint and profile). A block never gated here is scheduled for attestation as
-    an `attest` task (with a broker; embedded, `kvgraft attest` does it), never gated inside a query; until then
-    answers say attested: false."""
-    profile_id = engine.profile(n_query).id
-    with rt.session() as s:
-        att = latest_attestation(s, block_id=block_id, fingerprint=engine.fingerprint.id, profile_id=profile_id)
-        if att is None:
-            row = get_block(s, block_id=block_id)
-            bulk = row is not None and row.kind == "document"
-            probe = latest_attestation(s, block_id=None, fingerprint=engine.fingerprint.id, profile_id=profile_id)
-            if bulk and probe is not None:
-                return probe.status == "attested"
-    if att is not None:
-        return att.status == "attested"
-    _schedule_attestation(rt, block_id)
-    return False
-
-
-def _schedule_attestation(rt: Runtime, block_id: str) -> None:
-    key = f"attest-scheduled|{block_id}"
-    if rt.memo.get(key):
-        return
-    rt.memo[key] = True
-    if rt.settings.broker_url:
-        from workers.queue.celery_app import send
-
-        send(rt.settings.broker_url, "kvgraft.attest_block", block_id)
-        log.info("answer.attest_enqueued", block_id=block_id)
-    else:
-        log.info("answer.attestation_pending", block_id=block_id, detail="run `kvgraft attest` to gate it here")
 
 
 def _recurrence(rt: Runtime, engine: GraftEngine, style: PromptStyle, question: str,
@@ -101,11 +65,8 @@ def _recurrence(rt: Runtime, engine: GraftEngine, style: PromptStyle, question: 
         return None
     snapshot = block_to_snapshot(block)
     query = tokens_of(engine, recurrence_query(style))
-    with engine.open_context() as ctx:
-        engine.restore(ctx, snapshot, payload_verified=True)
-        logits = engine.query(ctx, query, pos0=snapshot.pos_end).rows[-1]
-        out = generate(engine, ctx, pos=snapshot.pos_end + len(query), logits=logits,
-                       params=SamplingParams(max_tokens=MAX_ANSWER_TOKENS, temperature=0.0, stop=style.answer_stops))
+    out = generate_after_graft(engine, snapshot, query, SamplingParams(
+        max_tokens=MAX_ANSWER_TOKENS, temperature=0.0, stop=style.answer_stops), query_call=True, payload_verified=True)
     decoded = out.text.strip() or None
     return row.id, stored_answer, decoded, len(out.tokens), verified_by
 
@@ -121,51 +82,6 @@ def direct_samples(rt: Runtime, engine: GraftEngine, style: PromptStyle, prompt:
         check = verify_program(extract_program(text))
         answers.append(check.answer if check.ran_cleanly else None)
     return answers, spent
-
-
-def transfer_answer(rt: Runtime, engine: GraftEngine, style: PromptStyle, question: str, team_id: int | None,
-              expected: Any, verifier: Any, params: AnswerParams) -> Answer | None:
-    with rt.session() as s:
-        pool = visible_solution_blocks(s, team_id=team_id, fingerprint=engine.fingerprint.id)
-        candidates = [Candidate(b.id, p.question) for p, b in pool]
-        problems = {b.id: p for p, b in pool}
-    chosen = route(question, candidates, threshold=params.router_threshold)
-    if chosen.key is None:
-        return None
-    with rt.session() as s:  # whose key verified it: looked up for the routed block only, not the whole pool
-        by = verifying_team(s, problem=problems[chosen.key])
-    block = read_or_miss(rt.blocks, engine.fingerprint.id, chosen.key, purpose="transfer")
-    if block is None:
-        return None
-    snapshot = block_to_snapshot(block)
-    prompt = tokens_of(engine, transfer_part(style, question))
-    solve = SolveParams(samples=params.samples, temperature=params.temperature, max_tokens=params.max_tokens)
-    answers: list[str | None] = []
-    spent = 0
-    prefix = GraftedPrefix(chosen.key, snapshot, snapshot.n_tokens)  # the solution block plays the prefix's role
-    for k in range(params.samples):
-        text, n = sample_program(engine, prefix, prompt, seed=sample_seed(f"transfer/{question}", k), params=solve,
-                                 style=style)
-        spent += n
-        check = verify_program(extract_program(text), answer=expected, verifier=verifier)
-        answer = check.answer if check.ran_cleanly or check.verdict in ("verified", "wrong") else None
-        answers.append(answer)
-        if check.verdict == "verified":
-            return Answer(answer, "transfer", chosen.key, spent, True, attested(rt, engine, chosen.key, 8),
-                          f"router score {chosen.score:.2f}; sample {k} verified", verified_by=by)
-    is_attested = attested(rt, engine, chosen.key, 8)
-    if not params.post_graft_gate:
-        first = next((a for a in answers if a is not None), None)
-        return Answer(first, "transfer", chosen.key, spent, False, is_attested, "post-graft gate off", verified_by=by)
-    if expected is not None or verifier is not None:
-        return Answer(None, "abstain", chosen.key, spent, False, is_attested,
-                      f"post-graft gate: no transferred program verified (router score {chosen.score:.2f})")
-    agreed = agreeing(answers, params.samples)
-    if agreed is None:
-        return Answer(None, "abstain", chosen.key, spent, False, is_attested,
-                      "post-graft gate: the transferred programs disagree")
-    return Answer(agreed, "transfer", chosen.key, spent, False, is_attested, "samples agree; nothing to verify against",
-                  verified_by=by)
 
 
 class RecurrenceRoute:
@@ -211,9 +127,12 @@ class ContextRoute:
             return None
         answer, n = answer_from_block(rt, engine, block, request.question)
         request.ledger.add(n)
+        n_query = len(context_query(engine, request.question))  # one decode call: the class the check attests
+        att = attestation(rt, engine, block_id, n_query)
+        detail = "; ".join(d for d in (f"document block routed with coverage {score:.2f}",
+                                       att.detail([engine.profile(n_query).id])) if d)
         return Answer(answer, "context", block_id, n, bool(checked(answer, request.expected, request.verifier)),
-                      attested(rt, engine, block_id, len(context_query(engine, request.question))),
-                      f"document block routed with coverage {score:.2f}")
+                      att.ok, detail)
 
 
 class DirectRoute:
@@ -240,7 +159,8 @@ class DirectRoute:
 
 
 class TransferRoute:
-    """One solution block routed to by similarity, grafted, its method applied; the post-graft gate decides."""
+    """One solution block routed to by similarity; its verified parameterized program bound to the question's
+    numbers, or the block grafted and its method sampled; the post-graft gate decides (workers/flywheel/transfer.py)."""
 
     name = "transfer"
 

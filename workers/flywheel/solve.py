@@ -14,7 +14,7 @@ from typing import Any
 import structlog
 
 from engine.graft import GraftEngine
-from engine.sampling import SamplingParams, generate
+from engine.sampling import SamplingParams, generate_after_graft
 from store.db import Batch, Problem, nul_safe
 from store.repository import (
     FINAL_PROBLEM_STATUSES,
@@ -24,7 +24,8 @@ from store.repository import (
     refresh_batch_status,
 )
 from workers.flywheel.deposit import deposit_tokens
-from workers.flywheel.prefix import GraftedPrefix, ensure_skill, open_with_skill
+from workers.flywheel.parameterize import derive
+from workers.flywheel.prefix import GraftedPrefix, ensure_skill
 from workers.flywheel.prompts import (
     PromptStyle,
     question_part,
@@ -73,12 +74,10 @@ def sample_program(engine: GraftEngine, skill: GraftedPrefix, prompt_tokens: lis
     if room < 8:
         log.warning("solve.no_room", window=engine.config.n_ctx, prefix=skill.n_tokens, prompt=len(prompt_tokens))
         return "", 0
-    with open_with_skill(engine, skill) as ctx:
-        logits = engine.prefill_for_generation(ctx, prompt_tokens, pos0=skill.n_tokens)
-        out = generate(engine, ctx, pos=skill.n_tokens + len(prompt_tokens), logits=logits, params=SamplingParams(
-            max_tokens=min(params.max_tokens, room - 1),
-            temperature=params.temperature if temperature is None else temperature,
-            seed=seed, stop=style.solution_stops))
+    out = generate_after_graft(engine, skill.snapshot, prompt_tokens, SamplingParams(
+        max_tokens=min(params.max_tokens, room - 1),
+        temperature=params.temperature if temperature is None else temperature,
+        seed=seed, stop=style.solution_stops), payload_verified=True)
     return out.text, len(out.tokens)
 
 
@@ -120,11 +119,16 @@ def _finish(rt: Runtime, problem_id: str, status: str, outcome: dict[str, Any], 
 def _deposit_solution(rt: Runtime, engine: GraftEngine, style: PromptStyle, skill: GraftedPrefix, problem: Any,
                       program: str, answer: str, team_id: int, shared: bool) -> str:
     tokens, text = solution_tokens(engine, style, skill, problem.question, program, answer)
+    form = derive(program, problem.question, answer)  # signed with the block: transfer binds it to new numbers
+    log.info("solve.parameterized", problem_id=problem.id, derived=form is not None,
+             params=form.params if form else 0)
+    extra = {"parameterized": form.as_meta()} if form is not None else {}
     result = deposit_tokens(rt, engine, tokens=tokens, probe=tokens_of(engine, recurrence_query(style)),
                             kind="solution", text=text, team_id=team_id, shared=shared, verified_by_team_id=team_id,
                             source={"problem_id": problem.id, "external_id": problem.external_id,
                                     "batch_id": problem.batch_id},
-                            meta={"question": problem.question, "answer": answer, "skill_block": skill.block_id})
+                            meta={"question": problem.question, "answer": answer, "skill_block": skill.block_id,
+                                  **extra})
     return result.block_id
 
 

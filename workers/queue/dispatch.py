@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from typing import Any
 
 import sqlalchemy as sa
@@ -172,10 +173,13 @@ def dispatch_solves(rt: Runtime, problem_ids: list[str], *,
             progress(pid, status)
 
 
-def submit_question(rt: Runtime, question: str, *, team_id: int | None, expected: dict[str, Any] | None = None
-                    ) -> str:
+def submit_question(rt: Runtime, question: str, *, team_id: int | None, expected: dict[str, Any] | None = None,
+                    options: dict[str, Any] | None = None) -> str:
+    """Store a question for the graft queue; `options` ({"samples": K, "model": name}) travel with it to the
+    worker that answers it."""
     with rt.session() as s:
-        request = QueryRequest(team_id=team_id, question=question, expected=expected, status="pending")
+        request = QueryRequest(team_id=team_id, question=question, expected=expected, options=options or None,
+                               status="pending")
         s.add(request)
         s.flush()
         return request.id
@@ -197,10 +201,16 @@ def answer_request(rt: Runtime, request_id: str, params: AnswerParams = AnswerPa
             log.error("answer.worker_lost", request_id=request_id, deliveries=lost)
             return "failed"
         question, team_id, expected = request.question, request.team_id, dict(request.expected or {})
+        options = dict(request.options or {})
+    samples = options.get("samples")
+    if isinstance(samples, int) and not isinstance(samples, bool) and 1 <= samples <= 64:
+        params = replace(params, samples=samples)
+    model = options.get("model") if isinstance(options.get("model"), str) else None
+    log.info("answer.options", request_id=request_id, samples=params.samples, model=model)
     try:
         with counted_delivery(rt, QueryRequest, request_id):
             answer = answer_question(rt, question, team_id=team_id, expected=expected.get("answer"),
-                                     verifier=expected.get("verifier"), params=params, record=False)
+                                     verifier=expected.get("verifier"), params=params, record=False, model=model)
     except TRANSIENT:
         raise  # retried by the task (and ended `failed` when retries run out)
     except Exception as exc:  # a missing, corrupt or unsigned block, bad input, a bug: a terminal outcome

@@ -57,7 +57,8 @@ def _register(s: Any, rt: Runtime, block: Block) -> None:
 
 
 def attest_stored_block(rt: Runtime, block_id: str, *, fingerprint: str | None = None,
-                        model: str | None = None, register: bool = False) -> dict[str, Any]:
+                        model: str | None = None, register: bool = False,
+                        n_query: int | None = None) -> dict[str, Any]:
     """Gate one stored block here and record the attestation; a block of another fingerprint is refused. With
     `register`, a block this database has never seen is catalogued from its header, but only after a full verified
     read, and in the same transaction as its attestation: a block refused on read is never catalogued."""
@@ -79,6 +80,11 @@ def attest_stored_block(rt: Runtime, block_id: str, *, fingerprint: str | None =
         probe = [int(t) for t in block.meta.get("probe", {}).get("tokens", [])]  # type-checked on read
         if not probe:
             probe = probe_query(engine)
+        if n_query is not None:
+            if not 1 <= n_query <= engine.config.n_ctx - len(snapshot.tokens):
+                raise ValueError(f"a {n_query}-token query does not fit after the block's {len(snapshot.tokens)} "
+                                 f"tokens in the {engine.config.n_ctx}-token window")
+            probe = (probe * (-(-n_query // len(probe))))[:n_query]
         reference = reference_run(engine, list(snapshot.tokens), probe)
         floor = floor_holds(reference, reference_run(engine, list(snapshot.tokens), probe))
         check = check_graft(engine, snapshot, reference, payload_verified=True)

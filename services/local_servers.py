@@ -1,4 +1,5 @@
-"""Local servers started for measurements and tests: a moto S3 server (real HTTP on loopback)."""
+"""Stand-in servers on loopback for `kvgraft bench` and the test fixtures: a moto S3 server (real HTTP), free ports,
+stopping a process group. Not part of a deployment (docker-compose.yml runs MinIO); moto is a dev dependency."""
 
 from __future__ import annotations
 

@@ -1,0 +1,43 @@
+"""What every part of the HTTP API shares: the JSON error shape, ISO times, the request's runtime and work, the
+paging parameters."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Any
+
+from fastapi import Query, Request
+from fastapi.responses import JSONResponse
+
+from services.work import Work
+from workers.runtime import Runtime
+
+Limit = Annotated[int, Query(ge=1, le=1000)]
+Offset = Annotated[int, Query(ge=0, le=10_000_000)]
+
+
+class ApiError(Exception):
+    def __init__(self, status: int, code: str, message: str, **extra: Any) -> None:
+        super().__init__(message)
+        self.status, self.code, self.message, self.extra = status, code, message, extra
+
+
+def error_response(status: int, code: str, message: str, **extra: Any) -> JSONResponse:
+    return JSONResponse({"error": {"code": code, "message": message, **extra}}, status_code=status)
+
+
+STATUS_CODES = {400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found",
+                 405: "method_not_allowed", 413: "payload_too_large", 415: "unsupported_media_type",
+                 422: "invalid_request", 429: "too_many_requests", 503: "unavailable"}
+
+
+def iso(value: datetime | None) -> str | None:
+    return value.isoformat() if value else None
+
+
+def rt_of(request: Request) -> Runtime:
+    return request.app.state.runtime  # type: ignore[no-any-return]
+
+
+def work_of(request: Request) -> Work:
+    return request.app.state.work  # type: ignore[no-any-return]

@@ -1,0 +1,137 @@
+"""Transfer by verified parameterized programs and the post-graft gate without an answer key: question structure,
+deriving a form (kept only when it reproduces the answer and depends on its numbers), binding it to a new
+question, the gate's checks, and the program route end to end on the tiny model (zero decode tokens, signed with
+the block)."""
+
+from __future__ import annotations
+
+import json
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+
+from store.blockfile import signature_status
+from store.db import Problem
+from store.repository import get_or_create_team
+from workers.flywheel.answer import AnswerParams
+from workers.flywheel.answering import answer_question
+from workers.flywheel.parameterize import ParameterizedProgram, derive, substitute
+from workers.flywheel.solve import solve_problem
+from workers.flywheel.structure import asked_sentence, question_numbers, structure_of
+from workers.flywheel.transfer_gate import form_fit, program_fit
+from workers.problems import parse_problems_jsonl
+from workers.queue.dispatch import submit_batch
+from workers.runtime import open_runtime
+
+pytestmark = pytest.mark.unit
+
+CARTONS = "A farmer collects 48 eggs and packs them in cartons of 6. How many cartons does he fill?"
+
+
+def test_question_numbers_units_and_asked_sentence() -> None:
+    numbers = question_numbers("Tom has 1,200 dollars and 3.5 hours. He spends 200. How many dollars are left?")
+    assert [(n.value, n.unit) for n in numbers] == [(Decimal(1200), "dollar"), (Decimal("3.5"), "hour"),
+                                                    (Decimal(200), "spend")]  # none after it: the word before
+    assert [n.unit for n in question_numbers("Eggs are packed 7 to a carton. A farmer has 84 eggs.")] == \
+        ["carton", "egg"]
+    assert asked_sentence(CARTONS) == "How many cartons does he fill?"
+    assert structure_of(CARTONS).asked == ("how", "many", "cartons", "fill")
+    assert question_numbers("version v2 of 7up") == ()
+
+
+def test_substitute_replaces_only_the_question_numbers_literals() -> None:
+    numbers = question_numbers(CARTONS)
+    body, n = substitute("eggs = 48\nper = 6.0\nprint(eggs // per + 1)\n", numbers)
+    assert n == 2 and body == "eggs = kvp_0\nper = kvp_1\nprint(eggs // per + 1)\n"
+    assert substitute("print(\n", numbers) is None  # does not tokenize
+
+
+def test_derive_keeps_a_form_that_reproduces_and_depends_on_its_numbers() -> None:
+    form = derive("eggs = 48\nper_carton = 6\nprint(eggs // per_carton)", CARTONS, "8")
+    assert form is not None and form.params == 2 and form.units == ("egg", "carton")
+    program = form.bind(["84", "7"])
+    assert program.startswith("kvp_0 = 84\nkvp_1 = 7\n")
+    # a constant program is not a method; a program that drops a number it needed does not reproduce
+    assert derive("x = 48\ny = 6\nprint(8)", CARTONS, "8") is None
+    assert derive("print(8)", CARTONS, "8") is None  # no literal bound: refused
+    # 38 % 4 == 79 % 11 == 2: one perturbation that happens to give the same answer does not refuse a method
+    muffins = "A baker makes 38 muffins and puts them in boxes of 4. How many muffins are left over?"
+    assert derive("muffins = 38\nper_box = 4\nprint(muffins % per_box)", muffins, "2") is not None
+    # duplicate numbers make a literal's parameter ambiguous
+    assert derive("print(6 * 6)", "A box holds 6 rows of 6 eggs. How many eggs?", "36") is None
+    assert derive("print(48 / 6)", CARTONS, "9") is None  # does not reproduce the verified answer
+
+
+def test_form_from_meta_refuses_malformed_shapes() -> None:
+    good = {"body": "print(kvp_0)", "params": 1, "units": ["eggs"], "asked": ["how"]}
+    assert ParameterizedProgram.from_meta(good) is not None
+    for bad in (None, "x", {**good, "params": True}, {**good, "params": 2}, {**good, "units": [1]},
+                {**good, "body": 3}, {**good, "params": 0, "units": []}, {**good, "params": 99, "units": ["a"] * 99}):
+        assert ParameterizedProgram.from_meta(bad) is None, bad
+    with pytest.raises(ValueError, match="takes 1 numbers"):
+        ParameterizedProgram.from_meta(good).bind(["1", "2"])  # type: ignore[union-attr]
+
+
+def test_form_fit_needs_count_units_and_asked_quantity() -> None:
+    form = derive("eggs = 48\nper_carton = 6\nprint(eggs // per_carton)", CARTONS, "8")
+    assert form is not None
+    same = form_fit(form, structure_of("A farmer collects 84 eggs and packs them in cartons of 7. How many cartons "
+                                       "does he fill?"))
+    assert same.applies and same.bindable
+    reordered = form_fit(form, structure_of("Eggs are packed 7 to a carton. If a farmer has 84 eggs, how many "
+                                            "cartons can he fill?"))
+    assert not reordered.applies and reordered.bindable and "units" in reordered.reason
+    other = form_fit(form, structure_of("A farmer collects 48 eggs and packs them in cartons of 6. How many eggs "
+                                        "does he collect in 3 days if he collects the same number each day?"))
+    assert not other.applies and not other.bindable
+    asks = form_fit(form, structure_of("A farmer collects 84 eggs and packs them in cartons of 7. How much money "
+                                       "does he earn?"))
+    assert not asks.applies and "another quantity" in asks.reason
+
+
+def test_program_fit_flags_unused_numbers_and_stale_literals() -> None:
+    mine, routed = structure_of("A farmer collects 84 eggs and packs them in cartons of 7. How many cartons?"), \
+        structure_of(CARTONS)
+    assert program_fit("print(84 // 7)", True, mine, routed).passed
+    stale = program_fit("print(84 // 6)", True, mine, routed)
+    assert not stale.passed and stale.stale == ("6",) and not stale.numbers_used
+    assert "literals 6" in stale.reason()
+    assert not program_fit("print(84 // 7)", False, mine, routed).passed
+    assert not program_fit(None, False, mine, routed).passed
+
+
+def test_a_same_structure_question_is_answered_by_the_signed_program_with_no_decode(data_dir: Path) -> None:
+    rt = open_runtime()
+    try:
+        specs = parse_problems_jsonl(json.dumps({"id": "c", "question": CARTONS, "answer": 8,
+                                                 "solution": "eggs = 48\nper_carton = 6\nprint(eggs // per_carton)"}))
+        _, (pid,) = submit_batch(rt, specs, team="t")
+        assert solve_problem(rt, pid) == "solved"
+        with rt.session() as s:
+            block_id = s.get(Problem, pid).block_id
+        engine = rt.engine()
+        block = rt.blocks.get(engine.fingerprint.id, block_id)
+        assert block.meta["parameterized"]["params"] == 2
+        assert signature_status(block, rt.settings.block_key_bytes) in ("no-key", "signed")
+        with rt.session() as s:
+            team_id = get_or_create_team(s, name="t").id
+        params = AnswerParams(use_direct=False, use_context=False)
+        variant = "A farmer collects 84 eggs and packs them in cartons of 7. How many cartons does he fill?"
+        got = answer_question(rt, variant, team_id=team_id, params=params)
+        assert (got.route, got.answer, got.decode_tokens, got.block_id) == ("program", "12", 0, block_id)
+        assert got.attested is False and "nothing grafted" in got.detail
+        # the same question asking another quantity: the gate refuses before anything is sampled
+        near = answer_question(rt, "A farmer collects 84 eggs and packs them in cartons of 7. How much money does "
+                                   "he earn?", team_id=team_id, params=params)
+        assert near.route == "abstain" and near.decode_tokens == 0 and "another quantity" in near.detail
+        # method "program" alone abstains where no form applies; "graft" never uses the form
+        alone = answer_question(rt, "Eggs are packed 7 to a carton. If a farmer has 84 eggs, how many cartons "
+                                    "can he fill?", team_id=team_id,
+                                params=AnswerParams(use_direct=False, use_context=False, transfer_method="program"))
+        assert alone.route == "abstain" and "no verified parameterized program applies" in alone.detail
+        with pytest.raises(ValueError, match="transfer_method"):
+            answer_question(rt, variant, team_id=team_id, params=AnswerParams(use_direct=False,
+                                                                              transfer_method="guess"))
+    finally:
+        rt.close()

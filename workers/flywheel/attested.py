@@ -1,0 +1,85 @@
+"""Whether an answer's graft is attested byte-exact here, for the query class the answer path actually ran.
+
+An attestation is recorded per fingerprint and numerics profile; the profile names the query class (one token,
+2-63 tokens, 64 and more: the attention kernels differ). A path that prefills L tokens on the grid after a block
+runs one class per distinct chunk size, then single-token decodes (which every graft check covers with its greedy
+continuation). The answer is attested when each class it ran is attested for the block itself, or, for a
+bulk-deposited document block, by the probe attestation of the same fingerprint and profile (said in `via`).
+A class not yet checked is scheduled as an `attest` task for that block and class (with a broker; embedded,
+`kvgraft attest` does it), never checked inside a query: until then the answer says attested: false."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import structlog
+
+from engine.graft import GraftEngine
+from store.repository import get_block, latest_attestation
+from workers.runtime import Runtime
+
+log = structlog.get_logger(__name__)
+
+
+@dataclass(frozen=True)
+class Attested:
+    ok: bool
+    via: str  # own | probe | pending | refused
+
+    def detail(self, profile_ids: Sequence[str]) -> str:
+        if self.via == "probe":
+            return f"attested by the probe attestation of profile {', '.join(profile_ids)} (bulk-deposited block)"
+        return ""
+
+
+def prefill_classes(engine: GraftEngine, n_tokens: int) -> tuple[int, ...]:
+    """The chunk sizes of a prefill of `n_tokens` on the grid (one representative per size)."""
+    chunk = engine.config.prefill_chunk
+    sizes = {min(chunk, n_tokens)}
+    if n_tokens > chunk and n_tokens % chunk:
+        sizes.add(n_tokens % chunk)
+    return tuple(sorted(sizes))
+
+
+def attestation(rt: Runtime, engine: GraftEngine, block_id: str, n_queries: int | Sequence[int]) -> Attested:
+    sizes = (n_queries,) if isinstance(n_queries, int) else tuple(n_queries)
+    by_profile = {engine.profile(n).id: n for n in sizes}
+    via = "own"
+    for profile_id, n in by_profile.items():
+        with rt.session() as s:
+            att = latest_attestation(s, block_id=block_id, fingerprint=engine.fingerprint.id, profile_id=profile_id)
+            if att is None:
+                row = get_block(s, block_id=block_id)
+                probe = latest_attestation(s, block_id=None, fingerprint=engine.fingerprint.id,
+                                           profile_id=profile_id)
+                if row is not None and row.kind == "document" and probe is not None:
+                    if probe.status != "attested":
+                        return Attested(False, "refused")
+                    via = "probe"
+                    continue
+        if att is None:
+            schedule_attestation(rt, block_id, n)
+            return Attested(False, "pending")
+        if att.status != "attested":
+            return Attested(False, "refused")
+    return Attested(True, via)
+
+
+def attested(rt: Runtime, engine: GraftEngine, block_id: str, n_queries: int | Sequence[int]) -> bool:
+    return attestation(rt, engine, block_id, n_queries).ok
+
+
+def schedule_attestation(rt: Runtime, block_id: str, n_query: int) -> None:
+    key = f"attest-scheduled|{block_id}|{n_query}"
+    if rt.memo.get(key):
+        return
+    rt.memo[key] = True
+    if rt.settings.broker_url:
+        from workers.queue.celery_app import send
+
+        send(rt.settings.broker_url, "kvgraft.attest_block", block_id, str(n_query))
+        log.info("answer.attest_enqueued", block_id=block_id, n_query=n_query)
+    else:
+        log.info("answer.attestation_pending", block_id=block_id, n_query=n_query,
+                 detail="run `kvgraft attest` to check it here")

@@ -1,0 +1,100 @@
+"""The structure of a word problem as the transfer checks read it: its numbers in order of appearance (each with
+the word that names its unit), and the asked quantity (the question sentence, numbers masked).
+
+Two questions have the same structure when they carry the same count of numbers with the same units in the same
+order and ask for the same quantity; a same-structure variant differs only in its constants."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+
+# a number: digits with optional thousands commas and decimals, not part of a word (e.g. "v2")
+_NUMBER = re.compile(r"(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(?![\w])")
+_WORD = re.compile(r"[a-z]+")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+_ASK_WORDS = ("how", "what", "find", "calculate", "compute", "determine", "which")
+# words that carry no quantity: ignored when asked sentences are compared
+_FILLER = frozenset("a an the of to in on and or is are was were be been will would does do did can could has have "
+                    "had it its he she they his her their them there this that these those if for with at by from "
+                    "as all each every then so up out".split())
+
+
+@dataclass(frozen=True)
+class QuestionNumber:
+    value: Decimal
+    text: str  # as written, commas removed
+    unit: str  # the content word naming its unit (see _unit)
+    start: int  # character offset in the question
+
+
+@dataclass(frozen=True)
+class Structure:
+    numbers: tuple[QuestionNumber, ...]
+    asked: tuple[str, ...]  # the content words of the asked sentence, numbers masked as "<num>"
+
+    @property
+    def units(self) -> tuple[str, ...]:
+        return tuple(n.unit for n in self.numbers)
+
+
+def _unit(before: str, after: str) -> str:
+    """The word naming a number's unit: the first content word after it in its sentence, else the last content word
+    before it (\"cartons of 6.\" -> cartons); plural s dropped, so carton and cartons match."""
+    end = re.search(r"[.!?;]", after)
+    ahead = [w for w in _WORD.findall((after[:end.start()] if end else after).casefold()) if w not in _FILLER]
+    if ahead:
+        return _singular(ahead[0])
+    start = max(before.rfind(c) for c in ".!?;")
+    behind = [w for w in _WORD.findall(before[start + 1:].casefold()) if w not in _FILLER]
+    return _singular(behind[-1]) if behind else ""
+
+
+def _singular(word: str) -> str:
+    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
+
+
+def question_numbers(question: str) -> tuple[QuestionNumber, ...]:
+    out = []
+    for match in _NUMBER.finditer(question):
+        text = match.group(0).replace(",", "")
+        try:
+            value = Decimal(text)
+        except InvalidOperation:  # pragma: no cover - the pattern only matches decimal digits
+            continue
+        unit = _unit(question[max(0, match.start() - 60):match.start()], question[match.end():match.end() + 60])
+        out.append(QuestionNumber(value, text, unit, match.start()))
+    return tuple(out)
+
+
+def asked_sentence(question: str) -> str:
+    """The sentence that asks: the last one ending in '?', else the last one starting with an asking word, else
+    the last sentence."""
+    sentences = [s.strip() for s in _SENTENCE_END.split(question.strip()) if s.strip()]
+    if not sentences:
+        return ""
+    for s in reversed(sentences):
+        if s.endswith("?"):
+            return s
+    for s in reversed(sentences):
+        if s.casefold().startswith(_ASK_WORDS):
+            return s
+    return sentences[-1]
+
+
+def asked_words(question: str) -> tuple[str, ...]:
+    masked = _NUMBER.sub(" <num> ", asked_sentence(question).casefold())
+    return tuple(w for w in re.findall(r"<num>|[a-z]+", masked) if w not in _FILLER)
+
+
+def structure_of(question: str) -> Structure:
+    return Structure(question_numbers(question), asked_words(question))
+
+
+def asked_similarity(a: tuple[str, ...], b: tuple[str, ...]) -> float:
+    """Jaccard similarity of two asked sentences' content words (1.0 when both are empty)."""
+    sa, sb = set(a), set(b)
+    if not sa and not sb:
+        return 1.0
+    return len(sa & sb) / len(sa | sb)
