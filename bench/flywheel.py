@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bench.routing import ROLES, dataset_files, read_jsonl
+from bench.sets import ROLES, load_sets
 from bench.stats import fraction, wilson
 from store.db import Problem
 from store.repository import get_block, get_or_create_team
@@ -159,12 +159,7 @@ def _deposit(rt: Runtime, library: list[dict[str, Any]], *, team: str, reference
 
 def run_flywheel_bench(request: FlywheelBenchRequest, progress: Callable[[str], None] | None = None,
                        data_dir: Path | None = None) -> dict[str, Any]:
-    if (request.library is None) != (request.eval is None):
-        raise ValueError("give both --library and --eval, or neither")
-    library_path, eval_path = ((request.library, request.eval) if request.library is not None
-                               else dataset_files(request.dataset))
-    assert library_path is not None and eval_path is not None
-    library, items = read_jsonl(library_path, what="library"), read_jsonl(eval_path, what="eval")
+    library, items, library_path, eval_path = load_sets(request.dataset, request.library, request.eval)
     check_transfer_answers(library, items)
     say = progress or (lambda _msg: None)
     with tempfile.TemporaryDirectory(prefix="kvgraft-bench-flywheel-", dir=data_dir) as tmp:

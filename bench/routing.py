@@ -11,50 +11,17 @@ chosen on the set it is graded on."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from statistics import mean
 from typing import Any
 
+from bench.sets import ROLES, load_sets
 from bench.stats import fraction, wilson
 from workers.flywheel.router import SCORERS, Candidate
 
-DATA_DIR = Path(__file__).parent / "data"
 THRESHOLDS = tuple(round(0.05 * i, 2) for i in range(1, 20))
-ROLES = ("recurrence", "transfer", "near_miss", "off_distribution")
-
-
-def dataset_files(name: str) -> tuple[Path, Path]:
-    library, evaluation = DATA_DIR / f"flywheel-{name}-library.jsonl", DATA_DIR / f"flywheel-{name}-eval.jsonl"
-    if not library.exists() or not evaluation.exists():
-        known = sorted({p.name.split("-")[1] for p in DATA_DIR.glob("flywheel-*-library.jsonl")})
-        raise ValueError(f"no shipped dataset {name!r}; known: {', '.join(known)}")
-    return library, evaluation
-
-
-def read_jsonl(path: Path, *, what: str) -> list[dict[str, Any]]:
-    rows = []
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"{path}:{n}: not JSON ({exc.msg})") from None
-        if not isinstance(row, dict) or not isinstance(row.get("id"), str) or not isinstance(row.get("question"),
-                                                                                             str):
-            raise ValueError(f"{path}:{n}: a {what} row needs a string `id` and `question`")
-        if "answer" not in row:
-            raise ValueError(f"{path}:{n}: a {what} row needs an `answer`")
-        role = row.setdefault("role", "transfer")
-        if what == "eval" and role not in ROLES:
-            raise ValueError(f"{path}:{n}: role must be one of {', '.join(ROLES)}, not {role!r}")
-        rows.append(row)
-    if not rows:
-        raise ValueError(f"{path}: no {what} rows")
-    return rows
 
 
 @dataclass(frozen=True)
@@ -115,8 +82,7 @@ def _objective(graded: dict[str, Any]) -> float:
 
 def chosen_thresholds() -> dict[str, float]:
     """Each scorer's threshold, chosen on the shipped development set."""
-    library_path, eval_path = dataset_files("dev")
-    library, items = read_jsonl(library_path, what="library"), read_jsonl(eval_path, what="eval")
+    library, items, _, _ = load_sets("dev", None, None)
     out = {}
     for name, scorer in SCORERS.items():
         scored = _scored(library, items, scorer)
@@ -125,12 +91,7 @@ def chosen_thresholds() -> dict[str, float]:
 
 
 def run_routing_bench(request: RoutingBenchRequest) -> dict[str, Any]:
-    if (request.library is None) != (request.eval is None):
-        raise ValueError("give both --library and --eval, or neither")
-    library_path, eval_path = ((request.library, request.eval) if request.library is not None
-                               else dataset_files(request.dataset))
-    assert library_path is not None and eval_path is not None
-    library, items = read_jsonl(library_path, what="library"), read_jsonl(eval_path, what="eval")
+    library, items, library_path, eval_path = load_sets(request.dataset, request.library, request.eval)
     thresholds = chosen_thresholds()
     scorers = {name: _grade(library, _scored(library, items, scorer), thresholds[name])
                for name, scorer in SCORERS.items()}

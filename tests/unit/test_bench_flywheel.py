@@ -19,7 +19,8 @@ from bench.flywheel import (
     plurality,
     run_flywheel_bench,
 )
-from bench.routing import RoutingBenchRequest, dataset_files, read_jsonl, run_routing_bench
+from bench.routing import RoutingBenchRequest, run_routing_bench
+from bench.sets import dataset_files, read_jsonl
 from bench.stats import fraction, wilson
 from services.cli import app
 

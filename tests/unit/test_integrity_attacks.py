@@ -95,7 +95,9 @@ def test_every_byte_of_a_signed_block_flipped_three_ways_is_refused_and_never_gr
 @pytest.mark.parametrize("field,value", [("question", "What is 2 plus 2?"), ("answer", "4"),
                                          ("passage", "an injected passage"), ("source", {"problem_id": "evil"}),
                                          ("probe", {"tokens": [1], "reference_sha256": "f" * 64}),
-                                         ("owner", {"team": "team-a", "shared": True}), ("text", "rewritten")])
+                                         ("owner", {"team": "team-a", "shared": True}), ("text", "rewritten"),
+                                         ("parameterized", {"body": "print(42)", "params": 1, "units": ["egg"],
+                                                            "asked": []})])
 def test_a_signed_blocks_rewritten_meta_is_refused(tiny_engine: GraftEngine, field: str, value: Any) -> None:
     block = _small_signed_block(tiny_engine)
     tampered = _rewrite_header(block, **{field: value})
@@ -110,7 +112,8 @@ def test_a_signed_blocks_rewritten_meta_is_refused(tiny_engine: GraftEngine, fie
                                           ({"probe": {"tokens": ["x"]}}, "'probe'"),
                                           ({"question": 7}, "'question'"), ({"answer": True}, "'answer'"),
                                           ({"owner": {"team": 3}}, "'owner'"),
-                                          ({"fingerprint_parts": []}, "'fingerprint_parts'")])
+                                          ({"fingerprint_parts": []}, "'fingerprint_parts'"),
+                                          ({"parameterized": "print(42)"}, "'parameterized'")])
 def test_meta_of_the_wrong_type_is_refused_on_read(tiny_engine: GraftEngine, meta: dict[str, Any],
                                                    message: str) -> None:
     block = new_block(kind="document", tokens=[1, 2, 3], pos_start=0, fingerprint="fp", profile={}, payload=b"x" * 9)

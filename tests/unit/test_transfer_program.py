@@ -31,12 +31,18 @@ CARTONS = "A farmer collects 48 eggs and packs them in cartons of 6. How many ca
 
 def test_question_numbers_units_and_asked_sentence() -> None:
     numbers = question_numbers("Tom has 1,200 dollars and 3.5 hours. He spends 200. How many dollars are left?")
-    assert [(n.value, n.unit) for n in numbers] == [(Decimal(1200), "dollar"), (Decimal("3.5"), "hour"),
-                                                    (Decimal(200), "spend")]  # none after it: the word before
+    # unit<context: the word after (else before) and the word before
+    assert [(n.value, n.unit) for n in numbers] == [(Decimal(1200), "dollar<tom"), (Decimal("3.5"), "hour<dollar"),
+                                                    (Decimal(200), "spend<")]
     assert [n.unit for n in question_numbers("Eggs are packed 7 to a carton. A farmer has 84 eggs.")] == \
-        ["carton", "egg"]
+        ["carton<packed", "egg<farmer"]
+    # the same unit in swapped roles does not look alike
+    assert [n.unit for n in question_numbers("Sara reads 37 pages a day. Her book has 259 pages.")] == \
+        ["page<read", "page<book"]
     assert asked_sentence(CARTONS) == "How many cartons does he fill?"
     assert structure_of(CARTONS).asked == ("how", "many", "cartons", "fill")
+    # the asked clause starts at the last asking word
+    assert structure_of("If a farmer has 24 eggs, how many cartons can he fill?").asked == structure_of(CARTONS).asked
     assert question_numbers("version v2 of 7up") == ()
 
 
@@ -49,7 +55,7 @@ def test_substitute_replaces_only_the_question_numbers_literals() -> None:
 
 def test_derive_keeps_a_form_that_reproduces_and_depends_on_its_numbers() -> None:
     form = derive("eggs = 48\nper_carton = 6\nprint(eggs // per_carton)", CARTONS, "8")
-    assert form is not None and form.params == 2 and form.units == ("egg", "carton")
+    assert form is not None and form.params == 2 and form.units == ("egg<collect", "carton<")
     program = form.bind(["84", "7"])
     assert program.startswith("kvp_0 = 84\nkvp_1 = 7\n")
     # a constant program is not a method; a program that drops a number it needed does not reproduce
@@ -69,8 +75,15 @@ def test_form_from_meta_refuses_malformed_shapes() -> None:
     for bad in (None, "x", {**good, "params": True}, {**good, "params": 2}, {**good, "units": [1]},
                 {**good, "body": 3}, {**good, "params": 0, "units": []}, {**good, "params": 99, "units": ["a"] * 99}):
         assert ParameterizedProgram.from_meta(bad) is None, bad
+    form = ParameterizedProgram.from_meta(good)
+    assert form is not None
     with pytest.raises(ValueError, match="takes 1 numbers"):
-        ParameterizedProgram.from_meta(good).bind(["1", "2"])  # type: ignore[union-attr]
+        form.bind(["1", "2"])
+    # only a plain decimal number is ever written into the program, as a literal kvgraft formats itself
+    for hostile in ("__import__('os').system('id')", "1e400", "NaN", "-1", "1_000", "0x10", "Infinity"):
+        with pytest.raises(ValueError, match="not a"):
+            form.bind([hostile])
+    assert form.bind(["3.50"]).startswith("kvp_0 = 3.5\n") and form.bind(["007"]).startswith("kvp_0 = 7\n")
 
 
 def test_form_fit_needs_count_units_and_asked_quantity() -> None:

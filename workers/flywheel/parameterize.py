@@ -59,8 +59,15 @@ class ParameterizedProgram:
 
 
 def _literal(text: str) -> str:
-    """A question's number as a Python literal (an int when it has no fraction)."""
-    value = Decimal(text)
+    """A question's number as a Python literal (an int when it has no fraction), written from its Decimal value:
+    text that is not a finite decimal number is refused, so nothing of the question but a number reaches the
+    program."""
+    try:
+        value = Decimal(text)
+    except InvalidOperation:
+        raise ValueError(f"not a number: {text[:40]!r}") from None
+    if not value.is_finite() or not text.replace(".", "", 1).isdigit():
+        raise ValueError(f"not a plain decimal number: {text[:40]!r}")
     return str(int(value)) if value == value.to_integral_value() and "." not in text else repr(float(value))
 
 

@@ -40,15 +40,17 @@ class Structure:
 
 
 def _unit(before: str, after: str) -> str:
-    """The word naming a number's unit: the first content word after it in its sentence, else the last content word
-    before it (\"cartons of 6.\" -> cartons); plural s dropped, so carton and cartons match."""
+    """What a number counts, as `unit<context`: the unit is the first content word after the number in its
+    sentence, else the last one before it ("cartons of 6." -> carton); the context is the content word just before
+    the number ("reads 37 pages" -> read, "has 259 pages" -> book), so two numbers of the same unit in swapped
+    roles do not look alike. Plural s dropped, so carton and cartons match."""
     end = re.search(r"[.!?;]", after)
     ahead = [w for w in _WORD.findall((after[:end.start()] if end else after).casefold()) if w not in _FILLER]
-    if ahead:
-        return _singular(ahead[0])
     start = max(before.rfind(c) for c in ".!?;")
     behind = [w for w in _WORD.findall(before[start + 1:].casefold()) if w not in _FILLER]
-    return _singular(behind[-1]) if behind else ""
+    unit = ahead[0] if ahead else (behind[-1] if behind else "")
+    context = behind[-1] if behind and ahead else ""
+    return f"{_singular(unit)}<{_singular(context)}"
 
 
 def _singular(word: str) -> str:
@@ -84,7 +86,12 @@ def asked_sentence(question: str) -> str:
 
 
 def asked_words(question: str) -> tuple[str, ...]:
-    masked = _NUMBER.sub(" <num> ", asked_sentence(question).casefold())
+    """The content words of the asked clause: the asked sentence from its last asking word on ("If a farmer has 24
+    eggs, how many cartons can he fill?" -> how many cartons fill), numbers masked."""
+    sentence = asked_sentence(question).casefold()
+    starts = [m.start() for m in re.finditer(r"\b(?:" + "|".join(_ASK_WORDS) + r")\b", sentence)]
+    clause = sentence[starts[-1]:] if starts else sentence
+    masked = _NUMBER.sub(" <num> ", clause)
     return tuple(w for w in re.findall(r"<num>|[a-z]+", masked) if w not in _FILLER)
 
 
