@@ -114,37 +114,72 @@ def run_api_bench(request: ApiBenchRequest, progress: Callable[[str], None] | No
                     team_id = team.id
                     _, token = create_api_token(s, team=team, role="submitter")
                 questions = [QUESTIONS[i % len(QUESTIONS)][0] for i in range(request.queries)]
-                say(f"in-process: {request.queries} recurring queries")
-                answer_question(rt, questions[0], team_id=team_id, params=AnswerParams(use_direct=False))  # warm-up
-                local: list[float] = []
-                for q in questions:
-                    t0 = time.perf_counter()
-                    got = answer_question(rt, q, team_id=team_id, params=AnswerParams(use_direct=False))
-                    local.append(time.perf_counter() - t0)
-                    assert got.route == "recurrence", got
+                say(f"in-process, warm caches: {request.queries} recurring queries")
+                local, steps = _in_process(rt, questions, team_id)
             finally:
                 rt.close()
+            say(f"in-process, cold store (no read cache, no verified cache): {request.queries} recurring queries")
+            with environment(COLD):
+                cold_rt = open_runtime(Settings())
+                try:
+                    local_cold, cold_steps = _in_process(cold_rt, questions, team_id)
+                finally:
+                    cold_rt.close()
             port = free_port()
-            child_env = dict(os.environ)
-            worker_log = tmp / "worker.log"
-            with _process(["worker", "graft"], child_env, worker_log, lambda: "ready" in worker_log.read_text()), \
-                    _process(["serve", "--port", str(port), "--log-level", "warning"], child_env, tmp / "api.log",
-                             lambda: _answers(f"http://127.0.0.1:{port}/healthz")):
-                say(f"distributed: {request.queries} recurring queries over HTTP")
-                remote: list[float] = []
-                with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=120,
-                                  headers={"Authorization": f"Bearer {token}"}) as client:
-                    client.post("/v1/queries", json={"question": questions[0]}).raise_for_status()  # warm-up
-                    for q in questions:
-                        t0 = time.perf_counter()
-                        r = client.post("/v1/queries", json={"question": q})
-                        remote.append(time.perf_counter() - t0)
-                        r.raise_for_status()
-                        if r.json().get("route") != "recurrence":
-                            raise RuntimeError(f"expected a recurrence answer, got {r.json()}")
+            remote: dict[str, list[float]] = {}
+            for label, extra in (("warm", {}), ("cold", COLD)):
+                child_env = dict(os.environ) | extra
+                worker_log = tmp / f"worker-{label}.log"
+                with _process(["worker", "graft"], child_env, worker_log,
+                              lambda log=worker_log: "ready" in log.read_text()), \
+                        _process(["serve", "--port", str(port), "--log-level", "warning"], dict(os.environ),
+                                 tmp / f"api-{label}.log", lambda: _answers(f"http://127.0.0.1:{port}/healthz")):
+                    say(f"distributed ({label} worker caches): {request.queries} recurring queries over HTTP")
+                    remote[label] = _over_http(port, token, questions)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    in_process, distributed = _percentiles(local), _percentiles(remote)
+    in_process, distributed = _percentiles(local), _percentiles(remote["warm"])
+    graft = steps["restore"] + steps["feed"] + steps["decode"]
     return {"benchmark": "api", "model": request.model or Settings().model, "queries": request.queries,
             "in_process": in_process, "distributed": distributed,
-            "distributed_adds_p50_pct": round((distributed["p50_ms"] / in_process["p50_ms"] - 1) * 100, 1)}
+            "in_process_cold_store": _percentiles(local_cold), "distributed_cold_store": _percentiles(remote["cold"]),
+            "distributed_adds_p50_pct": round((distributed["p50_ms"] / in_process["p50_ms"] - 1) * 100, 1),
+            "in_process_steps_ms": steps, "in_process_cold_store_steps_ms": cold_steps,
+            "in_process_p50_over_restore_and_decode": round(in_process["p50_ms"] / graft, 2) if graft else None,
+            "distributed_p50_over_in_process": round(distributed["p50_ms"] / in_process["p50_ms"], 2)}
+
+
+COLD = {"KVGRAFT_READ_CACHE_BYTES": "0", "KVGRAFT_VERIFIED_CACHE_BYTES": "0"}
+
+
+def _in_process(rt: Any, questions: list[str], team_id: int) -> tuple[list[float], dict[str, float]]:
+    """Each question answered in this process (after one warm-up): latencies, and the median of each step of the
+    answer (lookup, block read, context, restore, feed, decode, attestation lookup, record)."""
+    params = AnswerParams(use_direct=False)
+    answer_question(rt, questions[0], team_id=team_id, params=params)  # warm-up: engine, skill, pool
+    latencies: list[float] = []
+    steps: dict[str, list[float]] = {}
+    for q in questions:
+        t0 = time.perf_counter()
+        got = answer_question(rt, q, team_id=team_id, params=params)
+        latencies.append(time.perf_counter() - t0)
+        if got.route != "recurrence":
+            raise RuntimeError(f"expected a recurrence answer, got {got}")
+        for k, v in got.timings_ms.items():
+            steps.setdefault(k, []).append(v)
+    return latencies, {k: round(statistics.median(v), 3) for k, v in steps.items()}
+
+
+def _over_http(port: int, token: str, questions: list[str]) -> list[float]:
+    remote: list[float] = []
+    with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=120,
+                      headers={"Authorization": f"Bearer {token}"}) as client:
+        client.post("/v1/queries", json={"question": questions[0]}).raise_for_status()  # warm-up
+        for q in questions:
+            t0 = time.perf_counter()
+            r = client.post("/v1/queries", json={"question": q})
+            remote.append(time.perf_counter() - t0)
+            r.raise_for_status()
+            if r.json().get("route") != "recurrence":
+                raise RuntimeError(f"expected a recurrence answer, got {r.json()}")
+    return remote

@@ -128,8 +128,9 @@ def floor_holds(a: Reference, b: Reference) -> bool:
 
 def check_graft(engine: GraftEngine, snapshot: KVSnapshot, reference: Reference, *,
                 payload_verified: bool = False) -> GraftCheck:
-    """Restore `snapshot` into a fresh context of `engine` and compare everything with `reference`."""
-    with engine.open_context() as ctx:
+    """Restore `snapshot` into a context of `engine` (a pooled one: what answers graft into) and compare everything
+    with `reference`, which was computed in fresh contexts."""
+    with engine.pooled_context() as ctx:
         engine.restore(ctx, snapshot, payload_verified=payload_verified)
         recaptured = ctx.state_bytes()
         payload = bytes(snapshot.payload)

@@ -164,6 +164,10 @@ class LlamaModel:
         toks = self.tokenize(text, add_special=False, parse_special=True)
         return len(toks) == 1 and self.detokenize(toks, render_special=True) == text
 
+    @property
+    def handle_open(self) -> bool:
+        return self._handle is not None
+
     def close(self) -> None:
         """Free the model, closing its live contexts first (a context must never outlive its model)."""
         if self._handle is not None:
@@ -288,6 +292,32 @@ class LlamaContext:
             )
         if read != size:
             raise StateRestoreError(f"llama.cpp read {read} of {size} state bytes; the payload does not match")
+
+    def save_seq_file(self, path: Path, tokens: Sequence[int], seq_id: int = 0) -> int:
+        """llama.cpp's own per-sequence state file (llama_state_seq_save_file): its bytes written."""
+        lib = llama()
+        arr = (lib.llama_token * len(tokens))(*tokens)
+        written = lib.llama_state_seq_save_file(self.handle, str(path).encode(), seq_id, arr, len(tokens))
+        if written == 0:
+            raise StateRestoreError(f"llama_state_seq_save_file wrote nothing to {path}")
+        return int(written)
+
+    def load_seq_file(self, path: Path, capacity: int, seq_id: int = 0) -> list[int]:
+        """Restore a llama.cpp per-sequence state file into `seq_id`; the tokens it carries. It checks nothing
+        but sizes: no hash, no signature, no fingerprint."""
+        lib = llama()
+        out = (lib.llama_token * capacity)()
+        count = ctypes.c_size_t(0)
+        read = lib.llama_state_seq_load_file(self.handle, str(path).encode(), seq_id, out, capacity,
+                                             ctypes.byref(count))
+        if read == 0:
+            raise StateRestoreError(f"llama_state_seq_load_file refused {path}")
+        return list(out[:count.value])
+
+    def clear(self) -> None:
+        """Empty the KV memory (metadata and data buffers) so the context can serve another graft."""
+        lib = llama()
+        lib.llama_memory_clear(lib.llama_get_memory(self.handle), True)
 
     def seq_shift(self, delta: int, seq_id: int = 0) -> None:
         """Relocate every cell of `seq_id` by `delta` positions (RoPE K-shift applied at the next decode)."""

@@ -20,9 +20,13 @@ def bench_restore(
     tokens: Annotated[str, typer.Option(help="Comma-separated block sizes in tokens.")] = "500,2000,4000",
     runs: Annotated[int, typer.Option(min=1, help="Timed runs per path; the median is reported.")] = 5,
     memory: Annotated[bool, typer.Option(help="Measure the restoring process's peak memory.")] = True,
+    breakdown: Annotated[bool, typer.Option("--breakdown", help="Print where a cold verified restore's time goes "
+                                                                "(context, read, hash, header, set_state, decode).")
+                         ] = False,
     json_out: JsonOpt = False,
 ) -> None:
-    """Cold prefill vs restore from a block file vs llama-cpp-python's LlamaDiskCache, each + 1 decoded token."""
+    """Cold prefill vs kvgraft's verified restore (cold from the store, warm from the verified cache, pooled) vs
+    llama.cpp's state file, LlamaState without scores and LlamaDiskCache, vs the limit (read, memcpy, hash)."""
     from bench.restore import RestoreBenchRequest, run_restore_bench
 
     def body() -> dict[str, Any]:
@@ -37,8 +41,14 @@ def bench_restore(
     if json_out:
         print_json(record)
         return
-    out.print(records_table(f"bench restore: {record['model']} (median of {runs})", record["results"],
-                            list(record["results"][0].keys())))
+    columns = ["tokens", "prefill_ms", "restore_ms", "restore_only_ms", "restore_warm_only_ms", "raw_seq_file_ms",
+               "state_no_scores_ms", "peer_restore_ms", "limit_ms", "limit_cold_ms", "hash_ms", "speedup_vs_prefill",
+               "speedup_warm_vs_prefill"]
+    out.print(records_table(f"bench restore: {record['model']} (median of {runs})", record["results"], columns))
+    if breakdown:
+        rows = [{"tokens": r["tokens"], **r["breakdown_ms"]} for r in record["results"]]
+        out.print(records_table("where a cold verified restore's time goes (ms, each step alone)", rows,
+                                list(rows[0].keys())))
 
 
 @bench_app.command("store")

@@ -4,6 +4,8 @@ optional bounded local read-through cache whose corrupted entries are detected a
 from __future__ import annotations
 
 import hashlib
+import threading
+from collections import OrderedDict
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -52,11 +54,39 @@ class BlockObject:
 
 
 class BlockStore:
+    """Blocks over an object store. Two caches, both of verified bytes: the optional local read-through cache of
+    an s3:// store (files, re-verified on every read), and a bounded in-memory cache of blocks already verified by
+    this process (`verified_cache_bytes`, LRU): a block id commits to its content, so a verified block stays what
+    it was; deleting, replacing or quarantining a block here evicts it."""
+
     def __init__(self, objects: ObjectStore, *, cache: LocalReadCache | None = None,
-                 key: bytes | None = None) -> None:
+                 key: bytes | None = None, verified_cache_bytes: int = 0) -> None:
         self.objects = objects
         self.cache = cache
         self.hmac_key = key
+        self.verified_cache_bytes = verified_cache_bytes
+        self._verified: OrderedDict[str, Block] = OrderedDict()
+        self._verified_size = 0
+        self._lock = threading.Lock()
+
+    def _remember(self, key: str, block: Block) -> Block:
+        size = len(block.payload)
+        if size > self.verified_cache_bytes:
+            return block
+        with self._lock:
+            if key not in self._verified:
+                self._verified[key] = block
+                self._verified_size += size
+            while self._verified_size > self.verified_cache_bytes:
+                _, old = self._verified.popitem(last=False)
+                self._verified_size -= len(old.payload)
+        return block
+
+    def _forget(self, key: str) -> None:
+        with self._lock:
+            old = self._verified.pop(key, None)
+            if old is not None:
+                self._verified_size -= len(old.payload)
 
     @property
     def url(self) -> str:
@@ -71,9 +101,19 @@ class BlockStore:
         return StoredBlock(block.block_id, block.fingerprint, key, len(data), result.created)
 
     def get(self, fingerprint: str, block_id: str, *, use_cache: bool = True) -> Block:
-        """Read and verify a block (hash, id, fingerprint, HMAC when a key is set); `use_cache=False` reads the
-        origin store directly (verification and copies)."""
+        """Read and verify a block (hash, id, fingerprint, HMAC when a key is set), or return the copy this process
+        verified before; `use_cache=False` reads the origin store directly (verification, attestation, copies)."""
         key = block_key(fingerprint, block_id)
+        if use_cache:
+            with self._lock:
+                hit = self._verified.get(key)
+                if hit is not None:
+                    self._verified.move_to_end(key)
+                    return hit
+        block = self._read(key, block_id, fingerprint, use_cache)
+        return self._remember(key, block) if use_cache else block
+
+    def _read(self, key: str, block_id: str, fingerprint: str, use_cache: bool) -> Block:
         checks: dict[str, Any] = {"expected_id": block_id, "expected_fingerprint": fingerprint,
                                   "key": self.hmac_key}
         if self.cache is None or not use_cache:
@@ -87,8 +127,8 @@ class BlockStore:
         except (BlockIntegrityError, BlockFormatError) as exc:
             log.warning("store.cache_corrupt", block_id=block_id, error=str(exc))
             self.cache.evict(key)
-            path = self.cache.fetch(key, lambda: self.objects.open(key))
-            return read_block_file(path, **checks)  # a second failure is the origin's and is raised
+        path = self.cache.fetch(key, lambda: self.objects.open(key))
+        return read_block_file(path, **checks)  # a second failure is the origin's and is raised
 
     def header(self, fingerprint: str, block_id: str) -> tuple[BlockIdentity, dict[str, Any]]:
         """Identity and metadata of a stored block without reading its payload: NOT verified (no payload hash, no
@@ -105,6 +145,7 @@ class BlockStore:
         data = encode(block)
         key = block_key(block.fingerprint, block.block_id)
         self.objects.replace(key, data, sha256=hashlib.sha256(data).hexdigest())
+        self._forget(key)
         if self.cache is not None:
             self.cache.evict(key)
         log.warning("store.block_replaced", block_id=block.block_id, fingerprint=block.fingerprint)
@@ -130,6 +171,7 @@ class BlockStore:
     def delete(self, fingerprint: str, block_id: str) -> None:
         key = block_key(fingerprint, block_id)
         self.objects.delete(key)
+        self._forget(key)
         if self.cache is not None:
             self.cache.evict(key)
 

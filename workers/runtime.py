@@ -63,9 +63,10 @@ def open_block_store(settings: Settings, url: str | None = None) -> BlockStore:
     store_url = url or settings.resolved_store_url
     objects = open_object_store(store_url, s3_endpoint_url=settings.s3_endpoint_url)
     cache = None
-    if store_url.startswith("s3://"):
+    if store_url.startswith("s3://") and settings.read_cache_bytes > 0:
         cache = LocalReadCache(settings.data_dir / "read-cache", settings.read_cache_bytes)
-    return BlockStore(objects, cache=cache, key=settings.block_key_bytes)
+    return BlockStore(objects, cache=cache, key=settings.block_key_bytes,
+                      verified_cache_bytes=settings.verified_cache_bytes)
 
 
 _warned_unsigned = False

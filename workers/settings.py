@@ -22,7 +22,8 @@ class Settings(BaseSettings):
     model: str = "smollm2-135m"
     block_key: SecretStr | None = None
     cache_dir: Path | None = None
-    read_cache_bytes: int = 2 << 30  # the local read-through cache of an s3:// store
+    read_cache_bytes: int = 2 << 30  # the local read-through cache of an s3:// store (0: none)
+    verified_cache_bytes: int = 256 << 20  # blocks this process verified, kept in memory (0: none)
     api_url: str = "http://127.0.0.1:8000"  # where `kvgraft submit` sends batches
     api_token: SecretStr | None = None  # the bearer token `kvgraft submit` uses
     query_timeout_s: float = 120.0  # how long POST /v1/queries waits for a graft worker before answering 202

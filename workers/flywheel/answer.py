@@ -40,6 +40,7 @@ class Answer:
     detail: str = ""
     query_id: str | None = None
     verified_by: str | None = None  # the team whose answer key verified the block this answer rests on
+    timings_ms: dict[str, float] = field(default_factory=dict)  # per step, where the route measures them
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)

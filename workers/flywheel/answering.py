@@ -4,6 +4,7 @@ it was verified and its block attested on this machine, and whose key verified t
 
 from __future__ import annotations
 
+import time
 from dataclasses import replace
 from typing import Any
 
@@ -37,11 +38,15 @@ def answer_question(rt: Runtime, question: str, *, team_id: int | None = None, m
     result = run_policy(rt, request)
     if not record:
         return result
+    t0 = time.perf_counter()
     with rt.session() as s:
         row = query_row(question, team_id, result)
         s.add(row)
         s.flush()
         query_id = row.id
+    if result.timings_ms:
+        result = replace(result, timings_ms={**result.timings_ms,
+                                             "record": round((time.perf_counter() - t0) * 1000, 3)})
     log.info("answer.done", route=result.route, block_id=result.block_id, verified=result.verified,
              decode_tokens=result.decode_tokens)
     return replace(result, query_id=query_id)

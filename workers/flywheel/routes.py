@@ -6,6 +6,7 @@ Routes read blocks through the seam's `read_or_miss`: a damaged block is a miss,
 
 from __future__ import annotations
 
+import time
 from dataclasses import replace
 from typing import Any, Protocol
 
@@ -47,10 +48,11 @@ class Route(Protocol):
     def try_answer(self, rt: Runtime, request: AnswerRequest) -> Answer | None: ...
 
 
-def _recurrence(rt: Runtime, engine: GraftEngine, style: PromptStyle, question: str,
-                team_id: int | None) -> tuple[str, str, str | None, int, str | None] | None:
+def _recurrence(rt: Runtime, engine: GraftEngine, style: PromptStyle, question: str, team_id: int | None,
+                timings: dict[str, float]) -> tuple[str, str, str | None, int, str | None] | None:
     """(block id, stored verified answer, decoded answer, decode tokens, verifying team) for an exact repeat, or
-    None."""
+    None; each step's milliseconds go into `timings`."""
+    t0 = time.perf_counter()
     with rt.session() as s:
         problem = find_recurrence(s, question_digest=question_digest(question), team_id=team_id)
         if problem is None or problem.block_id is None:
@@ -60,15 +62,23 @@ def _recurrence(rt: Runtime, engine: GraftEngine, style: PromptStyle, question: 
         verified_by = verifying_team(s, problem=problem)
     if row is None or row.fingerprint != engine.fingerprint.id:
         return None
+    t1 = time.perf_counter()
     block = read_or_miss(rt.blocks, row.fingerprint, row.id, purpose="recurrence")
     if block is None:
         return None
     snapshot = block_to_snapshot(block)
     query = tokens_of(engine, recurrence_query(style))
+    t2 = time.perf_counter()
     out = generate_after_graft(engine, snapshot, query, SamplingParams(
-        max_tokens=MAX_ANSWER_TOKENS, temperature=0.0, stop=style.answer_stops), query_call=True, payload_verified=True)
+        max_tokens=MAX_ANSWER_TOKENS, temperature=0.0, stop=style.answer_stops), query_call=True, payload_verified=True,
+        timings=timings)
+    timings.update(lookup=_ms(t1 - t0), block_read=_ms(t2 - t1))
     decoded = out.text.strip() or None
     return row.id, stored_answer, decoded, len(out.tokens), verified_by
+
+
+def _ms(seconds: float) -> float:
+    return round(seconds * 1000, 3)
 
 
 def direct_samples(rt: Runtime, engine: GraftEngine, style: PromptStyle, prompt: list[int], skill: Any, seed_key: str,
@@ -94,7 +104,8 @@ class RecurrenceRoute:
 
     def try_answer(self, rt: Runtime, request: AnswerRequest) -> Answer | None:
         engine, style = request.engine, request.style
-        hit = _recurrence(rt, engine, style, request.question, request.team_id)
+        timings: dict[str, float] = {}
+        hit = _recurrence(rt, engine, style, request.question, request.team_id, timings)
         if hit is None:
             return None
         block_id, stored, decoded, n, by = hit
@@ -102,9 +113,11 @@ class RecurrenceRoute:
         agrees = answers_match(decoded, stored)
         verdict = checked(decoded, request.expected, request.verifier)
         detail = "" if agrees else f"decoded {decoded!r} differs from the verified answer {stored!r}"
-        return Answer(decoded, "recurrence", block_id, n, agrees and verdict is not False,
-                      attested(rt, engine, block_id, len(tokens_of(engine, recurrence_query(style)))), detail,
-                      verified_by=by)
+        t0 = time.perf_counter()
+        is_attested = attested(rt, engine, block_id, len(tokens_of(engine, recurrence_query(style))))
+        timings["attestation_lookup"] = _ms(time.perf_counter() - t0)
+        return Answer(decoded, "recurrence", block_id, n, agrees and verdict is not False, is_attested, detail,
+                      verified_by=by, timings_ms=timings)
 
 
 class ContextRoute:

@@ -1,0 +1,59 @@
+"""The in-memory cache of verified blocks: a hit returns what this process verified (a block id commits to its
+content), bypassing it reads and verifies the origin, deleting and replacing evict, the byte bound holds (LRU),
+and a bound of 0 keeps nothing."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from store.blockfile import new_block
+from store.blocks import BlockStore, block_key
+from store.errors import BlockIntegrityError
+from store.objects.local import LocalObjectStore
+
+pytestmark = pytest.mark.unit
+
+
+def _block(seed: int, size: int = 4000):  # noqa: ANN202 - store.blockfile.Block
+    payload = bytes((seed + i) % 251 for i in range(size))
+    return new_block(kind="document", tokens=[seed, 1, 2], pos_start=0, fingerprint="ab" * 16, profile={},
+                     payload=payload)
+
+
+def _flip(root: Path, block) -> None:  # noqa: ANN001
+    path = root / block_key(block.fingerprint, block.block_id)
+    data = bytearray(path.read_bytes())
+    data[-1] ^= 0xFF
+    path.write_bytes(bytes(data))
+
+
+def test_a_hit_is_the_verified_copy_and_the_origin_is_still_checked(tmp_path: Path) -> None:
+    store = BlockStore(LocalObjectStore(tmp_path), verified_cache_bytes=1 << 20)
+    block = _block(1)
+    store.put(block)
+    first = store.get(block.fingerprint, block.block_id)
+    _flip(tmp_path, block)  # the object is damaged behind this process's back
+    assert store.get(block.fingerprint, block.block_id) is first  # the content its id commits to
+    with pytest.raises(BlockIntegrityError):
+        store.get(block.fingerprint, block.block_id, use_cache=False)  # verify, copy and attest read the origin
+    store.delete(block.fingerprint, block.block_id)
+    store.put(block)
+    _flip(tmp_path, block)
+    with pytest.raises(BlockIntegrityError):  # deleting evicted it: the damaged object is refused
+        store.get(block.fingerprint, block.block_id)
+
+
+def test_the_bound_holds_and_zero_keeps_nothing(tmp_path: Path) -> None:
+    store = BlockStore(LocalObjectStore(tmp_path / "a"), verified_cache_bytes=9000)
+    blocks = [_block(i) for i in range(3)]
+    for b in blocks:
+        store.put(b)
+        store.get(b.fingerprint, b.block_id)
+    assert store._verified_size <= 9000 and len(store._verified) == 2
+    assert block_key(blocks[0].fingerprint, blocks[0].block_id) not in store._verified  # least recently used
+    none = BlockStore(LocalObjectStore(tmp_path / "b"))
+    none.put(blocks[0])
+    none.get(blocks[0].fingerprint, blocks[0].block_id)
+    assert none._verified_size == 0 and not none._verified
