@@ -84,24 +84,32 @@ def limits(path: Path, n_bytes: int, runs: int) -> dict[str, float]:
 
 def raw_seq_file(engine: GraftEngine, tokens: Sequence[int], next_token: int, path: Path, runs: int
                  ) -> dict[str, Any]:
-    """llama.cpp's state file: saved from a prefilled context, loaded into pre-created ones (+/- one token)."""
+    """llama.cpp's state file: saved from a prefilled context, loaded into pre-created ones from the page cache
+    (warm), after dropping it from the page cache (cold, as kvgraft's cold restore reads), and warm plus one
+    token."""
     with engine.open_context() as ctx:
         engine.prefill(ctx, tokens)
         ctx.save_seq_file(path, tokens)
     n = len(tokens)
-    only, with_token, row = [], [], None
+    only, cold, with_token, row = [], [], [], None
     for _ in range(runs):
         with engine.open_context() as ctx:
             t0 = time.perf_counter()
             ctx.load_seq_file(path, n + 8)
             only.append((time.perf_counter() - t0) * 1000)
         with engine.open_context() as ctx:
+            drop_from_page_cache(path)
+            t0 = time.perf_counter()
+            ctx.load_seq_file(path, n + 8)
+            cold.append((time.perf_counter() - t0) * 1000)
+        with engine.open_context() as ctx:
             t0 = time.perf_counter()
             ctx.load_seq_file(path, n + 8)
             ctx.decode([next_token], pos0=n, outputs=[0])
             row = ctx.logits_row(0)
             with_token.append((time.perf_counter() - t0) * 1000)
-    return {"raw_seq_file_ms": statistics.median(only), "raw_seq_file_plus_token_ms": statistics.median(with_token),
+    return {"raw_seq_file_ms": statistics.median(only), "raw_seq_file_cold_ms": statistics.median(cold),
+            "raw_seq_file_plus_token_ms": statistics.median(with_token),
             "raw_seq_file_bytes": path.stat().st_size, "row": row}
 
 
