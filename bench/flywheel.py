@@ -213,6 +213,8 @@ def _run(rt: Runtime, request: FlywheelBenchRequest, library: list[dict[str, Any
         if request.methods and role in ("transfer", "near_miss"):
             arms += [(f"{method}{'_gated' if gate else ''}", teams["bench-reference"], gate, method)
                      for method in ("program", "graft") for gate in (False, True)]
+        if n % 2:  # alternate which of a gated/ungated pair runs first: the second finds warm caches
+            arms = [arms[i ^ 1] for i in range(len(arms))]  # every pair is (ungated, gated)
         for arm, team_id, gate, method in arms:
             params = AnswerParams(samples=k, temperature=request.temperature, max_tokens=request.max_tokens,
                                   post_graft_gate=gate, use_direct=False, use_context=False,

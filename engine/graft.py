@@ -157,7 +157,8 @@ class GraftEngine:
     @contextmanager
     def pooled_context(self) -> Iterator[LlamaContext]:
         """A context of this engine's configuration from a small pool (at most POOL_SIZE kept): creating one
-        allocates its KV cache (~95 ms at n_ctx 4096), clearing one takes microseconds. A context handed back is
+        allocates its KV cache (~75-100 ms at n_ctx 4096), clearing one is a memset of that cache (a few ms at
+        most). A context handed back is
         emptied (llama_memory_clear with its data buffers), so the next graft meets it as a fresh one would (the
         graft check runs over pooled contexts, held to the fresh reference); one whose use raised is closed, not
         kept."""

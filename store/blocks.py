@@ -73,6 +73,9 @@ class BlockStore:
         size = len(block.payload)
         if size > self.verified_cache_bytes:
             return block
+        if not isinstance(block.payload, bytes):  # the copy every later caller shares cannot be changed
+            block = Block(block.block_id, block.identity, bytes(block.payload), dict(block.meta), block.hmac,
+                          block.format_version)
         with self._lock:
             if key not in self._verified:
                 self._verified[key] = block

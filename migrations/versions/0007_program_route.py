@@ -53,4 +53,5 @@ def upgrade() -> None:
 
 def downgrade() -> None:
     op.drop_column("query_requests", "options")
+    op.execute("UPDATE queries SET route = 'transfer' WHERE route = 'program'")  # the nearest older route
     _rebuild(OLD_ROUTES)

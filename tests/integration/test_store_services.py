@@ -14,6 +14,7 @@ from services.cli import app
 from store.blocks import block_key
 from workers.flywheel.deposit import deposit_text
 from workers.runtime import open_runtime
+from workers.settings import Settings
 
 pytestmark = pytest.mark.integration
 runner = CliRunner()
@@ -69,7 +70,8 @@ def test_deposit_verify_and_tamper_on_s3(services_env: dict[str, str], tmp_path:
 
 def test_read_cache_detects_a_corrupted_entry_and_refetches(services_env: dict[str, str], tmp_path: Path) -> None:
     assert runner.invoke(app, ["db", "upgrade"]).exit_code == 0
-    rt = open_runtime()
+    # the read cache as another process meets it: no copy verified in this process's memory
+    rt = open_runtime(Settings(verified_cache_bytes=0))
     try:
         rec = deposit_text(rt, rt.engine(), text="Cached blocks are re-verified on every read.", kind="document",
                            source={"test": "cache"})

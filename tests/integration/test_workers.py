@@ -57,7 +57,7 @@ def test_a_batch_end_to_end_through_solve_and_graft_workers(workers: list[Kvgraf
     with make_engine(flywheel_env["KVGRAFT_DATABASE_URL"]).connect() as conn:
         options = conn.scalar(sa.select(QueryRequest.options).order_by(QueryRequest.created_at.desc()).limit(1))
     assert options == {"samples": 3}
-    workers[1].wait_for("samples=3", 30)
+    workers[1].wait_for('"samples": 3', 30)
     assert [w.terminate() for w in workers] == [0, 0]  # SIGTERM: a clean exit
 
 

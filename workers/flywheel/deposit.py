@@ -106,7 +106,7 @@ def deposit_tokens(rt: Runtime, engine: GraftEngine, *, tokens: list[int], probe
     if not gate:
         return _record_ungated(rt, engine, block, stored, snapshot, tokens, text, kind, source, team_id, shared,
                                reference.sha256(), meta)  # documents: no answer key verifies them
-    readback = rt.blocks.get(block.fingerprint, block.block_id)
+    readback = rt.blocks.get(block.fingerprint, block.block_id, use_cache=False)  # the stored bytes themselves
     check = check_graft(engine, block_to_snapshot(readback), reference, payload_verified=True)
     floor = floor_holds(reference, reference_run(engine, tokens, probe))
     timings = {"deposit_ms": round((time.perf_counter() - t0) * 1000, 1)}

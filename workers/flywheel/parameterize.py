@@ -17,7 +17,7 @@ import io
 import tokenize
 from collections.abc import Sequence
 from dataclasses import dataclass
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal, InvalidOperation, localcontext
 from typing import Any
 
 from workers.flywheel.structure import QuestionNumber, question_numbers, structure_of
@@ -26,6 +26,7 @@ from workers.verify.programs import verify_program
 
 PARAM = "kvp_"
 MAX_PARAMS = 16
+MAX_DIGITS = 60  # longer numbers are not bound (they stay with graft and sample)
 
 
 @dataclass(frozen=True)
@@ -59,16 +60,16 @@ class ParameterizedProgram:
 
 
 def _literal(text: str) -> str:
-    """A question's number as a Python literal (an int when it has no fraction), written from its Decimal value:
-    text that is not a finite decimal number is refused, so nothing of the question but a number reaches the
-    program."""
-    try:
-        value = Decimal(text)
-    except InvalidOperation:
-        raise ValueError(f"not a number: {text[:40]!r}") from None
-    if not value.is_finite() or not text.replace(".", "", 1).isdigit():
-        raise ValueError(f"not a plain decimal number: {text[:40]!r}")
-    return str(int(value)) if value == value.to_integral_value() and "." not in text else repr(float(value))
+    """A question's number as a Python literal (an int when written without a fraction, else a float literal),
+    written from its Decimal value: text that is not a plain decimal number of at most MAX_DIGITS digits is
+    refused, so nothing of the question but a number reaches the program."""
+    if len(text) > MAX_DIGITS + 1 or not text.replace(".", "", 1).isdigit():
+        raise ValueError(f"not a plain decimal number of at most {MAX_DIGITS} digits: {text[:40]!r}")
+    value = Decimal(text)
+    if "." not in text:
+        return format(value, "f")
+    out = format(value.normalize(), "f")
+    return out if "." in out else out + ".0"
 
 
 def _value(token: str) -> Decimal | None:
@@ -82,7 +83,7 @@ def substitute(program: str, numbers: Sequence[QuestionNumber]) -> tuple[str, in
     """The program with each literal equal to one of `numbers` replaced by its parameter, and the count replaced;
     None when the program does not tokenize."""
     index = {n.value: i for i, n in enumerate(numbers)}
-    lines = program.splitlines(keepends=True)
+    lines = io.StringIO(program).readlines()  # the lines tokenize numbers (splitlines splits on more)
     edits: list[tuple[int, int, int, str]] = []
     try:
         for tok in tokenize.generate_tokens(io.StringIO(program).readline):
@@ -103,7 +104,9 @@ PERTURBATIONS = ((2, 3), (1, 7), (3, 1))  # v -> a*v + b: other numbers to bind,
 
 
 def _perturbed(numbers: Sequence[QuestionNumber], a: int, b: int) -> list[str]:
-    return [str(n.value * a + b) for n in numbers]
+    with localcontext() as ctx:
+        ctx.prec = 2 * MAX_DIGITS  # exact for every number derive accepts
+        return [format(n.value * a + b, "f") for n in numbers]
 
 
 def derive(program: str, question: str, answer: str) -> ParameterizedProgram | None:
@@ -111,6 +114,8 @@ def derive(program: str, question: str, answer: str) -> ParameterizedProgram | N
     Runs the program two to four times in the sandbox."""
     numbers = question_numbers(question)
     if not numbers or len(numbers) > MAX_PARAMS or len({n.value for n in numbers}) != len(numbers):
+        return None
+    if any(len(n.text) > MAX_DIGITS for n in numbers):
         return None
     if PARAM in program:
         return None  # the program already uses our parameter names: binding would be ambiguous

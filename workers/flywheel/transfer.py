@@ -56,10 +56,15 @@ def route_solution(rt: Runtime, engine: GraftEngine, question: str, team_id: int
 
 def _by_program(form: ParameterizedProgram, mine: Structure, routed: Routed, expected: Any, verifier: Any,
                 gate: bool) -> Answer | None:
+    keyed = expected is not None or verifier is not None
     fit = form_fit(form, mine)
-    if not (fit.applies if gate else fit.bindable):
+    if not (fit.applies if gate and not keyed else fit.bindable):  # with a key, the key decides
         return None
-    check = verify_program(form.bind([n.text for n in mine.numbers]), answer=expected, verifier=verifier)
+    try:
+        program = form.bind([n.text for n in mine.numbers])
+    except ValueError:  # a number too long to bind: leave it to graft and sample
+        return None
+    check = verify_program(program, answer=expected, verifier=verifier)
     if check.answer is None or not (check.ran_cleanly or check.verdict in ("verified", "wrong")):
         return None
     if check.verdict == "wrong":
