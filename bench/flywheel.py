@@ -33,7 +33,8 @@ from workers.flywheel.answer import AnswerParams
 from workers.flywheel.answering import answer_question
 from workers.flywheel.prefix import ensure_skill
 from workers.flywheel.prompts import MAX_ANSWER_TOKENS, question_part, style_for, tokens_of
-from workers.flywheel.solve import SolveParams, sample_program, sample_seed, solve_problem
+from workers.flywheel.routes import direct_samples
+from workers.flywheel.solve import SolveParams, sample_program, solve_problem
 from workers.problems import ProblemSpec
 from workers.queue.dispatch import submit_batch
 from workers.runtime import Runtime, open_runtime
@@ -190,18 +191,18 @@ def _run(rt: Runtime, request: FlywheelBenchRequest, library: list[dict[str, Any
         say(f"{role} {n}/{len(items)}: {qid}")
         prompt = tokens_of(engine, question_part(style, item["question"]))
 
-        def one(seed: int, temperature: float | None, p: list[int] = prompt) -> tuple[str | None, int]:
-            text, used = sample_program(engine, skill, p, seed=seed, params=solve, style=style,
-                                        temperature=temperature)
+        def greedy(p: list[int] = prompt) -> tuple[str | None, int]:
+            text, used = sample_program(engine, skill, p, seed=0, params=solve, style=style, temperature=0.0)
             check = verify_program(extract_program(text))
             return (check.answer if check.ran_cleanly else None), used
 
-        (answer, used), cpu = _timed(lambda: one(0, 0.0))
+        (answer, used), cpu = _timed(greedy)
         tally.add(role, "base_greedy", qid, answer, want, used, cpu)
 
-        def best_of_k(q: dict[str, Any] = item) -> tuple[str | None, int]:
-            got = [one(sample_seed(f"bench/{q['id']}", i), None) for i in range(k)]
-            return plurality([a for a, _ in got]), sum(t for _, t in got)
+        def best_of_k(q: dict[str, Any] = item, p: list[int] = prompt) -> tuple[str | None, int]:
+            answers, used = direct_samples(rt, engine, style, p, skill, f"bench/{q['id']}", AnswerParams(
+                samples=k, temperature=request.temperature, max_tokens=request.max_tokens))
+            return plurality(answers), used
 
         (answer, used), cpu = _timed(best_of_k)
         tally.add(role, "base_best_of_k", qid, answer, want, used, cpu)

@@ -72,28 +72,32 @@ def _literal(text: str) -> str:
     return out if "." in out else out + ".0"
 
 
-def _value(token: str) -> Decimal | None:
+def numeric_literals(program: str) -> list[tuple[tokenize.TokenInfo, Decimal]] | None:
+    """The decimal numeric literals of a program with their tokens (hex, octal and complex ones skipped); None
+    when the program does not tokenize."""
+    found = []
     try:
-        return Decimal(token.replace("_", ""))
-    except InvalidOperation:  # hex, octal, complex literals
+        for tok in tokenize.generate_tokens(io.StringIO(program).readline):
+            if tok.type == tokenize.NUMBER:
+                try:
+                    found.append((tok, Decimal(tok.string.replace("_", ""))))
+                except InvalidOperation:
+                    continue
+    except (tokenize.TokenError, IndentationError, SyntaxError):
         return None
+    return found
 
 
 def substitute(program: str, numbers: Sequence[QuestionNumber]) -> tuple[str, int] | None:
     """The program with each literal equal to one of `numbers` replaced by its parameter, and the count replaced;
     None when the program does not tokenize."""
+    literals = numeric_literals(program)
+    if literals is None:
+        return None
     index = {n.value: i for i, n in enumerate(numbers)}
     lines = io.StringIO(program).readlines()  # the lines tokenize numbers (splitlines splits on more)
-    edits: list[tuple[int, int, int, str]] = []
-    try:
-        for tok in tokenize.generate_tokens(io.StringIO(program).readline):
-            if tok.type == tokenize.NUMBER:
-                value = _value(tok.string)
-                if value is not None and value in index:
-                    (row, col), (_, end) = tok.start, tok.end
-                    edits.append((row, col, end, f"{PARAM}{index[value]}"))
-    except (tokenize.TokenError, IndentationError, SyntaxError):
-        return None
+    edits = [(tok.start[0], tok.start[1], tok.end[1], f"{PARAM}{index[value]}") for tok, value in literals
+             if value in index]
     for row, col, end, name in sorted(edits, reverse=True):
         line = lines[row - 1]
         lines[row - 1] = line[:col] + name + line[end:]

@@ -18,12 +18,10 @@ asked check passes. ASKED_MIN was chosen on the development set only (docs/FLYWH
 
 from __future__ import annotations
 
-import io
-import tokenize
 from dataclasses import dataclass
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 
-from workers.flywheel.parameterize import ParameterizedProgram
+from workers.flywheel.parameterize import ParameterizedProgram, numeric_literals
 from workers.flywheel.structure import QuestionNumber, Structure, asked_similarity
 
 ASKED_MIN = 0.6
@@ -48,17 +46,8 @@ class ProgramFit:
 
 
 def program_literals(program: str) -> set[Decimal]:
-    values: set[Decimal] = set()
-    try:
-        for tok in tokenize.generate_tokens(io.StringIO(program).readline):
-            if tok.type == tokenize.NUMBER:
-                try:
-                    values.add(Decimal(tok.string.replace("_", "")))
-                except InvalidOperation:
-                    continue
-    except (tokenize.TokenError, IndentationError, SyntaxError):
-        pass
-    return values
+    """The values of a program's numeric literals (none for a program that does not tokenize: it cannot run)."""
+    return {value for _, value in numeric_literals(program) or []}
 
 
 def program_fit(program: str | None, ran_cleanly: bool, question: Structure, routed: Structure) -> ProgramFit:
