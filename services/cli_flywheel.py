@@ -148,7 +148,8 @@ def worker(
     loglevel: Annotated[str, typer.Option(help="Celery log level.")] = "INFO",
     hostname: Annotated[str | None, typer.Option(help="Worker node name (default QUEUE@host).")] = None,
 ) -> None:
-    """A Celery worker for one queue: one model task at a time (solo pool), late acks, prefetch 1."""
+    """A Celery worker for one queue (and the upkeep queue): one model task at a time (solo pool), late acks,
+    prefetch 1."""
     from workers.settings import Settings
 
     if queue not in ("solve", "graft", "attest"):
@@ -169,10 +170,32 @@ def worker(
         raise typer.Exit(2)
     from workers.queue.celery_app import app
 
-    queues = "graft,attest" if queue == "graft" and attest else queue
+    # every worker also takes the model-free periodic work (`kvgraft beat` sends it to the upkeep queue)
+    queues = ("graft,attest" if queue == "graft" and attest else queue) + ",upkeep"
     app.worker_main(["worker", "-Q", queues, "--pool", "solo", "--concurrency", "1", "--prefetch-multiplier", "1",
                      "-n", hostname or f"{queue}@%h", "--without-gossip", "--without-mingle", "--without-heartbeat",
                      "--loglevel", loglevel])
+
+
+def beat(
+    schedule: Annotated[Path | None, typer.Option(help="Celery beat's schedule file (default: in KVGRAFT_DATA_DIR).")
+                        ] = None,
+    loglevel: Annotated[str, typer.Option(help="Celery log level.")] = "INFO",
+) -> None:
+    """The scheduler (Celery beat): every KVGRAFT_REQUEUE_INTERVAL_S it has a worker send again the pending work
+    that nothing will deliver (submitted while the broker was down: pending for KVGRAFT_REQUEUE_AFTER_S, its
+    queue empty, no delivery running). Run one per deployment."""
+    from workers.settings import Settings
+
+    settings = Settings()
+    if not settings.broker_url:
+        err.print("[bold red]error:[/] beat needs a broker: set KVGRAFT_BROKER_URL")
+        raise typer.Exit(2)
+    from workers.queue.celery_app import app
+
+    path = schedule or settings.data_dir / "celerybeat-schedule"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    app.start(["beat", "--schedule", str(path), "--loglevel", loglevel])
 
 
 def requeue(older_than: Annotated[str, typer.Option(help="Only work pending for longer than this (30s, 5m, 1h).")
@@ -183,7 +206,7 @@ def requeue(older_than: Annotated[str, typer.Option(help="Only work pending for 
     from workers.queue.dispatch import requeue_stale
     from workers.runtime import open_runtime
 
-    def body() -> dict[str, int]:
+    def body() -> dict[str, Any]:
         age = parse_age(older_than)
         with open_runtime() as rt:
             return requeue_stale(rt, older_than_s=age.total_seconds())

@@ -309,6 +309,34 @@ class Query(Base):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
 
 
+class RouteDoc(Base):
+    """A solved problem in the routing index: its solution block, who may graft it (the batch's team and shared
+    flag, copied so that visibility is applied inside the index query) and its question's index terms
+    (store/route_index.py). PostgreSQL adds a generated `tsv` tsvector column with a GIN index over them; SQLite
+    mirrors `terms` into the FTS5 table `route_fts` (rowid = `id`). Both exist only in the migrations."""
+
+    __tablename__ = "route_docs"
+
+    id: Mapped[int] = mapped_column(sa.Integer, primary_key=True)
+    problem_id: Mapped[str] = mapped_column(sa.ForeignKey("problems.id"), unique=True)
+    block_id: Mapped[str] = mapped_column(sa.ForeignKey("blocks.id"), index=True)
+    fingerprint: Mapped[str] = mapped_column(sa.String(64))
+    team_id: Mapped[int | None] = mapped_column(sa.ForeignKey("teams.id"))
+    shared: Mapped[bool] = mapped_column(sa.Boolean, default=False, server_default=sa.false())
+    terms: Mapped[str] = mapped_column(sa.Text)
+
+
+class RouteTerm(Base):
+    """Document frequency of one index term among a fingerprint's indexed problems (the router's idf); the row with
+    term '' counts the documents themselves."""
+
+    __tablename__ = "route_terms"
+
+    fingerprint: Mapped[str] = mapped_column(sa.String(64), primary_key=True)
+    term: Mapped[str] = mapped_column(sa.String(64), primary_key=True)
+    docs: Mapped[int] = mapped_column(sa.Integer, default=0)
+
+
 QUERY_REQUEST_STATUSES = ("pending", "done", "failed")
 
 

@@ -251,6 +251,65 @@ def test_a_batch_submitted_while_the_broker_is_unreachable_is_kept_and_requeued(
         rt.close()
 
 
+def test_work_deferred_while_the_broker_was_unreachable_is_requeued_by_beat(
+        flywheel_env: dict[str, str], workers: list[KvgraftProcess], tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same outage, and no person: `kvgraft beat` schedules the periodic pass, a worker runs it, the lost
+    problems are sent again and solved."""
+    from fastapi.testclient import TestClient
+
+    from services.api import create_app
+    from store.repository import create_api_token, get_or_create_team
+    from workers.settings import Settings
+
+    monkeypatch.setenv("KVGRAFT_REQUEUE_INTERVAL_S", "1")
+    monkeypatch.setenv("KVGRAFT_REQUEUE_AFTER_S", "1")
+    rt = open_runtime()
+    try:
+        with rt.session() as s:
+            _, token = create_api_token(s, team=get_or_create_team(s, name="t"), role="submitter")
+        unreachable = Settings(broker_url="amqp://guest:guest@127.0.0.1:9//")
+        with TestClient(create_app(unreachable)) as client:
+            r = client.post("/v1/batches", content=_batch(0, 2, "beat"),
+                            headers={"Authorization": f"Bearer {token}", "Content-Type": "application/x-ndjson"})
+        assert r.status_code == 201 and r.json()["dispatch"] == "deferred"
+        batch_id = r.json()["batch_id"]
+        workers.append(worker("solve", tmp_path))
+        workers.append(KvgraftProcess(["beat", "--schedule", str(tmp_path / "beat-schedule")], tmp_path,
+                                      ready="beat: Starting"))
+        _wait_until(lambda: all(st != "pending" for st in _statuses(rt, batch_id)), 120, "the batch", workers)
+        assert_consistent(rt, [batch_id], 2)
+        assert "dispatch.requeued" in workers[0].log()
+    finally:
+        rt.close()
+
+
+def test_the_periodic_pass_sends_only_work_nothing_will_deliver(flywheel_env: dict[str, str]) -> None:
+    """A message still waiting in its queue will be delivered: the pass leaves that queue alone. Work pending on an
+    empty queue with no delivery running is sent; work whose delivery is running is not."""
+    from workers.queue.celery_app import make_app, send
+    from workers.queue.dispatch import requeue_stale
+
+    rt = open_runtime()
+    try:
+        _, (running, lost) = submit_batch(rt, parse_problems_jsonl(_batch(0, 2, "lost")), team="t")
+        with rt.session() as s:
+            s.get(Problem, running).deliveries = 1  # a worker holds it right now
+        send(rt.settings.broker_url, "kvgraft.solve_problem", running)  # one message waiting
+        first = requeue_stale(rt, older_than_s=0, lost_only=True)
+        assert first["skipped_queues"] == ["solve"] and first["problems"] == 0
+        celery = make_app(rt.settings.broker_url)
+        with celery.connection_for_write() as conn:
+            conn.default_channel.queue_purge("solve")
+        second = requeue_stale(rt, older_than_s=0, lost_only=True)
+        assert second == {"problems": 1, "questions": 0, "skipped_queues": []}
+        with celery.connection_for_write() as conn:
+            message = conn.default_channel.basic_get("solve", no_ack=True)
+        assert message is not None and lost in message.body.decode()
+    finally:
+        rt.close()
+
+
 def _deliveries(rt: Any, problem_id: str) -> tuple[int, int, str]:
     with rt.session() as s:
         p = s.get(Problem, problem_id)

@@ -8,21 +8,20 @@ threshold were picked on the development set only (docs/FLYWHEEL.md)."""
 from __future__ import annotations
 
 import math
-import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-_WORD = re.compile(r"[a-z]+|\d+(?:\.\d+)?")
-_STOP = frozenset("a an the of to in on and or is are was were has have had how many much what does do did "
-                  "each if it its for with at by from he she they his her their them there this that be".split())
+from store.route_index import STOP_WORDS, WORD_PATTERN, Retrieval, index_terms
+from store.route_index import idf as smoothed_idf
+
 DEFAULT_THRESHOLD = 0.7  # chosen on the dev set by `kvgraft bench routing` (docs/FLYWHEEL.md)
 DEFAULT_BM25_THRESHOLD = 0.45  # likewise
 
 
 def words(text: str) -> list[str]:
-    """Content words, with every number replaced by one placeholder."""
-    return ["<num>" if w[0].isdigit() else w for w in _WORD.findall(text.casefold()) if w not in _STOP]
+    """Content words, with every number replaced by one placeholder (the routing index's analyzer)."""
+    return index_terms(text)
 
 
 @dataclass(frozen=True)
@@ -38,26 +37,40 @@ class Route:
     runner_up: float
 
 
-def _cosine(a: Counter[str], b: Counter[str], idf: dict[str, float]) -> float:
-    dot = sum(a[w] * b[w] * idf.get(w, 1.0) ** 2 for w in a.keys() & b.keys())
-    na = math.sqrt(sum((c * idf.get(w, 1.0)) ** 2 for w, c in a.items()))
-    nb = math.sqrt(sum((c * idf.get(w, 1.0)) ** 2 for w, c in b.items()))
+def _cosine(a: Counter[str], b: Counter[str], idf: Callable[[str], float]) -> float:
+    dot = sum(a[w] * b[w] * idf(w) ** 2 for w in a.keys() & b.keys())
+    na = math.sqrt(sum((c * idf(w)) ** 2 for w, c in a.items()))
+    nb = math.sqrt(sum((c * idf(w)) ** 2 for w, c in b.items()))
     return dot / (na * nb) if na and nb else 0.0
 
 
-def route(question: str, candidates: Sequence[Candidate], *, threshold: float = DEFAULT_THRESHOLD) -> Route:
-    """The best candidate if its score reaches `threshold`, else an abstention (key None)."""
-    if not candidates:
+def _best(query: list[str], docs: Sequence[tuple[str, list[str]]], idf: Callable[[str], float],
+          threshold: float) -> Route:
+    q = Counter(query)
+    scores = sorted(((_cosine(q, Counter(terms), idf), key) for key, terms in docs), reverse=True)
+    if not scores:
         return Route(None, 0.0, 0.0)
-    docs = [Counter(words(c.question)) for c in candidates]
-    n = len(docs)
-    df = Counter(w for d in docs for w in d)
-    idf = {w: math.log((1 + n) / (1 + k)) + 1.0 for w, k in df.items()}
-    q = Counter(words(question))
-    scores = sorted(((_cosine(q, d, idf), c.key) for d, c in zip(docs, candidates, strict=True)), reverse=True)
     best, key = scores[0]
     runner_up = scores[1][0] if len(scores) > 1 else 0.0
     return Route(key if best >= threshold else None, best, runner_up)
+
+
+def route(question: str, candidates: Sequence[Candidate], *, threshold: float = DEFAULT_THRESHOLD) -> Route:
+    """The best candidate if its score reaches `threshold`, else an abstention (key None): tf-idf cosine with idf
+    over the candidates themselves (the linear scan: every candidate read and scored)."""
+    docs = [(c.key, words(c.question)) for c in candidates]
+    n = len(docs)
+    df = Counter(w for _, d in docs for w in set(d))
+    return _best(words(question), docs, lambda w: smoothed_idf(n, df[w]) if w in df else 1.0, threshold)
+
+
+def route_indexed(question: str, retrieval: Retrieval, *, threshold: float = DEFAULT_THRESHOLD) -> Route:
+    """The same tf-idf cosine over the candidates the routing index returned (store/route_index.py), idf from the
+    catalogue's document frequencies; keys are problem ids. The index returns every problem that could reach
+    `threshold` (unless it reports truncation), so the routed problem is the linear scan's whenever their idf
+    agree; the runner-up is the best of the candidates only."""
+    return _best(words(question), [(c.problem_id, list(c.terms)) for c in retrieval.candidates],
+                 retrieval.stats.idf, threshold)
 
 
 def route_bm25(question: str, candidates: Sequence[Candidate], *, threshold: float = DEFAULT_BM25_THRESHOLD,
@@ -90,10 +103,10 @@ def route_passages(question: str, passages: Sequence[tuple[str, str]], *, thresh
     `threshold` of the question's weight."""
     if not passages:
         return None
-    terms = [w for w in _WORD.findall(question.casefold()) if w not in _STOP]
+    terms = [w for w in WORD_PATTERN.findall(question.casefold()) if w not in STOP_WORDS]
     if not terms:
         return None
-    docs = [set(_WORD.findall(text.casefold())) for _, text in passages]
+    docs = [set(WORD_PATTERN.findall(text.casefold())) for _, text in passages]
     n = len(docs)
     idf = {t: math.log((n + 1) / (1 + sum(t in d for d in docs))) + 1.0 for t in set(terms)}
     total = sum(idf[t] for t in set(terms))

@@ -19,10 +19,12 @@ from store.db import Batch, Problem, nul_safe
 from store.repository import (
     FINAL_PROBLEM_STATUSES,
     generations_of,
+    get_block,
     get_problem,
     record_generation,
     refresh_batch_status,
 )
+from store.route_index import add_problem
 from workers.flywheel.deposit import deposit_tokens
 from workers.flywheel.parameterize import derive
 from workers.flywheel.prefix import GraftedPrefix, ensure_skill
@@ -112,6 +114,10 @@ def _finish(rt: Runtime, problem_id: str, status: str, outcome: dict[str, Any], 
         if block_id is not None:
             problem.block_id = block_id
         s.flush()
+        if status == "solved" and block_id is not None:
+            block = get_block(s, block_id=block_id)
+            if block is not None and block.kind == "solution":
+                add_problem(s, problem=problem, block=block)  # routable from this commit on
         refresh_batch_status(s, batch_id=problem.batch_id)
     log.info("solve.finished", problem_id=problem_id, status=status, block_id=block_id)
 

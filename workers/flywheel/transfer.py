@@ -15,13 +15,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.graft import GraftEngine
-from store.repository import verifying_team, visible_solution_blocks
+from store.repository import get_problem, graft_sources, verifying_team
+from store.route_index import retrieve
 from workers.flywheel.answer import Answer, AnswerParams, agreeing
 from workers.flywheel.attested import attested, prefill_classes
 from workers.flywheel.parameterize import ParameterizedProgram
 from workers.flywheel.prefix import GraftedPrefix
 from workers.flywheel.prompts import PromptStyle, tokens_of, transfer_part
-from workers.flywheel.router import Candidate, route
+from workers.flywheel.router import route_indexed
 from workers.flywheel.solve import SolveParams, sample_program, sample_seed
 from workers.flywheel.structure import Structure, structure_of
 from workers.flywheel.transfer_gate import asked_matches, form_fit, program_fit
@@ -43,15 +44,21 @@ class Routed:
 def route_solution(rt: Runtime, engine: GraftEngine, question: str, team_id: int | None,
                    threshold: float) -> Routed | None:
     """The one solution block (of this fingerprint, graftable by the team) whose problem is most like the question,
-    or None below the threshold."""
+    or None below the threshold. The routing index returns the few problems that could reach the threshold
+    (store/route_index.py); only those are scored."""
     with rt.session() as s:
-        pool = visible_solution_blocks(s, team_id=team_id, fingerprint=engine.fingerprint.id)
-        chosen = route(question, [Candidate(b.id, p.question) for p, b in pool], threshold=threshold)
+        sources = graft_sources(s, team_id=team_id) if team_id is not None else []
+        found = retrieve(s, question=question, fingerprint=engine.fingerprint.id, team_id=team_id,
+                         sources=sources, threshold=threshold)
+        chosen = route_indexed(question, found, threshold=threshold)
         if chosen.key is None:
             return None
-        problem = next(p for p, b in pool if b.id == chosen.key)
+        routed = next(c for c in found.candidates if c.problem_id == chosen.key)
+        problem = get_problem(s, problem_id=routed.problem_id)
+        if problem is None:
+            return None
         # whose key verified it: looked up for the routed block only, not the whole pool
-        return Routed(chosen.key, chosen.score, problem.question, verifying_team(s, problem=problem))
+        return Routed(routed.block_id, chosen.score, problem.question, verifying_team(s, problem=problem))
 
 
 def _by_program(form: ParameterizedProgram, mine: Structure, routed: Routed, expected: Any, verifier: Any,

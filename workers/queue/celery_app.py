@@ -1,4 +1,5 @@
-"""The Celery application: RabbitMQ broker (KVGRAFT_BROKER_URL), queues `solve`, `graft` and `attest`.
+"""The Celery application: RabbitMQ broker (KVGRAFT_BROKER_URL), queues `solve`, `graft`, `attest` and `upkeep`
+(model-free periodic work every worker also consumes; `kvgraft beat` schedules it).
 
 Tasks are late-acked (a killed worker's task is redelivered), rejected back to the queue when the worker is lost,
 prefetched one at a time, and carry only ids; results are not stored (the database holds every outcome)."""
@@ -12,12 +13,14 @@ from kombu import Queue
 
 from workers.settings import Settings
 
-QUEUES = ("solve", "graft", "attest")
-TASK_QUEUES = {"kvgraft.solve_problem": "solve", "kvgraft.answer_query": "graft", "kvgraft.attest_block": "attest"}
+QUEUES = ("solve", "graft", "attest", "upkeep")
+TASK_QUEUES = {"kvgraft.solve_problem": "solve", "kvgraft.answer_query": "graft", "kvgraft.attest_block": "attest",
+               "kvgraft.requeue_lost": "upkeep"}
 
 
 def make_app(broker_url: str | None = None) -> Celery:
-    app = Celery("kvgraft", broker=broker_url or Settings().broker_url or "amqp://guest:guest@127.0.0.1:5672//",
+    settings = Settings()
+    app = Celery("kvgraft", broker=broker_url or settings.broker_url or "amqp://guest:guest@127.0.0.1:5672//",
                  include=["workers.queue.tasks"])
     app.conf.update(
         task_queues=[Queue(name, durable=True) for name in QUEUES],
@@ -34,6 +37,9 @@ def make_app(broker_url: str | None = None) -> Celery:
         worker_hijack_root_logger=False,
         worker_cancel_long_running_tasks_on_connection_loss=True,
         task_time_limit=3600,
+        # `kvgraft beat`: work deferred while the broker was down is sent again without a person
+        beat_schedule={"requeue-lost": {"task": "kvgraft.requeue_lost", "schedule": settings.requeue_interval_s,
+                                        "options": {"queue": "upkeep", "expires": settings.requeue_interval_s}}},
     )
     return app
 

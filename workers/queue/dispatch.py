@@ -235,35 +235,62 @@ def ask(rt: Runtime, question: str, *, team_id: int | None = None, params: Answe
     return answer_question(rt, question, team_id=team_id, model=model, params=params)
 
 
-def requeue_stale(rt: Runtime, *, older_than_s: float) -> dict[str, int]:
+def _queue_depths(broker_url: str, queues: tuple[str, ...]) -> dict[str, int]:
+    """Messages waiting in each queue (a queue that does not exist yet holds none)."""
+    from amqp.exceptions import NotFound
+
+    from workers.queue.celery_app import sender
+
+    depths: dict[str, int] = {}
+    with sender(broker_url).connection_for_write() as conn:
+        for queue in queues:
+            try:
+                depths[queue] = int(conn.default_channel.queue_declare(queue=queue, passive=True).message_count)
+            except NotFound:
+                depths[queue] = 0
+                conn.close()  # the failed passive declare closed the channel: start over on a fresh one
+                conn.connect()
+    return depths
+
+
+def requeue_stale(rt: Runtime, *, older_than_s: float, lost_only: bool = False) -> dict[str, Any]:
     """Send again every problem and question still pending after `older_than_s` (for instance because the broker
     was unreachable when it was submitted); without a broker, run them here. Tasks are idempotent, so a duplicate
-    message is harmless."""
+    message is harmless.
+
+    `lost_only` (the periodic pass `kvgraft beat` schedules): only work that nothing will deliver again: its queue
+    is empty (a message still waiting will be delivered) and no delivery of it is running (started deliveries all
+    ended; a worker lost mid-task has its message redelivered by the broker)."""
     import datetime as dt
 
-    import sqlalchemy as sa
-
-    from store.db import Problem
-
     cutoff = utcnow() - dt.timedelta(seconds=older_than_s)
-    with rt.session() as s:
-        problems = [p for (p,) in s.execute(sa.select(Problem.id).where(Problem.status == "pending",
-                                                                        Problem.created_at < cutoff))]
-        questions = [q for (q,) in s.execute(sa.select(QueryRequest.id).where(QueryRequest.status == "pending",
-                                                                              QueryRequest.created_at < cutoff))]
-    if not rt.settings.broker_url:  # embedded: run them here, one by one
+    broker = rt.settings.broker_url
+    depths = _queue_depths(broker, ("solve", "graft")) if broker and lost_only else {}
+    skipped = sorted(q for q, n in depths.items() if n > 0)
+
+    def stale(model: Any, queue: str) -> list[str]:
+        if queue in skipped:
+            return []
+        where = [model.status == "pending", model.created_at < cutoff]
+        if lost_only:
+            where.append(model.deliveries == model.deliveries_ended)
+        with rt.session() as s:
+            return list(s.scalars(sa.select(model.id).where(*where).order_by(model.created_at)))
+
+    problems, questions = stale(Problem, "solve"), stale(QueryRequest, "graft")
+    if not broker:  # embedded: run them here, one by one
         work_in_process(rt, "solve", problems)
         work_in_process(rt, "answer", questions)
     else:
         from workers.queue.celery_app import send
 
         for pid in problems:
-            send(rt.settings.broker_url, "kvgraft.solve_problem", pid)
+            send(broker, "kvgraft.solve_problem", pid)
         for qid in questions:
-            send(rt.settings.broker_url, "kvgraft.answer_query", qid)
-    log.info("dispatch.requeued", problems=len(problems), questions=len(questions),
-             in_process=not rt.settings.broker_url)
-    return {"problems": len(problems), "questions": len(questions)}
+            send(broker, "kvgraft.answer_query", qid)
+    log.info("dispatch.requeued", problems=len(problems), questions=len(questions), in_process=not broker,
+             lost_only=lost_only, skipped_queues=skipped)
+    return {"problems": len(problems), "questions": len(questions), "skipped_queues": skipped}
 
 
 def pending_work(rt: Runtime) -> tuple[list[str], list[str]]:

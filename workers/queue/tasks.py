@@ -72,3 +72,12 @@ def attest_block_task(self: Task, block_id: str, n_query: str | None = None) -> 
 
     log.info("task.attest.start", block_id=block_id, n_query=n_query)
     return attest_stored_block(runtime(), block_id, n_query=int(n_query) if n_query else None)
+
+
+@app.task(name="kvgraft.requeue_lost", base=KvgraftTask, bind=True)
+def requeue_lost_task(self: Task) -> dict[str, Any]:
+    """The periodic pass `kvgraft beat` schedules: send again the pending work nothing will deliver (model-free)."""
+    from workers.queue.dispatch import requeue_stale
+
+    rt = runtime()
+    return requeue_stale(rt, older_than_s=rt.settings.requeue_after_s, lost_only=True)

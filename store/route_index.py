@@ -1,0 +1,204 @@
+"""The routing index: solved problems' questions as index terms in the database, so that routing a question reads
+the few problems that share its rare words instead of every visible problem.
+
+PostgreSQL keeps the terms in a generated `tsvector` column with a GIN index, SQLite in an FTS5 table; both are
+queried with team visibility, fingerprint and quarantine applied inside the query. Document frequencies per
+fingerprint live in `route_terms`, maintained in the same transaction as each indexed problem, so the router's idf
+is the catalogue's without a scan. The analyzer (`index_terms`) is the router's: content words, stop words
+dropped, every number one placeholder.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+import sqlalchemy as sa
+import structlog
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.orm import Session
+
+from store.db import Batch, BlockRow, Problem, RouteDoc, RouteTerm
+
+log = structlog.get_logger(__name__)
+
+NUMBER = "<num>"
+MAX_TERM_CHARS = 64
+DOCS_TERM = ""  # the route_terms row that counts documents
+MAX_CANDIDATES = 256  # rows the index returns for one question; more matches are cut by the index's own rank
+
+WORD_PATTERN = re.compile(r"[a-z]+|\d+(?:\.\d+)?")
+STOP_WORDS = frozenset("a an the of to in on and or is are was were has have had how many much what does do "
+                       "did each if it its for with at by from he she they his her their them there this that "
+                       "be".split())
+
+
+def index_terms(text: str) -> list[str]:
+    """Content words of `text` in order, stop words dropped, every number replaced by one placeholder."""
+    return [NUMBER if w[0].isdigit() else w for w in WORD_PATTERN.findall(text.casefold())
+            if w not in STOP_WORDS and len(w) <= MAX_TERM_CHARS]
+
+
+def idf(n_docs: int, docs: int) -> float:
+    """Smoothed inverse document frequency (the router's): log((1 + n) / (1 + df)) + 1."""
+    return math.log((1 + n_docs) / (1 + docs)) + 1.0
+
+
+@dataclass(frozen=True)
+class TermStats:
+    n_docs: int
+    df: dict[str, int]
+
+    def idf(self, term: str) -> float:
+        """A term no indexed problem has weighs 1.0, as in the router's linear scan."""
+        docs = self.df.get(term, 0)
+        return idf(self.n_docs, docs) if docs else 1.0
+
+
+@dataclass(frozen=True)
+class IndexedProblem:
+    problem_id: str
+    block_id: str
+    terms: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Retrieval:
+    candidates: list[IndexedProblem]
+    stats: TermStats  # n_docs and df of every term of the question and of the candidates
+    searched: tuple[str, ...]  # the terms the index was asked for
+    truncated: bool  # more problems matched than MAX_CANDIDATES
+
+
+def _fts_text(terms: Iterable[str]) -> str:
+    return " ".join(t for t in terms if t != NUMBER)
+
+
+def _upsert_counts(session: Session, fingerprint: str, terms: list[str]) -> None:
+    """Add one document to each term's count (sorted, so concurrent writers lock rows in one order)."""
+    dialect = session.get_bind().dialect.name
+    insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
+    table = RouteTerm.__table__
+    for term in sorted(set(terms) | {DOCS_TERM}):
+        stmt = insert(table).values(fingerprint=fingerprint, term=term, docs=1)
+        session.execute(stmt.on_conflict_do_update(index_elements=["fingerprint", "term"],
+                                                   set_={"docs": table.c.docs + 1}))
+
+
+def add_problem(session: Session, *, problem: Problem, block: BlockRow) -> bool:
+    """Index a solved problem and its solution block (once: a second call for the same problem does nothing).
+    Returns whether it was added."""
+    if session.scalar(sa.select(RouteDoc.id).where(RouteDoc.problem_id == problem.id)) is not None:
+        return False
+    batch = session.get(Batch, problem.batch_id)
+    terms = index_terms(problem.question)
+    doc = RouteDoc(problem_id=problem.id, block_id=block.id, fingerprint=block.fingerprint,
+                   team_id=batch.team_id if batch else None, shared=bool(batch and batch.shared),
+                   terms=" ".join(terms))
+    session.add(doc)
+    session.flush()
+    if session.get_bind().dialect.name == "sqlite":
+        session.execute(sa.text("INSERT INTO route_fts (rowid, terms) VALUES (:id, :terms)"),
+                        {"id": doc.id, "terms": _fts_text(terms)})
+    _upsert_counts(session, block.fingerprint, terms)
+    log.info("route_index.added", problem_id=problem.id, block_id=block.id, terms=len(terms))
+    return True
+
+
+def term_stats(session: Session, *, fingerprint: str, terms: Iterable[str]) -> TermStats:
+    wanted = sorted(set(terms) | {DOCS_TERM})
+    rows = session.execute(sa.select(RouteTerm.term, RouteTerm.docs).where(
+        RouteTerm.fingerprint == fingerprint, RouteTerm.term.in_(wanted))).all()
+    df = {t: int(d) for t, d in rows}
+    return TermStats(df.pop(DOCS_TERM, 0), df)
+
+
+def search_terms(query: list[str], stats: TermStats, threshold: float) -> list[str]:
+    """The fewest rarest terms of the query such that a problem sharing none of them cannot reach `threshold`
+    cosine similarity: by Cauchy-Schwarz a document's cosine is at most |q restricted to shared terms| / |q|, so
+    a document missing terms whose squared weight exceeds (1 - threshold^2) |q|^2 is below threshold. The number
+    placeholder is never searched (every problem has it), and is counted as shared."""
+    counts = Counter(query)
+    weight = {t: c * stats.idf(t) for t, c in counts.items()}
+    total = sum(w * w for w in weight.values())
+    bound = (1.0 - max(0.0, min(threshold, 1.0)) ** 2) * total
+    chosen: list[str] = []
+    missing = 0.0
+    for term in sorted((t for t in weight if t != NUMBER), key=lambda t: (-weight[t], t)):
+        chosen.append(term)
+        missing += weight[term] ** 2
+        if missing > bound:
+            break
+    return chosen
+
+
+def _visible(team_id: int | None, sources: list[int]) -> Any:
+    if team_id is None:
+        return sa.true()
+    return sa.or_(RouteDoc.team_id == team_id, sa.and_(RouteDoc.shared.is_(True), RouteDoc.team_id.in_(sources)))
+
+
+def _candidates(dialect: str, searched: list[str]) -> Any:
+    """Problems whose terms include any of `searched`, best first by the index's own rank (PostgreSQL ts_rank over
+    the GIN-indexed tsvector, SQLite FTS5's bm25)."""
+    columns = (RouteDoc.problem_id, RouteDoc.block_id, RouteDoc.terms)
+    if dialect == "postgresql":
+        tsq = sa.func.to_tsquery("simple", " | ".join(searched))  # terms are [a-z]+: no operator can be injected
+        tsv = sa.literal_column("route_docs.tsv")
+        return sa.select(*columns).where(tsv.op("@@")(tsq)).order_by(sa.func.ts_rank(tsv, tsq).desc())
+    fts = sa.table("route_fts", sa.column("rowid"), sa.column("rank"))
+    match = " OR ".join(f'"{t}"' for t in searched)
+    return (sa.select(*columns).select_from(fts).join(RouteDoc, RouteDoc.id == fts.c.rowid)
+            .where(sa.literal_column("route_fts").op("MATCH")(match)).order_by(fts.c.rank))
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What one question asks of the index: the statement (None when no searched term is in the catalogue), the
+    question's term statistics and the terms searched."""
+
+    statement: Any
+    stats: TermStats
+    searched: tuple[str, ...]
+
+
+def plan(session: Session, *, question: str, fingerprint: str, team_id: int | None, sources: list[int],
+         threshold: float, limit: int = MAX_CANDIDATES) -> Plan:
+    """The candidate query for a question: indexed problems of this fingerprint, graftable by the team and not
+    quarantined, sharing a searched term; at most `limit` + 1 rows (one more tells truncation)."""
+    query = index_terms(question)
+    stats = term_stats(session, fingerprint=fingerprint, terms=query)
+    searched = tuple(t for t in search_terms(query, stats, threshold) if stats.df.get(t, 0) > 0)
+    if not searched:  # an unseen term matches nothing
+        return Plan(None, stats, ())
+    statement = (_candidates(session.get_bind().dialect.name, list(searched))
+                 .join(BlockRow, BlockRow.id == RouteDoc.block_id)
+                 .where(RouteDoc.fingerprint == fingerprint, BlockRow.quarantined_at.is_(None),
+                        _visible(team_id, sources))
+                 .limit(limit + 1))
+    return Plan(statement, stats, searched)
+
+
+def retrieve(session: Session, *, question: str, fingerprint: str, team_id: int | None, sources: list[int],
+             threshold: float, limit: int = MAX_CANDIDATES) -> Retrieval:
+    """The indexed problems that could reach `threshold` against the question (at most `limit`, best by the
+    index's rank), with the term statistics the router scores them with."""
+    found = plan(session, question=question, fingerprint=fingerprint, team_id=team_id, sources=sources,
+                 threshold=threshold, limit=limit)
+    if found.statement is None:
+        return Retrieval([], found.stats, (), False)
+    rows = session.execute(found.statement).all()
+    truncated = len(rows) > limit
+    candidates = [IndexedProblem(p, b, tuple(t.split())) for p, b, t in rows[:limit]]
+    stats = found.stats
+    doc_terms = {t for c in candidates for t in c.terms} - stats.df.keys()
+    if doc_terms:
+        more = term_stats(session, fingerprint=fingerprint, terms=doc_terms)
+        stats = TermStats(stats.n_docs, {**stats.df, **more.df})
+    if truncated:
+        log.info("route_index.truncated", searched=len(found.searched), limit=limit)
+    return Retrieval(candidates, stats, found.searched, truncated)
