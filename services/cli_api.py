@@ -97,7 +97,7 @@ def teams_list(json_out: JsonOpt = False) -> None:
         with open_runtime() as rt, rt.session() as s:
             teams = s.scalars(sa.select(Team).order_by(Team.id)).all()
             names = {t.id: t.name for t in teams}
-            return [{"id": t.id, "name": t.name, "trusted": t.trusted,
+            return [{"id": t.id, "name": t.name, "trusted": t.trusted, "quota_bytes": t.quota_bytes,
                      "graft_from": None if t.graft_from is None else [names.get(i, i) for i in t.graft_from]}
                     for t in teams]
 
@@ -105,7 +105,7 @@ def teams_list(json_out: JsonOpt = False) -> None:
     if json_out:
         print_json({"items": items, "total": len(items)})
     else:
-        out.print(records_table("teams", items, ["id", "name", "trusted", "graft_from"]))
+        out.print(records_table("teams", items, ["id", "name", "trusted", "quota_bytes", "graft_from"]))
 
 
 def _set_trust(name: str, trusted: bool) -> None:
@@ -130,6 +130,36 @@ def teams_trust(name: Annotated[str, typer.Argument(help="Team name.")]) -> None
 def teams_untrust(name: Annotated[str, typer.Argument(help="Team name.")]) -> None:
     """Withdraw the mark: the team's shared blocks are grafted only by teams that chose it."""
     _set_trust(name, False)
+
+
+@teams_app.command("quota")
+def teams_quota(name: Annotated[str, typer.Argument(help="Team name.")],
+                size: Annotated[str, typer.Argument(help="Bytes of blocks the team may own (500MB, 2GiB), or none.")],
+                json_out: JsonOpt = False) -> None:
+    """Set a team's byte quota: a deposit that would exceed it first evicts the team's own least recently used
+    document blocks, and is refused if that is not enough."""
+    import sqlalchemy as sa
+
+    from services.cli_store import parse_size
+    from store.db import Team
+    from store.retention import team_bytes
+    from workers.runtime import open_runtime
+
+    def body() -> dict[str, Any]:
+        quota = None if size.strip().lower() == "none" else parse_size(size)
+        with open_runtime() as rt, rt.session() as s:
+            team = s.scalar(sa.select(Team).where(Team.name == name))
+            if team is None:
+                raise LookupError(f"no team {name!r}")
+            team.quota_bytes = quota
+            return {"team": name, "quota_bytes": quota, "held_bytes": team_bytes(s, team_id=team.id)}
+
+    record = guard(body)
+    if json_out:
+        print_json(record)
+    else:
+        out.print(f"team {name}: quota {record['quota_bytes'] if record['quota_bytes'] is not None else 'none'}, "
+                  f"holds {record['held_bytes']} bytes")
 
 
 def submit(

@@ -52,6 +52,9 @@ def deposit(
                                                   "one by one (the first always is; a probe gate runs once per "
                                                   "fingerprint and profile; every block is hash-verified on "
                                                   "every read).")] = 1.0,
+    team: Annotated[str | None, typer.Option(help="Deposit for this existing team (its quota applies; default: "
+                                                  "the deployment's own library).")] = None,
+    shared: Annotated[bool, typer.Option(help="With --team: let every team use the blocks.")] = False,
     json_out: JsonOpt = False,
 ) -> None:
     """Capture texts as blocks, gate them, store them and record them."""
@@ -66,16 +69,19 @@ def deposit(
             if not text.strip():
                 raise ValueError(f"nothing to deposit: {f} is empty")
         with _runtime() as rt:
+            team_id = _team_id(rt, team)
             engine = rt.engine(model)
             if kind == "skill":
-                results = [deposit_text(rt, engine, text=t, kind=kind, source={"file": f.name, "bytes": len(t)})
+                results = [deposit_text(rt, engine, text=t, kind=kind, source={"file": f.name, "bytes": len(t)},
+                                        team_id=team_id, shared=shared)
                            for f, t in texts]
             else:
                 if gate_fraction < 1.0:
                     _ensure_probe_attestation(rt, engine)
                 results = []
                 for f, t in texts:
-                    results += deposit_document(rt, engine, text=t, source=f.name, gate_fraction=gate_fraction)
+                    results += deposit_document(rt, engine, text=t, source=f.name, gate_fraction=gate_fraction,
+                                                team_id=team_id, shared=shared)
         summary = describe(results)
         first = results[0]
         return {"block_id": first.block_id, "n_tokens": summary["n_tokens"], "bytes": summary["bytes"],
@@ -89,6 +95,20 @@ def deposit(
         out.print(records_table(f"deposited {len(record['blocks'])} block(s)", record["blocks"],
                                 ["block_id", "kind", "n_tokens", "bytes", "gated", "byte_exact", "created"]))
     raise typer.Exit(0 if record["byte_exact"] else 1)
+
+
+def _team_id(rt: Any, name: str | None) -> int | None:
+    if name is None:
+        return None
+    import sqlalchemy as sa
+
+    from store.db import Team
+
+    with rt.session() as s:
+        team_id = s.scalar(sa.select(Team.id).where(Team.name == name))
+    if team_id is None:
+        raise LookupError(f"no team {name!r} (teams are created with their first token: `kvgraft tokens create`)")
+    return int(team_id)
 
 
 def _ensure_probe_attestation(rt: Any, engine: Any) -> None:
@@ -328,3 +348,71 @@ def blocks_gc(
         out.print(f"{verb} {len(record['removed'])} orphaned object(s)")
         for r in record["removed"]:
             out.print(f"  {r['fingerprint']}/{r['block_id']} ({r['bytes']} bytes)")
+
+
+_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgt]?i?b?)\s*$", re.IGNORECASE)
+_SIZE_UNITS = {"": 1, "b": 1, "k": 10**3, "kb": 10**3, "m": 10**6, "mb": 10**6, "g": 10**9, "gb": 10**9,
+               "t": 10**12, "tb": 10**12, "kib": 2**10, "mib": 2**20, "gib": 2**30, "tib": 2**40,
+               "ki": 2**10, "mi": 2**20, "gi": 2**30, "ti": 2**40}
+
+
+def parse_size(text: str) -> int:
+    """`500MB`, `2GiB`, `750k` or plain bytes."""
+    match = _SIZE.match(text)
+    unit = match.group(2).lower() if match else ""
+    if not match or unit not in _SIZE_UNITS:
+        raise ValueError(f"cannot read the size {text!r}: use e.g. 500MB, 2GiB or a number of bytes")
+    return int(float(match.group(1)) * _SIZE_UNITS[unit])
+
+
+@blocks_app.command("prune")
+def blocks_prune(
+    budget: Annotated[str, typer.Option(help="Bytes the store may hold (500MB, 2GiB, ...).")],
+    dry_run: Annotated[bool, typer.Option(help="Print what would be evicted; change nothing.")] = False,
+    grace: Annotated[str, typer.Option(help="Never evict a block grafted within this age (60s, 5m).")] = "60s",
+    json_out: JsonOpt = False,
+) -> None:
+    """Evict least recently used document blocks until the store holds at most BUDGET bytes. Solution, skill and
+    probe blocks, pinned blocks and blocks grafted within --grace are never evicted; an evicted block's row stays
+    (provenance) and a re-deposit restores it."""
+    from store.retention import prune
+
+    def body() -> dict[str, Any]:
+        limit, age = parse_size(budget), parse_age(grace)
+        with _runtime() as rt:
+            plan, evicted = prune(rt.session, rt.blocks, budget_bytes=limit, grace=age, dry_run=dry_run)
+        return {**plan.as_dict(), "dry_run": dry_run, "evicted": len(evicted),
+                "bytes_now": plan.bytes_before - sum(v.bytes for v in evicted)}
+
+    record = guard(body)
+    if json_out:
+        print_json(record)
+        return
+    verb = "would evict" if dry_run else "evicted"
+    out.print(f"{verb} {len(record['evict'])} block(s), {record['evict_bytes']} bytes: the store holds "
+              f"{record['bytes_before']} -> {record['bytes_after']} bytes (budget {record['budget_bytes']})")
+    if record["short_by"]:
+        err.print(f"[yellow]warning:[/] still {record['short_by']} bytes over the budget: the rest is solutions, "
+                  "skills, probes, pinned or recently used blocks")
+
+
+@blocks_app.command("pin")
+def blocks_pin(block_id: Annotated[str, typer.Argument(help="Block id (64 hex digits).")],
+               unpin: Annotated[bool, typer.Option(help="Make it evictable again.")] = False,
+               json_out: JsonOpt = False) -> None:
+    """Keep a block regardless of the store's budget (or, with --unpin, let retention evict it again)."""
+    from store.repository import get_block
+
+    def body() -> dict[str, Any]:
+        with _runtime() as rt, rt.session() as s:
+            row = get_block(s, block_id=block_id)
+            if row is None:
+                raise LookupError(f"no block {block_id} in the catalogue")
+            row.pinned = not unpin
+            return {"block_id": row.id, "pinned": row.pinned, "kind": row.kind}
+
+    record = guard(body)
+    if json_out:
+        print_json(record)
+    else:
+        out.print(f"block {record['block_id']} is {'pinned' if record['pinned'] else 'not pinned'}")

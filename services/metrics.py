@@ -12,7 +12,8 @@ from prometheus_client import CollectorRegistry, Counter, Histogram
 from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
 
-from store.db import Attestation, Generation, Problem, QueryRequest
+from store.db import Attestation, BlockRow, Eviction, Generation, Problem, Query, QueryRequest
+from store.retention import eviction_totals, held_bytes
 
 
 class ApiMetrics:
@@ -59,3 +60,28 @@ class _StateCollector(Collector):
         yield gates
         yield verdicts
         yield pending
+        yield from self._cache(rt)
+
+    def _cache(self, rt: Any) -> Iterator[GaugeMetricFamily]:
+        """What a user needs to see the cache work, each with its denominator: answers that grafted a block (hits)
+        out of all answers, tokens restored from blocks, the store's bytes against its budget, evictions."""
+        answers = GaugeMetricFamily("kvgraft_cache_answers", "Answers recorded, by whether they grafted a block",
+                                    labels=["outcome"])
+        restored = GaugeMetricFamily("kvgraft_cache_restored_tokens", "Tokens restored from blocks by answers")
+        held = GaugeMetricFamily("kvgraft_store_bytes", "Bytes the block store holds (not evicted)")
+        budget = GaugeMetricFamily("kvgraft_store_budget_bytes", "The store's byte budget (absent: none)")
+        evictions = GaugeMetricFamily("kvgraft_evictions", "Blocks evicted under a budget or quota", labels=["reason"])
+        evicted_bytes = GaugeMetricFamily("kvgraft_evicted_bytes", "Bytes evicted under a budget or quota")
+        with rt.session() as s:
+            hits, total = s.execute(sa.select(sa.func.count(Query.block_id), sa.func.count())).one()
+            answers.add_metric(["hit"], hits)
+            answers.add_metric(["miss"], total - hits)
+            restored.add_metric([], s.scalar(sa.select(sa.func.coalesce(sa.func.sum(BlockRow.n_tokens), 0))
+                                             .select_from(Query).join(BlockRow, BlockRow.id == Query.block_id)) or 0)
+            held.add_metric([], held_bytes(s, store_url=rt.blocks.url))
+            for reason, n in s.execute(sa.select(Eviction.reason, sa.func.count()).group_by(Eviction.reason)):
+                evictions.add_metric([reason], n)
+            evicted_bytes.add_metric([], eviction_totals(s)[1])
+        if rt.settings.store_budget_bytes is not None:
+            budget.add_metric([], rt.settings.store_budget_bytes)
+        yield from (answers, restored, held, budget, evictions, evicted_bytes)

@@ -130,6 +130,7 @@ class Team(Base):
     trusted: Mapped[bool] = mapped_column(sa.Boolean, default=False, server_default=sa.false())
     # the team's own choice of team ids whose shared blocks it grafts (besides its own); None: the trusted teams
     graft_from: Mapped[Any | None] = mapped_column(_json())
+    quota_bytes: Mapped[int | None] = mapped_column(sa.BigInteger)  # bytes of blocks it may own; None: no quota
 
 
 class ApiToken(Base):
@@ -240,6 +241,12 @@ class BlockRow(Base):
     text_digest: Mapped[str | None] = mapped_column(_sha256())
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
     quarantined_at: Mapped[datetime | None] = mapped_column(UTCDateTime())  # corrupt and not re-derivable: a miss
+    # use accounting and retention (store/retention.py): answers grafted from it, when last, kept regardless of
+    # the budget, evicted (its object deleted; the row stays for provenance, and a re-deposit restores it)
+    grafts: Mapped[int] = mapped_column(sa.Integer, default=0, server_default="0")
+    last_used_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    pinned: Mapped[bool] = mapped_column(sa.Boolean, default=False, server_default=sa.false())
+    evicted_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
 
 
 class BlockOwner(Base):
@@ -306,6 +313,19 @@ class Query(Base):
     verified: Mapped[bool] = mapped_column(sa.Boolean, default=False, server_default=sa.false())
     attested: Mapped[bool] = mapped_column(sa.Boolean, default=False, server_default=sa.false())
     verified_by: Mapped[str | None] = mapped_column(sa.String(200))  # the team whose key verified the block used
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+
+class Eviction(Base):
+    """One block evicted under a byte budget or a team quota: its object was deleted, its row kept."""
+
+    __tablename__ = "evictions"
+
+    id: Mapped[int] = mapped_column(sa.Integer, primary_key=True)
+    block_id: Mapped[str] = mapped_column(sa.ForeignKey("blocks.id"), index=True)
+    bytes: Mapped[int] = mapped_column(sa.BigInteger)
+    reason: Mapped[str] = mapped_column(sa.String(32))  # store_budget | team_quota
+    store_url: Mapped[str] = mapped_column(sa.String(1024))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
 
 

@@ -154,6 +154,9 @@ def record_block(session: Session, *, block_id: str, fingerprint: str, kind: str
         if existing.quarantined_at is not None:  # the caller has just stored and verified a fresh object
             existing.quarantined_at = None
             log.info("db.block_unquarantined", block_id=block_id)
+        if existing.evicted_at is not None:  # evicted under a budget, and deposited again
+            existing.evicted_at = None
+            log.info("db.block_restored", block_id=block_id)
         return existing, False
     values = {"id": block_id, "fingerprint": fingerprint, "kind": kind, "n_tokens": n_tokens, "bytes": bytes,
               "payload_sha256": payload_sha256, "object_key": object_key, "store_url": store_url,
@@ -335,7 +338,7 @@ def find_recurrence(session: Session, *, question_digest: str, team_id: int | No
     query = (sa.select(Problem).join(Batch, Problem.batch_id == Batch.id)
              .join(BlockRow, Problem.block_id == BlockRow.id)
              .where(Problem.question_digest == question_digest, Problem.status == "solved",
-                    BlockRow.quarantined_at.is_(None), _graftable_by(session, team_id))
+                    BlockRow.quarantined_at.is_(None), BlockRow.evicted_at.is_(None), _graftable_by(session, team_id))
              .order_by(Problem.updated_at.desc()).limit(1))
     return session.scalar(query)
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -136,22 +136,79 @@ def search_terms(query: list[str], stats: TermStats, threshold: float) -> list[s
     return chosen
 
 
+Expr = str | tuple[str, tuple["Expr", ...]]  # a term, or ("&" | "|", parts)
+MAX_REQUIRED_TERMS = 12  # the heaviest terms the condition is built over; the others are assumed shared
+MAX_EXPR_LEAVES = 128  # larger conditions fall back to search_terms' disjunction
+
+
+def _leaves(expr: Expr) -> int:
+    return 1 if isinstance(expr, str) else sum(_leaves(p) for p in expr[1])
+
+
+def requirement(query: list[str], stats: TermStats, threshold: float) -> Expr | None:
+    """The exact full-text condition for `threshold`: a boolean expression over the query's heaviest terms that a
+    problem satisfies if and only if the squared weight of the query terms it lacks is at most (1 - threshold^2)
+    |q|^2, the Cauchy-Schwarz bound of search_terms (every problem that can reach the threshold satisfies it, and
+    far fewer than share one rare term). Terms no indexed problem has are missing from every problem; terms beyond
+    the MAX_REQUIRED_TERMS heaviest are assumed shared (the condition only gets weaker). None: no problem can reach
+    the threshold."""
+    counts = Counter(query)
+    weight = {t: c * stats.idf(t) for t, c in counts.items()}
+    total = sum(w * w for w in weight.values())
+    bound = (1.0 - max(0.0, min(threshold, 1.0)) ** 2) * total
+    unseen = sum(w * w for t, w in weight.items() if t != NUMBER and not stats.df.get(t))
+    terms = sorted((t for t in weight if t != NUMBER and stats.df.get(t)), key=lambda t: (-weight[t], t))
+    terms = terms[:MAX_REQUIRED_TERMS]
+    squares = [weight[t] ** 2 for t in terms]
+    suffix = [sum(squares[i:]) for i in range(len(terms) + 1)]
+
+    def build(missing: float, i: int) -> Expr | bool:
+        if missing > bound:
+            return False
+        if missing + suffix[i] <= bound:
+            return True
+        with_term = build(missing, i + 1)
+        without = build(missing + squares[i], i + 1)  # never True: that case returned True above
+        has = terms[i] if with_term is True else (False if with_term is False else ("&", (terms[i], with_term)))
+        if without is False:
+            return has
+        return without if has is False else ("|", (has, without))  # type: ignore[return-value]
+
+    built = build(unseen, 0)
+    if built is False:
+        return None
+    if built is True or _leaves(built) > MAX_EXPR_LEAVES:  # type: ignore[arg-type]
+        chosen = [t for t in search_terms(query, stats, threshold) if stats.df.get(t)]
+        return ("|", tuple(chosen)) if chosen else None
+    return built  # type: ignore[return-value]
+
+
+def expr_terms(expr: Expr) -> set[str]:
+    return {expr} if isinstance(expr, str) else set().union(*(expr_terms(p) for p in expr[1]))
+
+
+def _render(expr: Expr, quote: Callable[[str], str], ops: dict[str, str]) -> str:
+    if isinstance(expr, str):
+        return quote(expr)
+    return "(" + f" {ops[expr[0]]} ".join(_render(p, quote, ops) for p in expr[1]) + ")"
+
+
 def _visible(team_id: int | None, sources: list[int]) -> Any:
     if team_id is None:
         return sa.true()
     return sa.or_(RouteDoc.team_id == team_id, sa.and_(RouteDoc.shared.is_(True), RouteDoc.team_id.in_(sources)))
 
 
-def _candidates(dialect: str, searched: list[str]) -> Any:
-    """Problems whose terms include any of `searched`, best first by the index's own rank (PostgreSQL ts_rank over
-    the GIN-indexed tsvector, SQLite FTS5's bm25)."""
+def _candidates(dialect: str, required: Expr) -> Any:
+    """Problems whose terms satisfy `required`, best first by the index's own rank (PostgreSQL ts_rank over the
+    GIN-indexed tsvector, SQLite FTS5's bm25). Terms are [a-z]+ words: no query operator can be injected."""
     columns = (RouteDoc.problem_id, RouteDoc.block_id, RouteDoc.terms)
     if dialect == "postgresql":
-        tsq = sa.func.to_tsquery("simple", " | ".join(searched))  # terms are [a-z]+: no operator can be injected
+        tsq = sa.func.to_tsquery("simple", _render(required, str, {"&": "&", "|": "|"}))
         tsv = sa.literal_column("route_docs.tsv")
         return sa.select(*columns).where(tsv.op("@@")(tsq)).order_by(sa.func.ts_rank(tsv, tsq).desc())
     fts = sa.table("route_fts", sa.column("rowid"), sa.column("rank"))
-    match = " OR ".join(f'"{t}"' for t in searched)
+    match = _render(required, lambda t: f'"{t}"', {"&": "AND", "|": "OR"})
     return (sa.select(*columns).select_from(fts).join(RouteDoc, RouteDoc.id == fts.c.rowid)
             .where(sa.literal_column("route_fts").op("MATCH")(match)).order_by(fts.c.rank))
 
@@ -169,13 +226,14 @@ class Plan:
 def plan(session: Session, *, question: str, fingerprint: str, team_id: int | None, sources: list[int],
          threshold: float, limit: int = MAX_CANDIDATES) -> Plan:
     """The candidate query for a question: indexed problems of this fingerprint, graftable by the team and not
-    quarantined, sharing a searched term; at most `limit` + 1 rows (one more tells truncation)."""
+    quarantined, that satisfy the question's requirement; at most `limit` + 1 rows (one more tells truncation)."""
     query = index_terms(question)
     stats = term_stats(session, fingerprint=fingerprint, terms=query)
-    searched = tuple(t for t in search_terms(query, stats, threshold) if stats.df.get(t, 0) > 0)
-    if not searched:  # an unseen term matches nothing
+    required = requirement(query, stats, threshold)
+    if required is None:  # nothing indexed can reach the threshold
         return Plan(None, stats, ())
-    statement = (_candidates(session.get_bind().dialect.name, list(searched))
+    searched = tuple(sorted(expr_terms(required)))
+    statement = (_candidates(session.get_bind().dialect.name, required)
                  .join(BlockRow, BlockRow.id == RouteDoc.block_id)
                  .where(RouteDoc.fingerprint == fingerprint, BlockRow.quarantined_at.is_(None),
                         _visible(team_id, sources))

@@ -14,7 +14,7 @@ import sqlalchemy as sa
 from fastapi.testclient import TestClient
 
 from services.api import create_app
-from store.db import Problem
+from store.db import BlockRow, Problem, Query
 from store.repository import create_api_token, get_or_create_team, revoke_token, set_team_trusted
 from workers.runtime import open_runtime
 from workers.settings import Settings
@@ -171,6 +171,32 @@ def test_queries_recur_for_the_team_and_are_private_unless_shared(api: dict[str,
         with rt.session() as s:
             set_team_trusted(s, name="team-a", trusted=False)
         rt.close()
+
+
+def test_cache_metrics_count_every_answer_with_its_denominator(api: dict[str, Any], batch_a: dict[str, Any]
+                                                               ) -> None:
+    c = api["client"]
+    q = {"question": "A box holds 12 eggs. How many eggs are in 5 boxes?"}
+    assert c.post("/v1/queries", json=q, headers=_h(api, "a")).json()["route"] == "recurrence"
+    assert c.post("/v1/queries", json={"question": "Unrelated: what colour is the sky?"},
+                  headers=_h(api, "a")).status_code == 200
+    values = {}
+    for line in c.get("/metrics").text.splitlines():
+        if line.startswith(("kvgraft_cache_", "kvgraft_store_bytes", "kvgraft_evict")):
+            name, value = line.rsplit(" ", 1)
+            values[name] = float(value)
+    rt = open_runtime(api["settings"])
+    try:
+        with rt.session() as s:
+            total = s.scalar(sa.select(sa.func.count()).select_from(Query))
+            hits = s.scalar(sa.select(sa.func.count()).select_from(Query).where(Query.block_id.is_not(None)))
+            block = s.get(BlockRow, batch_a["problems"][0]["block_id"])
+            assert block is not None and block.grafts >= 1 and block.last_used_at is not None  # use accounting
+    finally:
+        rt.close()
+    assert values['kvgraft_cache_answers{outcome="hit"}'] == hits >= 1
+    assert values['kvgraft_cache_answers{outcome="hit"}'] + values['kvgraft_cache_answers{outcome="miss"}'] == total
+    assert values["kvgraft_cache_restored_tokens"] >= block.n_tokens and values["kvgraft_store_bytes"] > 0
 
 
 def test_block_lists_are_paged_and_team_scoped(api: dict[str, Any], batch_a: dict[str, Any]) -> None:

@@ -10,6 +10,7 @@ import re
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import sqlalchemy as sa
@@ -17,7 +18,16 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from store import migrate, repository
 from store.db import Problem, RouteDoc, RouteTerm, make_engine, session_factory, utcnow
-from store.route_index import DOCS_TERM, TermStats, add_problem, index_terms, retrieve, search_terms, term_stats
+from store.route_index import (
+    DOCS_TERM,
+    TermStats,
+    add_problem,
+    index_terms,
+    requirement,
+    retrieve,
+    search_terms,
+    term_stats,
+)
 from tests.unit.test_database_sqlite import block_fields
 from workers.flywheel.router import Candidate, _best, route, route_indexed
 
@@ -183,3 +193,34 @@ def test_search_terms_keep_every_problem_that_can_reach_the_threshold() -> None:
             if not searched & set(d):
                 score = _best(query, [(str(i), d)], stats.idf, 0.0).score
                 assert score < threshold + 1e-12, (query, d, score, threshold)
+
+
+def _satisfies(expr: Any, terms: set[str]) -> bool:
+    if isinstance(expr, str):
+        return expr in terms
+    parts = [_satisfies(p, terms) for p in expr[1]]
+    return all(parts) if expr[0] == "&" else any(parts)
+
+
+def test_the_requirement_keeps_every_problem_that_can_reach_the_threshold_and_is_tighter() -> None:
+    """The condition the index is asked for: every random document that reaches the threshold satisfies it; and
+    it admits fewer documents than sharing one searched term would."""
+    rng = random.Random(5)
+    vocab = [f"w{i}" for i in range(40)]
+    docs = [[rng.choice(vocab[: rng.randint(5, 40)]) for _ in range(rng.randint(2, 12))] for _ in range(300)]
+    df = Counter(w for d in docs for w in set(d))
+    stats = TermStats(len(docs), dict(df))
+    admitted = disjunction = 0
+    for _ in range(200):
+        query = [rng.choice(vocab) for _ in range(rng.randint(1, 8))] + ["<num>"] * rng.randint(0, 3)
+        threshold = rng.choice([0.3, 0.5, 0.7, 0.9])
+        expr = requirement(query, stats, threshold)
+        searched = set(search_terms(query, stats, threshold))
+        for i, d in enumerate(docs):
+            score = _best(query, [(str(i), d)], stats.idf, 0.0).score
+            ok = expr is not None and _satisfies(expr, set(d))
+            if score >= threshold:
+                assert ok, (query, d, score, threshold, expr)
+            admitted += ok
+            disjunction += bool(searched & set(d))
+    assert admitted < disjunction

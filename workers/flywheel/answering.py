@@ -9,8 +9,10 @@ from dataclasses import replace
 from typing import Any
 
 import structlog
+from sqlalchemy.orm import Session
 
 from store.db import Query
+from store.retention import record_use
 from workers.flywheel.answer import Answer, AnswerParams, AnswerRequest, question_digest
 from workers.flywheel.prompts import style_for
 from workers.flywheel.routes import run_policy
@@ -27,11 +29,21 @@ def query_row(question: str, team_id: int | None, result: Answer) -> Query:
                  verified_by=result.verified_by)
 
 
+def add_answer_row(session: Session, question: str, team_id: int | None, result: Answer) -> Query:
+    """Record an answer: its `queries` row, and one more use of the block it grafted (retention's recency)."""
+    row = query_row(question, team_id, result)
+    session.add(row)
+    session.flush()
+    if result.block_id is not None:
+        record_use(session, block_id=result.block_id)
+    return row
+
+
 def answer_question(rt: Runtime, question: str, *, team_id: int | None = None, model: str | None = None,
                     expected: Any = None, verifier: Any = None, params: AnswerParams = AnswerParams(),
                     record: bool = True) -> Answer:
     """Answer and (with `record`) store the answer as a `queries` row; callers that must record it together with
-    other state in one transaction pass record=False and use query_row()."""
+    other state in one transaction pass record=False and use add_answer_row()."""
     engine = rt.engine(model)
     request = AnswerRequest(question=question, team_id=team_id, expected=expected, verifier=verifier,
                             params=params, engine=engine, style=style_for(engine))
@@ -40,10 +52,7 @@ def answer_question(rt: Runtime, question: str, *, team_id: int | None = None, m
         return result
     t0 = time.perf_counter()
     with rt.session() as s:
-        row = query_row(question, team_id, result)
-        s.add(row)
-        s.flush()
-        query_id = row.id
+        query_id = add_answer_row(s, question, team_id, result).id
     if result.timings_ms:
         result = replace(result, timings_ms={**result.timings_ms,
                                              "record": round((time.perf_counter() - t0) * 1000, 3)})

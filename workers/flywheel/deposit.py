@@ -18,6 +18,7 @@ from engine.check import capture_with_reference, check_graft, floor_holds, refer
 from engine.graft import GraftEngine
 from store.db import Team, utcnow
 from store.repository import get_block, latest_attestation, record_attestation, record_block, record_owner
+from store.retention import ensure_quota, prune
 from workers.runtime import Runtime
 from workers.seam import block_to_snapshot, snapshot_to_block
 from workers.upkeep.gate_records import check_fields
@@ -91,6 +92,9 @@ def deposit_tokens(rt: Runtime, engine: GraftEngine, *, tokens: list[int], probe
     block = snapshot_to_block(snapshot, kind=kind, key=rt.settings.block_key_bytes, meta={
         "text": text, "source": source, "created_at": utcnow().isoformat(), "model": engine.name,
         "probe": {"tokens": probe, "reference_sha256": reference.sha256()}, "owner": owner, **(meta or {})})
+    # the team's quota first (its own least recently used documents make room, or the deposit is refused)
+    ensure_quota(rt.session, rt.blocks, team_id=team_id, block_id=block.block_id,
+                 incoming_bytes=block.identity.payload_bytes)
     with rt.session() as session:
         row = get_block(session, block_id=block.block_id)
         if row is not None:
@@ -104,8 +108,10 @@ def deposit_tokens(rt: Runtime, engine: GraftEngine, *, tokens: list[int], probe
                                      block.fingerprint, kind, row.object_key)
     stored = rt.blocks.put(block)  # object first
     if not gate:
-        return _record_ungated(rt, engine, block, stored, snapshot, tokens, text, kind, source, team_id, shared,
-                               reference.sha256(), meta)  # documents: no answer key verifies them
+        result = _record_ungated(rt, engine, block, stored, snapshot, tokens, text, kind, source, team_id, shared,
+                                 reference.sha256(), meta)  # documents: no answer key verifies them
+        enforce_store_budget(rt)
+        return result
     readback = rt.blocks.get(block.fingerprint, block.block_id, use_cache=False)  # the stored bytes themselves
     check = check_graft(engine, block_to_snapshot(readback), reference, payload_verified=True)
     floor = floor_holds(reference, reference_run(engine, tokens, probe))
@@ -125,8 +131,17 @@ def deposit_tokens(rt: Runtime, engine: GraftEngine, *, tokens: list[int], probe
     log.info("deposit.done", block_id=block.block_id, n_tokens=len(tokens), byte_exact=check.byte_exact,
              continuation=check.continuation_equal, recapture=check.recapture_equal,
              created=created or stored.created, kind=kind)
+    enforce_store_budget(rt)
     return DepositResult(block.block_id, len(tokens), stored.size, check.passed and floor,
                          stored.created or created, block.fingerprint, kind, stored.key)
+
+
+def enforce_store_budget(rt: Runtime) -> None:
+    """The automatic retention pass after a deposit: evict least recently used documents while the store holds
+    more than KVGRAFT_STORE_BUDGET_BYTES (none: no budget)."""
+    budget = rt.settings.store_budget_bytes
+    if budget is not None:
+        prune(rt.session, rt.blocks, budget_bytes=budget)
 
 
 def _record_ungated(rt: Runtime, engine: GraftEngine, block: Any, stored: Any, snapshot: Any, tokens: list[int],

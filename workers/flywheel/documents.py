@@ -142,6 +142,7 @@ def route_document(rt: Runtime, engine: GraftEngine, question: str, *, team_id: 
         query = sa.select(BlockRow.id, BlockRow.meta).where(BlockRow.kind == "document",
                                                            BlockRow.fingerprint == engine.fingerprint.id,
                                                            BlockRow.quarantined_at.is_(None),
+                                                           BlockRow.evicted_at.is_(None),
                                                            block_visible_to(team_id))
         passages: list[tuple[str, str]] = [(bid, str((meta or {}).get("passage", ""))) for bid, meta in
                                            s.execute(query)]

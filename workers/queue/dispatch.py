@@ -24,7 +24,7 @@ from store.repository import (
     refresh_batch_status,
 )
 from workers.flywheel.answer import Answer, AnswerParams
-from workers.flywheel.answering import answer_question, query_row
+from workers.flywheel.answering import add_answer_row, answer_question
 from workers.flywheel.prompts import normalize_question
 from workers.flywheel.solve import SolveParams, solve_problem
 from workers.problems import ProblemSpec
@@ -222,9 +222,7 @@ def answer_request(rt: Runtime, request_id: str, params: AnswerParams = AnswerPa
         request = s.get(QueryRequest, request_id, with_for_update=True)
         if request is None or request.status != "pending":
             return request.status if request is not None else "unknown"
-        row = query_row(question, team_id, answer)
-        s.add(row)
-        s.flush()
+        row = add_answer_row(s, question, team_id, answer)
         request.status, request.finished_at, request.query_id = "done", utcnow(), row.id
     return "done"
 
