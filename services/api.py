@@ -317,6 +317,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
         request_id, dispatch = await run_in_threadpool(submit)
         t0 = time.perf_counter()
+        if dispatch.refused is not None:
+            raise ApiError(503, "no_live_worker", dispatch.refused, request_id=request_id)
         if not dispatch.queued:
             return JSONResponse({"request_id": request_id, "status": "pending", "dispatch": "deferred"},
                                 status_code=202)

@@ -11,7 +11,7 @@ import typer
 from services.cli_api import serve, submit, teams_app, tokens_app
 from services.cli_audit import audit_app, db_app
 from services.cli_bench import bench_app
-from services.cli_flywheel import ask, beat, requeue, run, worker
+from services.cli_flywheel import ask, beat, requeue, run, worker, workers
 from services.cli_store import attest, blocks_app, deposit
 from services.common import JsonOpt, ModelOpt, guard, model_name
 from services.output import err, key_value_table, out, print_json, records_table
@@ -32,6 +32,7 @@ app.command()(ask)
 app.command()(worker)
 app.command()(requeue)
 app.command()(beat)
+app.command()(workers)
 app.command()(serve)
 app.command()(submit)
 app.add_typer(tokens_app, name="tokens")

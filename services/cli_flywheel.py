@@ -116,11 +116,11 @@ def ask(
 
     def _ask_through_queue(rt: Any, q: str, team_id: int, wait_s: float) -> dict[str, Any]:
         from store.db import Query, QueryRequest
-        from workers.queue.celery_app import send
+        from workers.queue.dispatch import send_question
 
         options = {"samples": samples, **({"model": model} if model else {})}  # the worker answers with them
         request_id = submit_question(rt, q, team_id=team_id, options=options)
-        send(rt.settings.broker_url, "kvgraft.answer_query", request_id)
+        send_question(rt, request_id)  # a worker of a fingerprint that can answer it, or NoLiveWorkerError
         deadline = time.monotonic() + wait_s
         while time.monotonic() < deadline:
             with rt.session() as s:
@@ -146,10 +146,11 @@ def worker(
     queue: Annotated[str, typer.Argument(help="solve | graft | attest")],
     attest: Annotated[bool, typer.Option(help="A graft worker also consumes the attest queue.")] = True,
     loglevel: Annotated[str, typer.Option(help="Celery log level.")] = "INFO",
-    hostname: Annotated[str | None, typer.Option(help="Worker node name (default QUEUE@host).")] = None,
+    hostname: Annotated[str | None, typer.Option(help="Worker node name (default KIND-FINGERPRINT8@host).")] = None,
 ) -> None:
-    """A Celery worker for one queue (and the upkeep queue): one model task at a time (solo pool), late acks,
-    prefetch 1."""
+    """A Celery worker for one kind of work: solve (the shared solve queue), graft (its fingerprint's graft and
+    attest queues) or attest (its fingerprint's attest queue), and the upkeep queue; one model task at a time
+    (solo pool), late acks, prefetch 1. It records its fingerprint, model and queues at start."""
     from workers.settings import Settings
 
     if queue not in ("solve", "graft", "attest"):
@@ -168,13 +169,48 @@ def worker(
         err.print("[bold red]error:[/] a worker needs a broker: set KVGRAFT_BROKER_URL "
                   "(e.g. amqp://guest:guest@127.0.0.1:5672//)")
         raise typer.Exit(2)
+    from workers.queue import tasks
     from workers.queue.celery_app import app
+    from workers.queue.fleet import default_worker_name, register_worker, worker_queues
 
-    # every worker also takes the model-free periodic work (`kvgraft beat` sends it to the upkeep queue)
-    queues = ("graft,attest" if queue == "graft" and attest else queue) + ",upkeep"
-    app.worker_main(["worker", "-Q", queues, "--pool", "solo", "--concurrency", "1", "--prefetch-multiplier", "1",
-                     "-n", hostname or f"{queue}@%h", "--without-gossip", "--without-mingle", "--without-heartbeat",
-                     "--loglevel", loglevel])
+    # The fingerprint this worker computes decides what it consumes: graft and attest work comes only from its
+    # fingerprint's queues, so a task never reaches a worker that must refuse its block (the engine loaded here
+    # is the one its tasks use). Every worker also takes the model-free upkeep work `kvgraft beat` schedules.
+    rt = tasks.runtime()
+    try:
+        engine = rt.engine()
+    except Exception as exc:  # noqa: BLE001 - translated to one line at the edge
+        err.print(f"[bold red]error:[/] the {queue} worker cannot load its model: {exc}", markup=True,
+                  highlight=False)
+        raise typer.Exit(2) from None
+    fingerprint = engine.fingerprint.id
+    queues = worker_queues(queue, fingerprint, attest=attest)
+    name = hostname or default_worker_name(queue, fingerprint)
+    register_worker(rt, name=name, kind=queue, model=rt.settings.model, fingerprint=fingerprint, queues=queues)
+    err.print(f"{queue} worker {name}: fingerprint {fingerprint}, model {rt.settings.model}, queues "
+              f"{', '.join(queues)}", markup=False, highlight=False)
+    app.worker_main(["worker", "-Q", ",".join(queues), "--pool", "solo", "--concurrency", "1",
+                     "--prefetch-multiplier", "1", "-n", name, "--without-gossip", "--without-mingle",
+                     "--without-heartbeat", "--loglevel", loglevel])
+
+
+def workers(json_out: JsonOpt = False) -> None:
+    """The fleet: every registered worker's kind, model, fingerprint and queues, whether its queues have live
+    consumers (the broker's count) and how many messages wait in each."""
+    from workers.queue.fleet import fleet_report
+    from workers.runtime import open_runtime
+
+    def body() -> list[dict[str, Any]]:
+        with open_runtime() as rt:
+            return fleet_report(rt)
+
+    items = guard(body)
+    if json_out:
+        print_json({"items": items, "total": len(items)})
+        return
+    rows = [{**w, "fingerprint": w["fingerprint"][:16], "queues": ", ".join(w["queues"]),
+             "depth": sum(w["depth"].values())} for w in items]
+    out.print(records_table("workers", rows, ["name", "kind", "model", "fingerprint", "live", "depth", "queues"]))
 
 
 def beat(

@@ -72,6 +72,7 @@ class Dispatch:
 
     queued: bool
     finished: Future[None] | None = None
+    refused: str | None = None  # why no worker can take it (the work ended `failed`): no live worker of its kind
 
 
 class Work:
@@ -199,10 +200,13 @@ class Work:
         if self.local is not None:
             return Dispatch(True, self._track(ticket, work_in_process, self.rt, "answer", [request_id],
                                               rows=(QueryRequest, [request_id])))
-        from workers.queue.celery_app import send
+        from workers.queue.dispatch import send_question
+        from workers.queue.fleet import NoLiveWorkerError
 
         try:
-            send(self.rt.settings.broker_url or "", "kvgraft.answer_query", request_id)
+            send_question(self.rt, request_id)
+        except NoLiveWorkerError as exc:
+            return Dispatch(False, refused=str(exc))
         except Exception as exc:  # noqa: BLE001
             log.error("api.dispatch_deferred", request_id=request_id, error=str(exc))
             return Dispatch(False)
@@ -211,17 +215,15 @@ class Work:
     def queue_depths(self) -> dict[str, int]:
         if self.local is not None:
             return {"local": self.pending}
-        from workers.queue.celery_app import QUEUES, sender
+        from workers.queue.celery_app import QUEUES
+        from workers.queue.fleet import fleet_queues, queue_states
 
-        depths: dict[str, int] = {}
         try:
-            with sender(self.rt.settings.broker_url or "").connection_for_read() as conn:
-                for name in QUEUES:
-                    _, count, _ = conn.default_channel.queue_declare(queue=name, passive=True)
-                    depths[name] = int(count)
+            names = sorted(set(QUEUES) | set(fleet_queues(self.rt)))
+            return {q: st.depth for q, st in queue_states(self.rt.settings.broker_url or "", names).items()}
         except Exception as exc:  # noqa: BLE001 - a scrape must not fail because the broker is down
             log.warning("api.queue_depth_unavailable", error=str(exc))
-        return depths
+            return {}
 
     def close(self) -> None:
         if self.local is not None:

@@ -329,6 +329,20 @@ class Eviction(Base):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
 
 
+class WorkerRow(Base):
+    """A worker of the fleet as it announced itself at start: its kind (solve, graft, attest), model, the
+    fingerprint it computed and the queues it consumes. Whether it is alive is the broker's consumer count."""
+
+    __tablename__ = "workers"
+
+    name: Mapped[str] = mapped_column(sa.String(200), primary_key=True)
+    kind: Mapped[str] = mapped_column(sa.String(16))
+    model: Mapped[str] = mapped_column(sa.String(1024))
+    fingerprint: Mapped[str] = mapped_column(sa.String(64), index=True)
+    queues: Mapped[Any] = mapped_column(sa.JSON)
+    started_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+
 class RouteDoc(Base):
     """A solved problem in the routing index: its solution block, who may graft it (the batch's team and shared
     flag, copied so that visibility is applied inside the index query) and its question's index terms

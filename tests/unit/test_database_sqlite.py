@@ -33,7 +33,7 @@ from store.errors import SchemaAheadError, StoreError, UnknownRoleError
 pytestmark = pytest.mark.unit
 
 TABLES = {"teams", "api_tokens", "batches", "problems", "generations", "blocks", "attestations", "queries", "copies"}
-HEAD_TABLES = TABLES | {"query_requests", "block_owners", "route_docs", "route_terms"}  # 0003, 0005, 0008 add them
+HEAD_TABLES = TABLES | {"query_requests", "block_owners", "route_docs", "route_terms", "evictions", "workers"}
 AUDIT_VIEWS = {"audit_blocks", "audit_generations", "audit_attestations", "audit_queries"}
 FIRST_REVISION = "0001_initial"
 

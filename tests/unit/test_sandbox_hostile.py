@@ -382,15 +382,33 @@ def test_sandbox_check_and_workers_refuse_a_broken_sandbox(failing_bwrap: str) -
         assert len(result.output.strip().splitlines()) == 1
 
 
-def test_a_worker_starts_only_after_the_sandbox_proved_itself(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_worker_starts_only_after_the_sandbox_proved_itself(monkeypatch: pytest.MonkeyPatch,
+                                                              data_dir: Path) -> None:
+    """...and it consumes what its fingerprint can do, recorded in the worker registry."""
+    from store.db import WorkerRow
+    from workers.queue import tasks
     from workers.queue.celery_app import app as celery_app
+    from workers.runtime import open_runtime
 
     started: list[list[str]] = []
     monkeypatch.setenv("KVGRAFT_BROKER_URL", "amqp://guest:guest@127.0.0.1:1//")
     monkeypatch.setattr(celery_app, "worker_main", lambda argv: started.append(argv))
-    result = CliRunner().invoke(app, ["worker", "solve"])
-    assert result.exit_code == 0, result.output
-    assert started and started[0][:3] == ["worker", "-Q", "solve"]
+    monkeypatch.setattr(tasks, "_runtime", None)
+    try:
+        for kind in ("solve", "graft"):
+            result = CliRunner().invoke(app, ["worker", kind])
+            assert result.exit_code == 0, result.output
+    finally:
+        if tasks._runtime is not None:
+            tasks._runtime.close()
+    with open_runtime() as rt:
+        fp = rt.engine().fingerprint.id
+        with rt.session() as s:
+            rows = {r.kind: r for r in s.query(WorkerRow)}
+    assert started[0][:3] == ["worker", "-Q", "solve,upkeep"]
+    assert started[1][:3] == ["worker", "-Q", f"graft.{fp},attest.{fp},upkeep"]
+    assert rows["graft"].fingerprint == fp and rows["graft"].model == "tiny"
+    assert rows["solve"].queues == ["solve", "upkeep"]
 
 
 def test_a_bwrap_that_runs_programs_uncontained_fails_the_self_test(monkeypatch: pytest.MonkeyPatch) -> None:

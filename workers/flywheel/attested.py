@@ -76,10 +76,21 @@ def schedule_attestation(rt: Runtime, block_id: str, n_query: int) -> None:
         return
     rt.memo[key] = True
     if rt.settings.broker_url:
+        from store.repository import get_block
         from workers.queue.celery_app import send
+        from workers.queue.fleet import NoLiveWorkerError, attest_target
 
-        send(rt.settings.broker_url, "kvgraft.attest_block", block_id, str(n_query))
-        log.info("answer.attest_enqueued", block_id=block_id, n_query=n_query)
+        with rt.session() as s:
+            row = get_block(s, block_id=block_id)
+        if row is None:
+            return
+        try:
+            queue = attest_target(rt, row.fingerprint)
+        except NoLiveWorkerError as exc:
+            log.warning("answer.attest_no_live_worker", block_id=block_id, error=str(exc))
+            return
+        send(rt.settings.broker_url, "kvgraft.attest_block", block_id, str(n_query), queue=queue)
+        log.info("answer.attest_enqueued", block_id=block_id, n_query=n_query, queue=queue)
     else:
         log.info("answer.attestation_pending", block_id=block_id, n_query=n_query,
                  detail="run `kvgraft attest` to check it here")

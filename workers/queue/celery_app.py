@@ -1,5 +1,6 @@
-"""The Celery application: RabbitMQ broker (KVGRAFT_BROKER_URL), queues `solve`, `graft`, `attest` and `upkeep`
-(model-free periodic work every worker also consumes; `kvgraft beat` schedules it).
+"""The Celery application: RabbitMQ broker (KVGRAFT_BROKER_URL), the shared `solve` queue, a `graft.<fp>` and an
+`attest.<fp>` queue per architecture fingerprint (workers/queue/fleet.py), and `upkeep` (model-free periodic work
+every worker also consumes; `kvgraft beat` schedules it).
 
 Tasks are late-acked (a killed worker's task is redelivered), rejected back to the queue when the worker is lost,
 prefetched one at a time, and carry only ids; results are not stored (the database holds every outcome)."""
@@ -13,9 +14,8 @@ from kombu import Queue
 
 from workers.settings import Settings
 
-QUEUES = ("solve", "graft", "attest", "upkeep")
-TASK_QUEUES = {"kvgraft.solve_problem": "solve", "kvgraft.answer_query": "graft", "kvgraft.attest_block": "attest",
-               "kvgraft.requeue_lost": "upkeep"}
+QUEUES = ("solve", "upkeep")  # fixed queues; graft and attest queues are per fingerprint (workers/queue/fleet.py)
+TASK_QUEUES = {"kvgraft.solve_problem": "solve", "kvgraft.requeue_lost": "upkeep"}
 
 
 def make_app(broker_url: str | None = None) -> Celery:
@@ -50,10 +50,13 @@ def sender(broker_url: str) -> Celery:
     return make_app(broker_url)
 
 
-def send(broker_url: str, task_name: str, *args: str) -> None:
-    """Queue a task by name with id arguments, on the queue its route names."""
-    queue = TASK_QUEUES[task_name]
-    sender(broker_url).send_task(task_name, args=list(args), queue=queue)
+def send(broker_url: str, task_name: str, *args: str, queue: str | None = None) -> None:
+    """Queue a task by name with id arguments, on `queue` (graft and attest tasks: their fingerprint's queue) or
+    the fixed queue its route names."""
+    target = queue or TASK_QUEUES.get(task_name)
+    if target is None:
+        raise ValueError(f"{task_name} has no fixed queue: name the fingerprint's queue")
+    sender(broker_url).send_task(task_name, args=list(args), queue=target)
 
 
 # The app the workers run (its broker is read from the environment when a worker process imports it).

@@ -185,6 +185,34 @@ def submit_question(rt: Runtime, question: str, *, team_id: int | None, expected
         return request.id
 
 
+NO_LIVE_WORKER = "no_live_worker"
+
+
+def send_question(rt: Runtime, request_id: str) -> str:
+    """Send a stored question to the graft queue of a fingerprint with a live worker (the one holding its
+    recurrence block, else the default model's, else the least loaded; the asker's model if it named one); returns
+    the queue. With no live worker that can answer it, the request ends `failed` (no_live_worker) and
+    NoLiveWorkerError is raised: it is reported, not queued where nothing will take it."""
+    from workers.queue.celery_app import send
+    from workers.queue.fleet import NoLiveWorkerError, choose_graft_queue
+
+    with rt.session() as s:
+        request = s.get(QueryRequest, request_id)
+        if request is None:
+            raise LookupError(f"no query request {request_id}")
+        question, team_id, options = request.question, request.team_id, dict(request.options or {})
+    model = options.get("model") if isinstance(options.get("model"), str) else None
+    try:
+        target = choose_graft_queue(rt, question=question, team_id=team_id, model=model)
+    except NoLiveWorkerError as exc:
+        fail_unfinished(rt, QueryRequest, request_id, NO_LIVE_WORKER, f"{NO_LIVE_WORKER}: {exc}")
+        log.warning("dispatch.no_live_worker", request_id=request_id, model=model, error=str(exc))
+        raise
+    send(rt.settings.broker_url or "", "kvgraft.answer_query", request_id, queue=target.queue)
+    log.info("dispatch.question_sent", request_id=request_id, queue=target.queue, depth=target.depth)
+    return target.queue
+
+
 def answer_request(rt: Runtime, request_id: str, params: AnswerParams = AnswerParams()) -> str:
     """The graft task body: answer a stored question once (a redelivered, finished request is left alone)."""
     with rt.session() as s:
@@ -263,7 +291,7 @@ def requeue_stale(rt: Runtime, *, older_than_s: float, lost_only: bool = False) 
 
     cutoff = utcnow() - dt.timedelta(seconds=older_than_s)
     broker = rt.settings.broker_url
-    depths = _queue_depths(broker, ("solve", "graft")) if broker and lost_only else {}
+    depths = _queue_depths(broker, ("solve",)) if broker and lost_only else {}
     skipped = sorted(q for q, n in depths.items() if n > 0)
 
     def stale(model: Any, queue: str) -> list[str]:
@@ -281,11 +309,27 @@ def requeue_stale(rt: Runtime, *, older_than_s: float, lost_only: bool = False) 
         work_in_process(rt, "answer", questions)
     else:
         from workers.queue.celery_app import send
+        from workers.queue.fleet import NoLiveWorkerError, choose_graft_queue
 
         for pid in problems:
             send(broker, "kvgraft.solve_problem", pid)
+        sent: list[str] = []
         for qid in questions:
-            send(broker, "kvgraft.answer_query", qid)
+            if lost_only:  # a question waiting in its fingerprint's queue will be delivered
+                with rt.session() as s:
+                    request = s.get(QueryRequest, qid)
+                    question, team_id = (request.question, request.team_id) if request else ("", None)
+                try:
+                    if choose_graft_queue(rt, question=question, team_id=team_id, model=None).depth > 0:
+                        continue
+                except NoLiveWorkerError:
+                    continue  # nothing can answer it yet: left pending for a later pass
+            try:
+                send_question(rt, qid)
+                sent.append(qid)
+            except NoLiveWorkerError:
+                pass  # reported on the request (failed: no_live_worker)
+        questions = sent
     log.info("dispatch.requeued", problems=len(problems), questions=len(questions), in_process=not broker,
              lost_only=lost_only, skipped_queues=skipped)
     return {"problems": len(problems), "questions": len(questions), "skipped_queues": skipped}
