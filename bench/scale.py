@@ -1,5 +1,7 @@
 """`kvgraft bench scale`: routing over a catalogue of 10k, 100k and 1M solved problems on PostgreSQL (synthetic
-rows, the real schema and the real index), the indexed router beside the linear scan it replaces.
+rows, the real schema and the real index), the indexed router beside the linear scan it replaces; then the fleet
+half (bench/scale_fleet.py): graft and deposit throughput with 1, 2 and 4 workers, and the S3 requests and
+database statements of one answer and one deposit.
 
 A private database is created on the server, migrated, and filled by COPY in steps up to each size (teams with
 private, shared and trusted batches, one solution block row per problem, its routing index row and term counts as
@@ -51,6 +53,9 @@ class ScaleBenchRequest:
     server_url: str = DEFAULT_SERVER
     keep: bool = False
     seed: int = 0
+    fleet_workers: tuple[int, ...] = (1, 2, 4)  # empty: skip the fleet half (throughput, requests per operation)
+    fleet_answers: int = 80
+    fleet_deposits: int = 24
 
 
 _SYLLABLES = [c + v for c in "bdfgklmnprstvz" for v in "aeiou"]
@@ -310,10 +315,23 @@ def run_scale_bench(request: ScaleBenchRequest, progress: Progress = None) -> di
     finally:
         if not request.keep:
             catalogue.drop()
+    fleet: dict[str, Any] = {}
+    if request.fleet_workers:
+        from bench.scale_fleet import FleetBenchRequest, run_fleet_bench
+
+        scratch = Catalogue(request.server_url, request.seed)
+        scratch.create()
+        try:
+            fleet = run_fleet_bench(FleetBenchRequest(
+                database_url=scratch.url, workers=request.fleet_workers, answers=request.fleet_answers,
+                deposits=request.fleet_deposits), progress=progress)
+        finally:
+            scratch.drop()
     first, last = route_rows[0], route_rows[-1]
     return {
         "database": "postgresql", "threshold": DEFAULT_THRESHOLD, "queries": request.queries,
         "route": route_rows, "linear_scan": linear_rows,
         "route_p50_growth": round(last["p50_ms"] / first["p50_ms"], 2) if first["p50_ms"] else None,
         "load_s": round(catalogue.load_s, 1), "database_kept": catalogue.name if request.keep else None,
+        **fleet,
     }

@@ -231,18 +231,27 @@ def bench_scale(
     db: Annotated[str, typer.Option(help="PostgreSQL server URL; a private database is created on it.")
                   ] = "postgresql://postgres@127.0.0.1:5432/postgres",
     keep: Annotated[bool, typer.Option(help="Keep the private database afterwards.")] = False,
+    workers: Annotated[str, typer.Option(help="Worker counts of the throughput runs (tiny model, RabbitMQ, S3 on "
+                                              "moto); 'none' skips them.")] = "1,2,4",
+    answers: Annotated[int, typer.Option(min=4, help="Questions per graft-throughput run.")] = 80,
+    deposits: Annotated[int, typer.Option(min=2, help="Problems per deposit-throughput run.")] = 24,
     json_out: JsonOpt = False,
 ) -> None:
     """Routing over 10k-1M catalogued solution blocks on PostgreSQL (synthetic rows, real schema and index): the
-    indexed router's p50/p99 and rows examined beside the linear scan it replaced. No model."""
+    indexed router's p50/p99 and rows examined beside the linear scan it replaced; then graft and deposit
+    throughput with 1, 2 and 4 workers on the tiny model, and S3 requests and database statements per answer and
+    per deposit."""
     from bench.scale import ScaleBenchRequest, run_scale_bench
 
     parsed = _sizes(sizes)
 
     def body() -> dict[str, Any]:
         progress = (lambda msg: err.print(f"[dim]bench scale: {msg}[/]")) if not json_out else None
+        fleet = () if workers.strip().lower() == "none" else tuple(int(w) for w in workers.split(","))
         return run_scale_bench(ScaleBenchRequest(sizes=parsed, queries=queries, linear_max=linear_max,
-                                                 server_url=db, keep=keep), progress=progress)
+                                                 server_url=db, keep=keep, fleet_workers=fleet,
+                                                 fleet_answers=answers, fleet_deposits=deposits),
+                               progress=progress)
 
     record = guard(body)
     if json_out:
@@ -253,3 +262,13 @@ def bench_scale(
     if record["linear_scan"]:
         out.print(records_table("linear scan (before the index)", record["linear_scan"],
                                 ["blocks", "p50_ms", "rows_examined"]))
+    if record.get("graft_throughput"):
+        out.print(records_table("graft throughput (tiny model)", record["graft_throughput"],
+                                ["workers", "answers_per_s", "elapsed_s"]))
+        out.print(records_table("deposit throughput (tiny model)", record["deposit_throughput"],
+                                ["workers", "deposits_per_s", "elapsed_s"]))
+        out.print(key_value_table("per answer (first read) / per deposit", {
+            "answer s3_requests": record["per_answer"]["s3_requests"],
+            "answer db_statements": record["per_answer"]["db_statements"],
+            "deposit s3_requests": record["per_deposit"]["s3_requests"],
+            "deposit db_statements": record["per_deposit"]["db_statements"]}))
