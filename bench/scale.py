@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import psycopg
+import sqlalchemy as sa
 from psycopg import sql
 
 from bench.stats import fraction
@@ -274,6 +275,11 @@ def _measure(catalogue: Catalogue, request: ScaleBenchRequest, progress: Progres
             "p99_ms": round(_percentile(times, 0.99), 2), "rows_examined": int(statistics.median(examined)),
             "rows_examined_max": max(examined), "candidates_mean": round(candidates / len(probes), 1),
             "routed": _share(routed, len(probes)), "truncated": _share(truncated, len(probes))}
+        with sessions() as s:  # what the catalogue costs per block on disk (table, its indexes and TOAST)
+            entry["bytes_per_block"] = {table: round(int(s.execute(sa.text(
+                f"SELECT pg_total_relation_size('{table}')")).scalar_one()) / catalogue.rows)
+                for table in ("blocks", "problems", "route_docs", "batches")}
+            entry["route_terms_rows"] = int(s.execute(sa.text("SELECT count(*) FROM route_terms")).scalar_one())
         linear: dict[str, Any] | None = None
         if catalogue.rows <= request.linear_max:
             linear_times: list[float] = []

@@ -4,7 +4,7 @@ stopping at an end-of-generation token, a stop string, or a token budget."""
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -20,6 +20,7 @@ class SamplingParams:
     top_k: int = 40
     seed: int = 0
     stop: tuple[str, ...] = ()
+    top_p: float = 1.0  # nucleus sampling over the top-k (1.0: off)
 
 
 @dataclass(frozen=True)
@@ -37,15 +38,23 @@ def pick_token(logits: np.ndarray, params: SamplingParams, rng: np.random.Genera
     scaled = logits[top].astype(np.float64) / params.temperature
     probs = np.exp(scaled - scaled.max())
     probs /= probs.sum()
+    if params.top_p < 1.0:  # the smallest set of the most likely tokens whose probability reaches top_p
+        order = np.argsort(-probs, kind="stable")
+        keep = order[:int(np.searchsorted(np.cumsum(probs[order]), params.top_p) + 1)]
+        top, probs = top[keep], probs[keep] / probs[keep].sum()
+        return int(top[rng.choice(len(keep), p=probs)])
     return int(top[rng.choice(k, p=probs)])
 
 
 def generate(engine: GraftEngine, ctx: LlamaContext, *, pos: int, logits: np.ndarray, params: SamplingParams,
-             seq_id: int = 0) -> Generated:
-    """Generate after a context whose last logits row is `logits` and whose next free position is `pos`."""
+             seq_id: int = 0, on_text: Callable[[str], None] | None = None) -> Generated:
+    """Generate after a context whose last logits row is `logits` and whose next free position is `pos`.
+    `on_text` receives each piece of text as soon as it is final (a stop string is never sent, not even in part:
+    text that could still begin one is held back until it cannot)."""
     rng = np.random.default_rng(params.seed)
     out: list[int] = []
     text = ""
+    sent = 0
     stopped_by = "max_tokens"
     for _ in range(params.max_tokens):
         token = pick_token(logits, params, rng)
@@ -59,13 +68,31 @@ def generate(engine: GraftEngine, ctx: LlamaContext, *, pos: int, logits: np.nda
             text = text[:hit]
             stopped_by = "stop"
             break
+        if on_text is not None:
+            safe = len(text) - _held_back(text, params.stop)
+            if safe > sent and not text[sent:safe].endswith("\ufffd"):  # not inside a multi-byte character
+                on_text(text[sent:safe])
+                sent = safe
         if pos >= ctx.n_ctx:
             stopped_by = "context"
             break
         ctx.decode([token], pos0=pos, seq_id=seq_id, outputs=[0])
         logits = ctx.logits_row(0)
         pos += 1
+    if on_text is not None and len(text) > sent:
+        on_text(text[sent:])
     return Generated(tuple(out), text, stopped_by)
+
+
+def _held_back(text: str, stops: Sequence[str]) -> int:
+    """How many trailing characters of `text` could be the start of a stop string."""
+    longest = 0
+    for stop in stops:
+        for n in range(min(len(stop) - 1, len(text)), longest, -1):
+            if text.endswith(stop[:n]):
+                longest = n
+                break
+    return longest
 
 
 def _first_stop(text: str, stops: Sequence[str]) -> int | None:

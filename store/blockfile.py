@@ -44,7 +44,7 @@ _SIGNATURE_CONTEXT = b"kvgraft-block-header-v2\x00"
 _PREFIX = struct.Struct("<8sHHI")
 MAX_HEADER_BYTES = 16 << 20
 MAX_PAYLOAD_BYTES = 8 << 30
-KINDS = ("solution", "document", "skill", "probe")
+KINDS = ("solution", "document", "skill", "probe", "prefix")
 _HEX = frozenset("0123456789abcdef")
 
 

@@ -32,7 +32,7 @@ TOKEN_ROLES = ("submitter", "operator", "auditor")
 BATCH_STATUSES = ("queued", "running", "done", "failed")
 PROBLEM_STATUSES = ("pending", "solved", "failed", "rejected")
 VERDICTS = ("verified", "wrong", "error", "timeout", "no_program", "reference")
-BLOCK_KINDS = ("solution", "document", "skill", "probe")
+BLOCK_KINDS = ("solution", "document", "skill", "probe", "prefix")
 ATTESTATION_STATUSES = ("attested", "functional", "refused")
 QUERY_ROUTES = ("recurrence", "direct", "transfer", "program", "context", "abstain")
 
@@ -341,6 +341,20 @@ class WorkerRow(Base):
     fingerprint: Mapped[str] = mapped_column(sa.String(64), index=True)
     queues: Mapped[Any] = mapped_column(sa.JSON)
     started_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+
+class PrefixRow(Base):
+    """A stored prompt prefix: its chain hash (over the fingerprint, the numerics profile and every chunk of
+    tokens up to this boundary) names the prefix block that holds its KV state. Visibility is the block's owners."""
+
+    __tablename__ = "prefixes"
+
+    chain_hash: Mapped[str] = mapped_column(_sha256(), primary_key=True)
+    block_id: Mapped[str] = mapped_column(sa.ForeignKey("blocks.id"), index=True)
+    fingerprint: Mapped[str] = mapped_column(sa.String(64))
+    profile_id: Mapped[str] = mapped_column(sa.String(32))
+    n_tokens: Mapped[int] = mapped_column(sa.Integer)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
 
 
 class RouteDoc(Base):

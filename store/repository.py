@@ -357,3 +357,14 @@ def verifying_team(session: Session, *, problem: Problem) -> str | None:
     """The name of the team whose answer key (or verifier, or reference program) verified this problem's block."""
     return session.scalar(sa.select(Team.name).join(Batch, Batch.team_id == Team.id)
                           .where(Batch.id == problem.batch_id))
+
+
+def record_prefix(session: Session, *, chain_hash: str, block_id: str, fingerprint: str, profile_id: str,
+                  n_tokens: int) -> bool:
+    """Name a stored prompt-prefix block by its chain hash (once: a concurrent pod recording the same prefix
+    leaves the first row). Returns whether this call recorded it."""
+    from store.db import PrefixRow
+
+    return _insert_ignoring_conflict(session, PrefixRow, {
+        "chain_hash": chain_hash, "block_id": block_id, "fingerprint": fingerprint, "profile_id": profile_id,
+        "n_tokens": n_tokens}, ["chain_hash"])

@@ -1,11 +1,11 @@
 """Retention under a budget: use accounting per block, a byte budget per store, a byte quota per team, and
 eviction of the least recently used evictable blocks.
 
-Only document blocks are evictable (they are re-derivable from their text; solution blocks are verified work, skill
-and probe blocks are what solutions and attestations stand on), and never a pinned one or one grafted within the
-grace period (an answer may be reading it). Eviction marks the row (`evicted_at`, kept for provenance, with an
-`evictions` record) before it deletes the object, and a concurrent pass evicts each block once: the mark is a
-conditional UPDATE. A re-deposit of the same content restores the block (store/repository.record_block).
+Only document and prompt-prefix blocks are evictable (they are re-derivable from their text; solution blocks are
+verified work, skill and probe blocks are what solutions and attestations stand on), and never a pinned one or
+one grafted within the grace period (an answer may be reading it). Eviction marks the row (`evicted_at`, kept for
+provenance, with an `evictions` record) before it deletes the object, and a concurrent pass evicts each block once:
+the mark is a conditional UPDATE. A re-deposit of the same content restores the block (store/repository.record_block).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from store.errors import StoreError
 
 log = structlog.get_logger(__name__)
 
-EVICTABLE_KINDS = ("document",)
+EVICTABLE_KINDS = ("document", "prefix")
 DEFAULT_GRACE = timedelta(seconds=60)
 
 Sessions = Callable[[], AbstractContextManager[Session]]

@@ -36,7 +36,8 @@ class Runtime:
         name = model or self.settings.model
         key = f"{name}|{config}"
         if key not in self._engines:
-            cfg = config or EngineConfig(n_ctx=self.settings.window_tokens)
+            threads = {"threads": self.settings.threads} if self.settings.threads else {}
+            cfg = config or EngineConfig(n_ctx=self.settings.window_tokens, **threads)
             self._engines[key] = GraftEngine.load(name, cfg, cache_dir=self.settings.cache_dir)
         return self._engines[key]
 

@@ -33,7 +33,8 @@ from store.errors import SchemaAheadError, StoreError, UnknownRoleError
 pytestmark = pytest.mark.unit
 
 TABLES = {"teams", "api_tokens", "batches", "problems", "generations", "blocks", "attestations", "queries", "copies"}
-HEAD_TABLES = TABLES | {"query_requests", "block_owners", "route_docs", "route_terms", "evictions", "workers"}
+HEAD_TABLES = TABLES | {"query_requests", "block_owners", "route_docs", "route_terms", "evictions", "workers",
+                                 "prefixes"}
 AUDIT_VIEWS = {"audit_blocks", "audit_generations", "audit_attestations", "audit_queries"}
 FIRST_REVISION = "0001_initial"
 

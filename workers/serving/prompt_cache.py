@@ -1,0 +1,166 @@
+"""The prompt cache, made of blocks: a prompt's tokens are cut at fixed chunk boundaries on the serving engine's
+prefill grid (every `prefill_chunk` tokens), a chain hash names each prefix (chunk k's hash covers the
+fingerprint, the numerics profile and every token before it), the longest stored prefix visible to the team is
+restored at its own positions and only the rest is prefilled on the same grid, which is the partition a fresh
+prefill uses: the result is byte-equal to computing the whole prompt fresh (the composition check in
+workers/serving/exactness.py proves it per fingerprint and profile before the cache is used).
+
+Prefix blocks are deposited after the request, off the request's path (a background thread), write-once and
+deduplicated: the same prefix from another team is the same block (its header names no team and no time), and the
+team becomes one more owner of it. A team only ever finds prefixes it owns (its own deposits), so one team's
+prompts are never revealed to another: a lookup of another team's prefix is a miss like any other."""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from collections.abc import Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+
+import numpy as np
+import sqlalchemy as sa
+import structlog
+
+from engine.graft import GraftEngine, KVSnapshot
+from store.db import BlockOwner, BlockRow, PrefixRow, owner_key
+from store.repository import record_block, record_prefix
+from store.retention import prune
+from workers.runtime import Runtime
+from workers.seam import block_to_snapshot, read_or_miss, snapshot_to_block
+
+log = structlog.get_logger(__name__)
+
+CHAIN_VERSION = "kvgraft-prefix-v1"
+
+
+def chunk_tokens(engine: GraftEngine) -> int:
+    return engine.config.prefill_chunk
+
+
+def serving_profile_id(engine: GraftEngine) -> str:
+    """The numerics profile a served prompt is computed under (the grid's chunk-sized calls: the tiled class)."""
+    return engine.profile(chunk_tokens(engine)).id
+
+
+def boundaries(engine: GraftEngine, n_prompt: int) -> list[int]:
+    """Chunk boundaries a prefix may end at: multiples of the chunk, leaving at least one prompt token to prefill
+    (its logits start the generation)."""
+    c = chunk_tokens(engine)
+    return list(range(c, n_prompt, c))
+
+
+def chain_hashes(engine: GraftEngine, tokens: Sequence[int]) -> dict[int, str]:
+    """{boundary: chain hash of tokens[:boundary]} for every boundary of the prompt."""
+    c = chunk_tokens(engine)
+    h = hashlib.sha256(f"{CHAIN_VERSION}|{engine.fingerprint.id}|{serving_profile_id(engine)}|{c}".encode()).digest()
+    out: dict[int, str] = {}
+    for end in boundaries(engine, len(tokens)):
+        h = hashlib.sha256(h + np.asarray(tokens[end - c:end], dtype="<i4").tobytes()).digest()
+        out[end] = h.hex()
+    return out
+
+
+@dataclass(frozen=True)
+class CachedPrefix:
+    block_id: str
+    chain_hash: str
+    n_tokens: int
+    snapshot: KVSnapshot
+
+
+def longest_prefix(rt: Runtime, engine: GraftEngine, hashes: dict[int, str], team_id: int) -> CachedPrefix | None:
+    """The longest stored prefix of the prompt this team owns (not evicted or quarantined), read and verified; a
+    damaged or missing block is a miss."""
+    if not hashes:
+        return None
+    by_hash = {h: n for n, h in hashes.items()}
+    with rt.session() as s:
+        rows = s.execute(
+            sa.select(PrefixRow.chain_hash, PrefixRow.block_id, PrefixRow.n_tokens)
+            .join(BlockRow, BlockRow.id == PrefixRow.block_id)
+            .where(PrefixRow.chain_hash.in_(list(by_hash)), BlockRow.evicted_at.is_(None),
+                   BlockRow.quarantined_at.is_(None),
+                   sa.exists(sa.select(BlockOwner.id).where(BlockOwner.block_id == BlockRow.id,
+                                                            BlockOwner.owner_key == owner_key(team_id))))
+            .order_by(PrefixRow.n_tokens.desc())).all()
+    for chain_hash, block_id, n_tokens in rows:
+        if by_hash.get(chain_hash) != n_tokens:
+            continue
+        block = read_or_miss(rt.blocks, engine.fingerprint.id, block_id, purpose="prompt_prefix")
+        if block is None:
+            continue
+        return CachedPrefix(block_id, chain_hash, n_tokens, block_to_snapshot(block))
+    return None
+
+
+@dataclass(frozen=True)
+class PendingPrefix:
+    chain_hash: str
+    snapshot: KVSnapshot
+
+
+def missing_hashes(rt: Runtime, hashes: list[str], team_id: int) -> set[str]:
+    """Of these chain hashes, the ones this team does not own a live prefix block for."""
+    if not hashes:
+        return set()
+    with rt.session() as s:
+        owned = set(s.scalars(
+            sa.select(PrefixRow.chain_hash).join(BlockRow, BlockRow.id == PrefixRow.block_id)
+            .where(PrefixRow.chain_hash.in_(hashes), BlockRow.evicted_at.is_(None),
+                   sa.exists(sa.select(BlockOwner.id).where(BlockOwner.block_id == BlockRow.id,
+                                                            BlockOwner.owner_key == owner_key(team_id))))))
+    return set(hashes) - owned
+
+
+class PrefixDepositor:
+    """Deposits prefix blocks on one background thread, in order, off the requests' path; `wait()` for tests and
+    shutdown."""
+
+    def __init__(self, rt: Runtime) -> None:
+        self.rt = rt
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="kvgraft-prefix-deposit")
+        self._futures: list[Future[None]] = []
+        self._lock = threading.Lock()
+
+    def submit(self, engine: GraftEngine, pending: list[PendingPrefix], team_id: int) -> None:
+        for item in pending:
+            future = self._pool.submit(self._deposit, engine, item, team_id)
+            with self._lock:
+                self._futures = [f for f in self._futures if not f.done()] + [future]
+
+    def wait(self, timeout: float = 60.0) -> None:
+        with self._lock:
+            futures = list(self._futures)
+        for f in futures:
+            f.result(timeout=timeout)
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=True)
+
+    def _deposit(self, engine: GraftEngine, item: PendingPrefix, team_id: int) -> None:
+        try:
+            deposit_prefix(self.rt, engine, item, team_id)
+        except Exception as exc:  # noqa: BLE001 - a failed deposit only costs a later request a prefill
+            log.warning("prompt_cache.deposit_failed", chain_hash=item.chain_hash, error=str(exc))
+
+
+def deposit_prefix(rt: Runtime, engine: GraftEngine, item: PendingPrefix, team_id: int) -> str:
+    """Store one prefix block (write-once: the same content is the same block id) and record this team as an owner
+    of it and its chain hash; then the retention budget applies (prefix blocks are evictable)."""
+    meta = {"chain_hash": item.chain_hash, "model": engine.name, "chunk": chunk_tokens(engine)}
+    block = snapshot_to_block(item.snapshot, kind="prefix", meta=meta, key=rt.settings.block_key_bytes)
+    stored = rt.blocks.put(block)
+    with rt.session() as s:
+        record_block(s, block_id=block.block_id, fingerprint=block.fingerprint, kind="prefix",
+                     n_tokens=item.snapshot.n_tokens, bytes=stored.size,
+                     payload_sha256=block.identity.payload_sha256, object_key=stored.key, store_url=rt.blocks.url,
+                     profile=item.snapshot.profile.as_dict(), meta=meta, source=None, team_id=team_id,
+                     shared=False)
+        record_prefix(s, chain_hash=item.chain_hash, block_id=block.block_id, fingerprint=block.fingerprint,
+                      profile_id=serving_profile_id(engine), n_tokens=item.snapshot.n_tokens)
+    log.info("prompt_cache.deposited", block_id=block.block_id, n_tokens=item.snapshot.n_tokens,
+             created=stored.created)
+    if rt.settings.store_budget_bytes is not None:
+        prune(rt.session, rt.blocks, budget_bytes=rt.settings.store_budget_bytes)
+    return block.block_id
