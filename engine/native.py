@@ -105,6 +105,7 @@ class LlamaModel:
         self.n_layer: int = lib.llama_model_n_layer(handle)
         self.n_embd: int = lib.llama_model_n_embd(handle)
         self.architecture: str = self.meta("general.architecture") or "unknown"
+        self.n_swa: int = int(lib.llama_model_n_swa(handle))  # the sliding attention window (0: none)
 
     @property
     def handle(self):  # noqa: ANN201 - llama_model_p

@@ -25,6 +25,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from services.api_blocks import router as blocks_router
 from services.api_common import STATUS_CODES, ApiError, error_response, iso, rt_of, work_of
+from services.api_openai import router as openai_router
 from services.auth import Principal, Submitter
 from services.body import BodyLimit
 from services.metrics import ApiMetrics
@@ -134,6 +135,10 @@ def attach_runtime(app: FastAPI, rt: Runtime) -> None:
 
 
 def detach_runtime(app: FastAPI) -> None:
+    serving = getattr(app.state, "serving", None)
+    if serving is not None:  # the OpenAI endpoints' engine: pending prefix deposits finish first
+        serving.close()
+        app.state.serving = None
     app.state.work.close()
     app.state.runtime.close()
     del app.state.work, app.state.runtime
@@ -361,4 +366,5 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             return _query_result(s, _team_owned(s, QueryRequest, request_id, who, "query"))
 
     app.include_router(blocks_router)
+    app.include_router(openai_router)
     return app

@@ -33,6 +33,7 @@ class Settings(BaseSettings):
     team_max_pending_batches: int = 32  # batches a team may have queued or running; more get 429
     busy_retry_after_s: int = 5  # the Retry-After (seconds) of those 429 and 503 answers
     window_tokens: int = 4096  # the serving context (n_ctx) of engines this deployment runs
+    prompt_chunk_tokens: int = 64  # the prompt cache's chunk: prefixes end at its multiples (the serving grid)
     threads: int | None = None  # threads per engine (default: the cores, at most 8); part of the numerics profile
     store_budget_bytes: int | None = None  # bytes the block store may hold; over it, documents are evicted (LRU)
     requeue_interval_s: float = 60.0  # how often `kvgraft beat` sends work that nothing will deliver again

@@ -1,0 +1,145 @@
+"""The OpenAI-compatible endpoints on the embedded default (tiny model, SQLite, local blocks), through the HTTP
+app: shapes, streaming, errors in OpenAI's shape, and the prompt cache made of blocks: a repeated prompt restores
+its stored prefix and is byte-identical to computing it fresh (greedy tokens equal, logits SHA-256-equal at the
+first generated position, with a fresh-vs-fresh control), prefixes are never found by another team, the same
+prefix from two teams is one block, and a configuration the composition check refuses is served uncached and
+says why."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import sqlalchemy as sa
+from fastapi.testclient import TestClient
+
+from services.api import create_app
+from store.db import BlockOwner, BlockRow, PrefixRow
+from store.repository import create_api_token, get_or_create_team
+from workers.runtime import open_runtime
+from workers.serving.exactness import CompositionCheck
+from workers.settings import Settings
+
+pytestmark = pytest.mark.unit
+
+DOC = ("Section 4. The pump room holds three pumps; pump A runs on Mondays, pump B on Tuesdays and pump C when the "
+       "level passes the red line. Valves are turned clockwise to close. ") * 6
+
+
+@pytest.fixture()
+def api(data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, Any]]:
+    monkeypatch.setenv("KVGRAFT_PROMPT_CHUNK_TOKENS", "16")
+    settings = Settings()
+    rt = open_runtime(settings)
+    with rt.session() as s:
+        tokens = {name: create_api_token(s, team=get_or_create_team(s, name=name), role="submitter")[1]
+                  for name in ("team-a", "team-b")}
+    rt.close()
+    with TestClient(create_app(settings)) as client:
+        yield {"client": client, "h": {n: {"Authorization": f"Bearer {t}"} for n, t in tokens.items()},
+               "app": client.app}
+
+
+def _wait_deposits(api: dict[str, Any]) -> None:
+    api["app"].state.serving.depositor.wait()
+
+
+def _complete(api: dict[str, Any], team: str = "team-a", **body: Any) -> dict[str, Any]:
+    r = api["client"].post("/v1/completions", json={"model": "tiny", "prompt": DOC + " Which pump runs on Tuesdays?",
+                                                    "max_tokens": 8, "temperature": 0, **body},
+                           headers=api["h"][team])
+    assert r.status_code == 200, r.text
+    return r.json()
+
+
+def test_models_and_auth(api: dict[str, Any]) -> None:
+    c = api["client"]
+    assert c.get("/v1/models").status_code == 401
+    models = c.get("/v1/models", headers=api["h"]["team-a"]).json()
+    assert models["object"] == "list" and models["data"][0]["id"] == "tiny"
+
+
+def test_a_restored_prefix_is_byte_identical_to_fresh_computation(api: dict[str, Any]) -> None:
+    fresh1 = _complete(api, kvgraft={"cache": False})
+    fresh2 = _complete(api, kvgraft={"cache": False})
+    assert fresh1["kvgraft"]["cache"] == "off" and fresh1["usage"]["prompt_tokens_details"]["cached_tokens"] == 0
+    assert fresh1["kvgraft"]["first_logits_sha256"] == fresh2["kvgraft"]["first_logits_sha256"]  # the control
+    first = _complete(api)
+    assert first["kvgraft"]["cache"] == "miss" and first["kvgraft"]["deposits_scheduled"] >= 1
+    _wait_deposits(api)
+    again = _complete(api)
+    k = again["kvgraft"]
+    assert k["cache"] == "hit" and k["restored_tokens"] > 0 and k["restored_tokens"] % 16 == 0
+    assert again["usage"]["prompt_tokens_details"]["cached_tokens"] == k["restored_tokens"]
+    assert k["restored_tokens"] + k["prefilled_tokens"] == again["usage"]["prompt_tokens"]
+    assert k["restored"][0]["attested"] is True
+    assert k["first_logits_sha256"] == fresh1["kvgraft"]["first_logits_sha256"]
+    assert again["choices"][0]["text"] == fresh1["choices"][0]["text"] == first["choices"][0]["text"]
+    assert again["usage"]["completion_tokens"] == fresh1["usage"]["completion_tokens"]
+
+
+def test_prefixes_are_private_to_a_team_and_deduplicated_across_teams(api: dict[str, Any]) -> None:
+    _complete(api, team="team-a")
+    _wait_deposits(api)
+    assert _complete(api, team="team-a")["kvgraft"]["cache"] == "hit"
+    other = _complete(api, team="team-b")
+    assert other["kvgraft"]["cache"] == "miss" and other["usage"]["prompt_tokens_details"]["cached_tokens"] == 0
+    _wait_deposits(api)
+    assert _complete(api, team="team-b")["kvgraft"]["cache"] == "hit"
+    rt = api["app"].state.runtime
+    with rt.session() as s:
+        prefixes = s.scalars(sa.select(PrefixRow)).all()
+        blocks = s.scalars(sa.select(BlockRow).where(BlockRow.kind == "prefix")).all()
+        owners = s.scalars(sa.select(BlockOwner).where(BlockOwner.block_id.in_([b.id for b in blocks]))).all()
+    assert len(prefixes) == len(blocks) and {o.owner_key for o in owners} == {"1", "2"}
+    assert all("owner" not in b.meta and "team" not in json.dumps(b.meta) for b in blocks)
+    # another team's prefix block is invisible in the block list as well
+    listed = api["client"].get("/v1/blocks?kind=prefix", headers=api["h"]["team-b"]).json()
+    assert {b["id"] for b in listed["items"]} == {b.id for b in blocks}
+
+
+def test_chat_streams_what_it_answers(api: dict[str, Any]) -> None:
+    messages = [{"role": "system", "content": DOC}, {"role": "user", "content": "Which pump runs on Mondays?"}]
+    body = {"model": "tiny", "messages": messages, "max_tokens": 10, "temperature": 0}
+    plain = api["client"].post("/v1/chat/completions", json=body, headers=api["h"]["team-a"]).json()
+    assert plain["object"] == "chat.completion" and plain["choices"][0]["message"]["role"] == "assistant"
+    with api["client"].stream("POST", "/v1/chat/completions", headers=api["h"]["team-a"],
+                              json={**body, "stream": True, "stream_options": {"include_usage": True}}) as r:
+        assert r.status_code == 200 and r.headers["content-type"].startswith("text/event-stream")
+        events = [line[6:] for line in r.iter_lines() if line.startswith("data: ")]
+    assert events[-1] == "[DONE]"
+    chunks = [json.loads(e) for e in events[:-1]]
+    text = "".join(ch["choices"][0]["delta"].get("content", "") for ch in chunks if ch["choices"])
+    assert text == plain["choices"][0]["message"]["content"]
+    assert chunks[-1]["usage"]["completion_tokens"] == plain["usage"]["completion_tokens"]
+    assert any(ch["choices"] and ch["choices"][0]["finish_reason"] for ch in chunks)
+
+
+def test_errors_are_in_openais_shape(api: dict[str, Any]) -> None:
+    c, h = api["client"], api["h"]["team-a"]
+    r = c.post("/v1/completions", json={"model": "gpt-4", "prompt": "hi"}, headers=h)
+    assert r.status_code == 404 and r.json()["error"]["code"] == "model_not_found"
+    assert {"message", "type", "param", "code"} <= set(r.json()["error"])
+    r = c.post("/v1/completions", json={"model": "tiny", "prompt": "word " * 5000, "max_tokens": 2048}, headers=h)
+    assert r.status_code == 400 and r.json()["error"]["code"] == "context_length_exceeded"
+    assert c.post("/v1/completions", json={"model": "tiny", "prompt": "hi", "n": 2}, headers=h).status_code == 422
+    r = c.post("/v1/completions", json={"model": "tiny", "prompt": ["a", "b"]}, headers=h)
+    assert r.status_code == 400 and r.json()["error"]["param"] == "prompt"
+    r = c.post("/v1/chat/completions", json={"model": "tiny", "messages": [{"role": "user", "content": [
+        {"type": "image_url", "image_url": {"url": "x"}}]}]}, headers=h)
+    assert r.status_code == 400 and "text" in r.json()["error"]["message"]
+
+
+def test_a_composition_the_check_refuses_is_served_uncached_and_says_why(api: dict[str, Any]) -> None:
+    _complete(api)  # loads the serving engine and runs the real check (exact here)
+    rt = api["app"].state.runtime
+    keys = [k for k in rt.memo if k.startswith("composition|")]
+    assert keys and all(rt.memo[k].exact for k in keys)
+    for k in keys:
+        rt.memo[k] = CompositionCheck(False, True, "a" * 64, "b" * 64, 39, 32)
+    refused = _complete(api)
+    assert refused["kvgraft"]["cache"] == "off" and refused["kvgraft"]["reason"].startswith("composition_not_exact")
+    assert refused["usage"]["prompt_tokens_details"]["cached_tokens"] == 0

@@ -1,0 +1,129 @@
+"""One served completion over the prompt cache: restore the longest stored prefix of the prompt the team owns,
+prefill the rest on the serving grid (capturing the prefix states this request is the first to compute, at the
+chunk boundaries worth keeping), generate, and hand the new prefixes to the background depositor.
+
+Exactness: the serving engine prefills every prompt in `prefill_chunk`-token calls counted from position 0, and a
+prefix ends only at a multiple of the chunk, so a restored prefix followed by the rest is the same sequence of
+decode calls as one fresh prefill; the composition check (exactness.py) proves that per fingerprint and profile
+before the cache is used, and the response reports the SHA-256 of the first generated position's logits."""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import structlog
+
+from engine.graft import GraftEngine
+from engine.sampling import SamplingParams, generate
+from workers.runtime import Runtime
+from workers.serving.exactness import cache_refusal
+from workers.serving.prompt_cache import (
+    PendingPrefix,
+    PrefixDepositor,
+    chain_hashes,
+    chunk_tokens,
+    longest_prefix,
+    missing_hashes,
+)
+
+log = structlog.get_logger(__name__)
+
+
+class ContextLengthError(ValueError):
+    """The prompt and the requested completion do not fit the serving window."""
+
+
+@dataclass(frozen=True)
+class CompletionRequest:
+    prompt_tokens: tuple[int, ...]
+    params: SamplingParams
+    team_id: int
+    cache: bool = True
+    keep_boundaries: tuple[int, ...] = ()  # prompt positions worth a prefix block besides the longest (chat turns)
+
+
+@dataclass(frozen=True)
+class CacheReport:
+    status: str  # hit | miss | off
+    reason: str | None  # why the cache was off (sliding window, composition not exact, asked off)
+    restored: tuple[dict[str, Any], ...]  # [{"block_id", "tokens", "attested"}]
+    restored_tokens: int
+    prefilled_tokens: int
+    deposits: int  # prefix blocks this request computed and handed to the depositor
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"cache": self.status, "reason": self.reason, "restored": list(self.restored),
+                "restored_tokens": self.restored_tokens, "prefilled_tokens": self.prefilled_tokens,
+                "deposits_scheduled": self.deposits}
+
+
+@dataclass(frozen=True)
+class Completion:
+    text: str
+    tokens: tuple[int, ...]
+    finish_reason: str  # stop | length
+    prompt_tokens: int
+    cache: CacheReport
+    first_logits_sha256: str
+    timings_ms: dict[str, float] = field(default_factory=dict)
+
+
+def _kept(engine: GraftEngine, n_prompt: int, hashes: dict[int, str], keep: tuple[int, ...]) -> list[int]:
+    """Boundaries to store: the prompt's longest, and the longest at or before each position worth keeping."""
+    c = chunk_tokens(engine)
+    wanted = {max(hashes)} if hashes else set()
+    for pos in keep:
+        b = (min(pos, n_prompt - 1) // c) * c
+        if b in hashes:
+            wanted.add(b)
+    return sorted(wanted)
+
+
+def complete(rt: Runtime, engine: GraftEngine, request: CompletionRequest, depositor: PrefixDepositor | None,
+             on_text: Callable[[str], None] | None = None) -> Completion:
+    tokens = list(request.prompt_tokens)
+    n = len(tokens)
+    if n == 0:
+        raise ValueError("the prompt is empty")
+    if n + request.params.max_tokens > engine.config.n_ctx:
+        raise ContextLengthError(f"the prompt is {n} tokens and max_tokens {request.params.max_tokens}: together "
+                                 f"more than the serving window of {engine.config.n_ctx} tokens")
+    t0 = time.perf_counter()
+    reason = "asked off" if not request.cache else cache_refusal(rt, engine, n)
+    hashes = chain_hashes(engine, tokens) if reason is None else {}
+    cached = longest_prefix(rt, engine, hashes, request.team_id) if hashes else None
+    start = cached.n_tokens if cached is not None else 0
+    kept = [b for b in _kept(engine, n, hashes, request.keep_boundaries) if b > start]
+    absent = missing_hashes(rt, [hashes[b] for b in kept], request.team_id)
+    capture_at = [b for b in kept if hashes[b] in absent]
+    t1 = time.perf_counter()
+    pending: list[PendingPrefix] = []
+    with engine.pooled_context() as ctx:
+        if cached is not None:
+            engine.restore(ctx, cached.snapshot, payload_verified=True)
+        t2 = time.perf_counter()
+        pos = start
+        for b in capture_at:  # prefill up to each boundary worth keeping, and capture the state there
+            engine.prefill(ctx, tokens[pos:b], pos0=pos)
+            pending.append(PendingPrefix(hashes[b], engine.snapshot(ctx, tokens[:b], n_query=chunk_tokens(engine))))
+            pos = b
+        logits = engine.prefill_for_generation(ctx, tokens[pos:], pos0=pos)
+        t3 = time.perf_counter()
+        first_sha = hashlib.sha256(logits.tobytes()).hexdigest()
+        out = generate(engine, ctx, pos=n, logits=logits, params=request.params, on_text=on_text)
+        t4 = time.perf_counter()
+    if pending and depositor is not None:
+        depositor.submit(engine, pending, request.team_id)
+    restored = ({"block_id": cached.block_id, "tokens": cached.n_tokens, "attested": True},) if cached else ()
+    report = CacheReport("off" if reason else ("hit" if cached else "miss"), reason, restored, start, n - start,
+                         len(pending) if depositor is not None else 0)
+    log.info("serve.completed", prompt_tokens=n, restored_tokens=start, completion_tokens=len(out.tokens),
+             cache=report.status, reason=reason, deposits=report.deposits)
+    return Completion(out.text, out.tokens, "length" if out.stopped_by in ("max_tokens", "context") else "stop", n,
+                      report, first_sha, {"lookup": round((t1 - t0) * 1000, 2), "restore": round((t2 - t1) * 1000, 2),
+                                          "prefill": round((t3 - t2) * 1000, 2),
+                                          "decode": round((t4 - t3) * 1000, 2)})
