@@ -272,3 +272,36 @@ def bench_scale(
             "answer db_statements": record["per_answer"]["db_statements"],
             "deposit s3_requests": record["per_deposit"]["s3_requests"],
             "deposit db_statements": record["per_deposit"]["db_statements"]}))
+
+
+@bench_app.command("prompt-cache")
+def bench_prompt_cache(
+    model: ModelOpt = None,
+    prefix_tokens: Annotated[int, typer.Option(min=64, max=3500, help="Tokens of each shared prefix.")] = 2000,
+    samples: Annotated[int, typer.Option(min=1, max=10, help="Prefixes timed per arm.")] = 3,
+    prefixes: Annotated[int, typer.Option(min=1, max=10, help="Shared prefixes of the workload.")] = 5,
+    requests: Annotated[int, typer.Option(min=1, max=500, help="Requests of the workload.")] = 50,
+    verify: Annotated[bool, typer.Option(help="Recompute every cached workload answer fresh and compare.")] = True,
+    json_out: JsonOpt = False,
+) -> None:
+    """Time to first token with a long shared prefix: cold, cached on the same pod, cached by another pod (read
+    from S3), and llama-cpp-python's OpenAI server warm and after a restart; then a workload of requests sharing
+    a few prefixes (prefilled tokens per request, byte mismatches against fresh computation)."""
+    from bench.prompt_cache import PromptCacheBenchRequest, run_prompt_cache_bench
+
+    def body() -> dict[str, Any]:
+        progress = (lambda msg: err.print(f"[dim]bench prompt-cache: {msg}[/]")) if not json_out else None
+        return run_prompt_cache_bench(PromptCacheBenchRequest(
+            model=model_name(model), prefix_tokens=prefix_tokens, samples=samples, prefixes=prefixes,
+            requests=requests, verify=verify), progress=progress)
+
+    record = guard(body)
+    if json_out:
+        print_json(record)
+        return
+    rows = [{"arm": arm, "ttft_ms": record["ttft_ms"][arm], "total_ms": record["total_ms"][arm]}
+            for arm in record["ttft_ms"]]
+    out.print(records_table(f"bench prompt-cache: {record['model']}, {prefix_tokens}-token prefix", rows,
+                            ["arm", "ttft_ms", "total_ms"]))
+    out.print(key_value_table("ratios and workload", {**record["ratios"], **{
+        f"workload {k}": v for k, v in record["workload"].items()}}))

@@ -1,0 +1,260 @@
+"""`kvgraft bench prompt-cache`: time to first token and total time of a chat request with a long shared prefix,
+side by side in one run with the same model and prompts: (a) cold (cache off), (b) cached on the same pod, (c)
+cached by another pod (the prefix read from the object store by a process that never saw it), against (d)
+llama-cpp-python's own OpenAI server (`llama_cpp.server`, its RAM cache on) warm and after a restart. Then a
+workload of requests sharing a few prefixes: prefilled tokens per request, hits, and byte mismatches of every
+cached answer against a fresh computation of the same prompt (logits SHA-256 at the first generated position).
+
+It starts what it needs (a moto S3 server, two `kvgraft serve` processes one after the other over one SQLite
+catalogue and one S3 store, the llama.cpp server) and removes them afterwards."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from bench.api import _answers, _process
+from services.local_servers import free_port, moto_server
+from store.objects.s3 import S3ObjectStore
+from store.repository import create_api_token, get_or_create_team
+from workers.environment import environment
+from workers.runtime import open_runtime
+from workers.settings import Settings
+
+Progress = Callable[[str], None] | None
+SUBJECTS = ["harbour", "mill", "orchard", "railway", "library", "foundry", "vineyard", "observatory", "ferry",
+            "quarry"]
+QUESTIONS = ["Who keeps the keys?", "When does the shift change?", "What is stored in the cellar?",
+             "How many workers are there?", "What happens in winter?", "Where is the ledger kept?",
+             "What is the rule about the lamps?", "Which door stays locked?", "What is repaired on Fridays?",
+             "Who writes the reports?"]
+
+
+@dataclass(frozen=True)
+class PromptCacheBenchRequest:
+    model: str | None = None
+    prefix_tokens: int = 2000
+    samples: int = 3  # prefixes timed per arm
+    prefixes: int = 5  # the workload's shared prefixes
+    requests: int = 50  # the workload's requests
+    max_tokens: int = 8
+    verify: bool = True  # compare every cached workload answer with a fresh computation
+
+
+def _document(subject: str, approx_tokens: int) -> str:
+    """A deterministic manual about `subject`, about `approx_tokens` tokens long."""
+    lines, i = [], 0
+    while len(" ".join(lines)) < approx_tokens * 4.2:
+        lines.append(f"Rule {i} of the {subject}: the {['north', 'south', 'east', 'west'][i % 4]} room is checked "
+                     f"at {6 + i % 12} o'clock by the {['keeper', 'clerk', 'warden', 'foreman'][i % 4]}, who notes "
+                     f"{i * 7 % 31} items in the {subject} book.")
+        i += 1
+    return " ".join(lines)
+
+
+def _messages(doc: str, question: str) -> list[dict[str, str]]:
+    return [{"role": "system", "content": doc}, {"role": "user", "content": question}]
+
+
+def _stream(client: httpx.Client, model: str, messages: list[dict[str, str]], max_tokens: int,
+            extra: dict[str, Any] | None = None) -> tuple[float, float]:
+    """(time to first content token, total time) in ms of one streamed chat completion."""
+    body = {"model": model, "messages": messages, "max_tokens": max_tokens, "temperature": 0, "stream": True,
+            **(extra or {})}
+    t0 = time.perf_counter()
+    first = None
+    with client.stream("POST", "/v1/chat/completions", json=body) as r:
+        r.raise_for_status()
+        for line in r.iter_lines():
+            if first is None and line.startswith("data: {") and '"content": "' in line and '"content": ""' not in line:
+                first = time.perf_counter()
+    end = time.perf_counter()
+    return ((first or end) - t0) * 1000, (end - t0) * 1000
+
+
+def _post(client: httpx.Client, model: str, messages: list[dict[str, str]], max_tokens: int,
+          cache: bool) -> dict[str, Any]:
+    r = client.post("/v1/chat/completions", json={"model": model, "messages": messages, "max_tokens": max_tokens,
+                                                   "temperature": 0, "kvgraft": {"cache": cache}})
+    r.raise_for_status()
+    return r.json()  # type: ignore[no-any-return]
+
+
+def _median(values: list[float]) -> float:
+    return round(statistics.median(values), 1)
+
+
+@contextlib.contextmanager
+def _pod(env: dict[str, str], tmp: Path, name: str, headers: dict[str, str], model: str) -> Iterator[int]:
+    """A `kvgraft serve` process, warmed up by one short unrelated request (its serving engine loaded and the
+    composition check run), so no arm's first request pays for them."""
+    port = free_port()
+    with _process(["serve", "--port", str(port), "--log-level", "warning"], env, tmp / f"{name}.log",
+                  lambda: _answers(f"http://127.0.0.1:{port}/healthz")):
+        with httpx.Client(base_url=f"http://127.0.0.1:{port}", headers=headers, timeout=600) as c:
+            _post(c, model, [{"role": "user", "content": "Warm up."}], 2, cache=False)
+        yield port
+
+
+@contextlib.contextmanager
+def _llama_server(model_path: Path, n_ctx: int, threads: int, tmp: Path, name: str) -> Iterator[int]:
+    port = free_port()
+    args = [sys.executable, "-m", "llama_cpp.server", "--model", str(model_path), "--n_ctx", str(n_ctx),
+            "--n_threads", str(threads), "--cache", "true", "--cache_type", "ram", "--port", str(port),
+            "--host", "127.0.0.1"]
+    log = tmp / f"{name}.log"
+    import subprocess
+
+    from services.local_servers import stop_process_group
+
+    with log.open("wb") as out:
+        proc = subprocess.Popen(args, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 180
+        while not _answers(f"http://127.0.0.1:{port}/v1/models"):
+            if proc.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"llama_cpp.server did not start:\n{log.read_text(errors='replace')[-2000:]}")
+            time.sleep(0.3)
+        with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=600) as c:  # the same warm-up as a pod
+            c.post("/v1/chat/completions", json={"model": "x", "messages": [{"role": "user", "content": "Warm up."}],
+                                                 "max_tokens": 2, "temperature": 0}).raise_for_status()
+        yield port
+    finally:
+        stop_process_group(proc)
+
+
+def _wait_prefixes(rt: Any, at_least: int, timeout: float = 300) -> None:
+    import sqlalchemy as sa
+
+    from store.db import PrefixRow
+
+    deadline = time.monotonic() + timeout
+    while True:
+        with rt.session() as s:
+            if int(s.scalar(sa.select(sa.func.count()).select_from(PrefixRow)) or 0) >= at_least:
+                return
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"fewer than {at_least} prefix blocks were deposited within {timeout:.0f} s")
+        time.sleep(0.2)
+
+
+def run_prompt_cache_bench(request: PromptCacheBenchRequest, progress: Progress = None) -> dict[str, Any]:
+    say = progress or (lambda _m: None)
+    tmp = Path(tempfile.mkdtemp(prefix="kvgraft-bench-prompt-"))
+    model = request.model or Settings().model
+    docs = [_document(SUBJECTS[i % len(SUBJECTS)], request.prefix_tokens) for i in range(max(request.prefixes,
+                                                                                             request.samples))]
+    try:
+        with moto_server(tmp) as s3, contextlib.ExitStack() as scope:
+            base = {"KVGRAFT_DATABASE_URL": f"sqlite:///{tmp / 'catalogue.db'}", "KVGRAFT_STORE_URL":
+                    "s3://kvgraft-prompts/blocks", "KVGRAFT_S3_ENDPOINT_URL": s3, "KVGRAFT_MODEL": model,
+                    "AWS_ACCESS_KEY_ID": "bench", "AWS_SECRET_ACCESS_KEY": "bench", "AWS_DEFAULT_REGION": "us-east-1",
+                    "KVGRAFT_LOG_LEVEL": "WARNING"}
+            scope.enter_context(environment({**base, "KVGRAFT_DATA_DIR": str(tmp / "bench")},
+                                            unset=["KVGRAFT_BROKER_URL"]))  # the pods serve in-process
+            S3ObjectStore("kvgraft-prompts", endpoint_url=s3).ensure_bucket()
+            rt = open_runtime(Settings())
+            scope.callback(rt.close)
+            with rt.session() as s:
+                _, token = create_api_token(s, team=get_or_create_team(s, name="bench"), role="submitter")
+            engine = rt.engine(model)
+            model_path, threads = engine.model.path, engine.config.threads
+            served = Settings().model
+            headers = {"Authorization": f"Bearer {token}"}
+            pod_env = {**os.environ}
+            cold, same, other = [], [], []
+            cold_total, same_total, other_total = [], [], []
+            with _pod({**pod_env, "KVGRAFT_DATA_DIR": str(tmp / "pod-a")}, tmp, "pod-a", headers, served) as port, \
+                    httpx.Client(base_url=f"http://127.0.0.1:{port}", headers=headers, timeout=600) as a:
+                for i in range(request.samples):
+                    say(f"pod A, prefix {i}: cold, then deposit, then cached on the same pod")
+                    t, total = _stream(a, served, _messages(docs[i], QUESTIONS[0]), request.max_tokens,
+                                       {"kvgraft": {"cache": False}})
+                    cold.append(t)
+                    cold_total.append(total)
+                    _post(a, served, _messages(docs[i], QUESTIONS[0]), request.max_tokens, cache=True)  # deposits
+                    _wait_prefixes(rt, i + 1)
+                    t, total = _stream(a, served, _messages(docs[i], QUESTIONS[1]), request.max_tokens)
+                    same.append(t)
+                    same_total.append(total)
+            workload: dict[str, Any] = {}
+            with _pod({**pod_env, "KVGRAFT_DATA_DIR": str(tmp / "pod-b")}, tmp, "pod-b", headers, served) as port, \
+                    httpx.Client(base_url=f"http://127.0.0.1:{port}", headers=headers, timeout=600) as b:
+                for i in range(request.samples):
+                    say(f"pod B (pod A gone), prefix {i}: restored from the object store")
+                    t, total = _stream(b, served, _messages(docs[i], QUESTIONS[2]), request.max_tokens)
+                    other.append(t)
+                    other_total.append(total)
+                say(f"workload: {request.requests} requests over {request.prefixes} prefixes on pod B")
+                workload = _workload(b, served, docs[:request.prefixes], request)
+            say("llama_cpp.server (RAM cache on): cold, warm, after a restart")
+            llama: dict[str, list[float]] = {"cold": [], "warm": [], "restart": [], "cold_total": [],
+                                             "warm_total": [], "restart_total": []}
+            with _llama_server(model_path, engine.config.n_ctx, threads, tmp, "llama-1") as port, \
+                    httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=600) as ls:
+                for i in range(request.samples):
+                    for arm, q in (("cold", 0), ("warm", 1)):
+                        t, total = _stream(ls, served, _messages(docs[i], QUESTIONS[q]), request.max_tokens)
+                        llama[arm].append(t)
+                        llama[f"{arm}_total"].append(total)
+            with _llama_server(model_path, engine.config.n_ctx, threads, tmp, "llama-2") as port, \
+                    httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=600) as ls:
+                for i in range(request.samples):
+                    t, total = _stream(ls, served, _messages(docs[i], QUESTIONS[2]), request.max_tokens)
+                    llama["restart"].append(t)
+                    llama["restart_total"].append(total)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    ttft = {"cold": _median(cold), "same_pod": _median(same), "other_pod": _median(other),
+            "llama_cpp_server_cold": _median(llama["cold"]), "llama_cpp_server_warm": _median(llama["warm"]),
+            "llama_cpp_server_after_restart": _median(llama["restart"])}
+    total = {"cold": _median(cold_total), "same_pod": _median(same_total), "other_pod": _median(other_total),
+             "llama_cpp_server_cold": _median(llama["cold_total"]),
+             "llama_cpp_server_warm": _median(llama["warm_total"]),
+             "llama_cpp_server_after_restart": _median(llama["restart_total"])}
+    return {"benchmark": "prompt-cache", "model": model, "prefix_tokens": request.prefix_tokens,
+            "samples": request.samples, "chunk_tokens": Settings().prompt_chunk_tokens, "ttft_ms": ttft,
+            "total_ms": total, "ttft_samples_ms": {"cold": cold, "same_pod": same, "other_pod": other, **{
+                f"llama_cpp_server_{k}": v for k, v in llama.items() if not k.endswith("_total")}},
+            "ratios": {"cold_over_same_pod": round(ttft["cold"] / ttft["same_pod"], 1),
+                       "cold_over_other_pod": round(ttft["cold"] / ttft["other_pod"], 1),
+                       "llama_warm_over_same_pod": round(ttft["llama_cpp_server_warm"] / ttft["same_pod"], 2),
+                       "llama_restart_over_other_pod": round(ttft["llama_cpp_server_after_restart"]
+                                                             / ttft["other_pod"], 1)},
+            "workload": workload}
+
+
+def _workload(client: httpx.Client, model: str, docs: list[str], request: PromptCacheBenchRequest) -> dict[str, Any]:
+    prompts = [_messages(docs[i % len(docs)], QUESTIONS[(i // len(docs)) % len(QUESTIONS)] + f" ({i})")
+               for i in range(request.requests)]
+    answers = [_post(client, model, m, request.max_tokens, cache=True) for m in prompts]
+    prefilled = [a["kvgraft"]["prefilled_tokens"] for a in answers]
+    prompt = [a["usage"]["prompt_tokens"] for a in answers]
+    hits = sum(a["kvgraft"]["cache"] == "hit" for a in answers)
+    out: dict[str, Any] = {"requests": len(answers), "prefixes": len(docs),
+                           "prompt_tokens_mean": round(statistics.mean(prompt), 1),
+                           "prefilled_tokens_mean": round(statistics.mean(prefilled), 1),
+                           "prefilled_tokens_total": sum(prefilled), "prompt_tokens_total": sum(prompt),
+                           "hits": {"count": hits, "of": len(answers)}}
+    if request.verify:
+        mismatches = checked = 0
+        for m, a in zip(prompts, answers, strict=True):
+            if a["kvgraft"]["cache"] != "hit":
+                continue
+            fresh = _post(client, model, m, request.max_tokens, cache=False)
+            checked += 1
+            mismatches += (fresh["kvgraft"]["first_logits_sha256"] != a["kvgraft"]["first_logits_sha256"]
+                           or fresh["choices"][0]["message"]["content"] != a["choices"][0]["message"]["content"])
+        out["byte_mismatches"] = {"count": mismatches, "of": checked}
+    return out
