@@ -372,9 +372,9 @@ def blocks_prune(
     grace: Annotated[str, typer.Option(help="Never evict a block grafted within this age (60s, 5m).")] = "60s",
     json_out: JsonOpt = False,
 ) -> None:
-    """Evict least recently used document blocks until the store holds at most BUDGET bytes. Solution, skill and
-    probe blocks, pinned blocks and blocks grafted within --grace are never evicted; an evicted block's row stays
-    (provenance) and a re-deposit restores it."""
+    """Evict least recently used document and prompt-prefix blocks until the store holds at most BUDGET bytes.
+    Solution, skill and probe blocks, pinned blocks and blocks grafted within --grace are never evicted; an
+    evicted block's row stays (provenance) and a re-deposit restores it."""
     from store.retention import prune
 
     def body() -> dict[str, Any]:
