@@ -52,15 +52,17 @@ class PromptCacheBenchRequest:
     verify: bool = True  # compare every cached workload answer with a fresh computation
 
 
-def _document(subject: str, approx_tokens: int) -> str:
-    """A deterministic manual about `subject`, about `approx_tokens` tokens long."""
-    lines, i = [], 0
-    while len(" ".join(lines)) < approx_tokens * 4.2:
+def _document(subject: str, n_tokens: int, count: Callable[[str], int]) -> str:
+    """A deterministic manual about `subject` of about `n_tokens` tokens (as `count` counts them)."""
+    lines: list[str] = []
+    i = 0
+    while True:
         lines.append(f"Rule {i} of the {subject}: the {['north', 'south', 'east', 'west'][i % 4]} room is checked "
                      f"at {6 + i % 12} o'clock by the {['keeper', 'clerk', 'warden', 'foreman'][i % 4]}, who notes "
                      f"{i * 7 % 31} items in the {subject} book.")
         i += 1
-    return " ".join(lines)
+        if i % 8 == 0 and count(" ".join(lines)) >= n_tokens:
+            return " ".join(lines)
 
 
 def _messages(doc: str, question: str) -> list[dict[str, str]]:
@@ -98,12 +100,13 @@ def _median(values: list[float]) -> float:
 @contextlib.contextmanager
 def _pod(env: dict[str, str], tmp: Path, name: str, headers: dict[str, str], model: str) -> Iterator[int]:
     """A `kvgraft serve` process, warmed up by one short unrelated request (its serving engine loaded and the
-    composition check run), so no arm's first request pays for them."""
+    composition check run), so no arm's first request pays for them (the warm-up prompt is shorter than a chunk:
+    it stores nothing)."""
     port = free_port()
     with _process(["serve", "--port", str(port), "--log-level", "warning"], env, tmp / f"{name}.log",
                   lambda: _answers(f"http://127.0.0.1:{port}/healthz")):
         with httpx.Client(base_url=f"http://127.0.0.1:{port}", headers=headers, timeout=600) as c:
-            _post(c, model, [{"role": "user", "content": "Warm up."}], 2, cache=False)
+            _post(c, model, [{"role": "user", "content": "Warm up."}], 2, cache=True)  # runs the composition check
         yield port
 
 
@@ -153,8 +156,6 @@ def run_prompt_cache_bench(request: PromptCacheBenchRequest, progress: Progress 
     say = progress or (lambda _m: None)
     tmp = Path(tempfile.mkdtemp(prefix="kvgraft-bench-prompt-"))
     model = request.model or Settings().model
-    docs = [_document(SUBJECTS[i % len(SUBJECTS)], request.prefix_tokens) for i in range(max(request.prefixes,
-                                                                                             request.samples))]
     try:
         with moto_server(tmp) as s3, contextlib.ExitStack() as scope:
             base = {"KVGRAFT_DATABASE_URL": f"sqlite:///{tmp / 'catalogue.db'}", "KVGRAFT_STORE_URL":
@@ -170,6 +171,8 @@ def run_prompt_cache_bench(request: PromptCacheBenchRequest, progress: Progress 
                 _, token = create_api_token(s, team=get_or_create_team(s, name="bench"), role="submitter")
             engine = rt.engine(model)
             model_path, threads = engine.model.path, engine.config.threads
+            docs = [_document(SUBJECTS[i % len(SUBJECTS)], request.prefix_tokens, lambda t: len(engine.tokenize(t)))
+                    for i in range(max(request.prefixes, request.samples))]
             served = Settings().model
             headers = {"Authorization": f"Bearer {token}"}
             pod_env = {**os.environ}

@@ -261,24 +261,6 @@ def ask(rt: Runtime, question: str, *, team_id: int | None = None, params: Answe
     return answer_question(rt, question, team_id=team_id, model=model, params=params)
 
 
-def _queue_depths(broker_url: str, queues: tuple[str, ...]) -> dict[str, int]:
-    """Messages waiting in each queue (a queue that does not exist yet holds none)."""
-    from amqp.exceptions import NotFound
-
-    from workers.queue.celery_app import sender
-
-    depths: dict[str, int] = {}
-    with sender(broker_url).connection_for_write() as conn:
-        for queue in queues:
-            try:
-                depths[queue] = int(conn.default_channel.queue_declare(queue=queue, passive=True).message_count)
-            except NotFound:
-                depths[queue] = 0
-                conn.close()  # the failed passive declare closed the channel: start over on a fresh one
-                conn.connect()
-    return depths
-
-
 def requeue_stale(rt: Runtime, *, older_than_s: float, lost_only: bool = False) -> dict[str, Any]:
     """Send again every problem and question still pending after `older_than_s` (for instance because the broker
     was unreachable when it was submitted); without a broker, run them here. Tasks are idempotent, so a duplicate
@@ -291,7 +273,9 @@ def requeue_stale(rt: Runtime, *, older_than_s: float, lost_only: bool = False) 
 
     cutoff = utcnow() - dt.timedelta(seconds=older_than_s)
     broker = rt.settings.broker_url
-    depths = _queue_depths(broker, ("solve",)) if broker and lost_only else {}
+    from workers.queue.fleet import queue_states
+
+    depths = {q: st.depth for q, st in queue_states(broker, ["solve"]).items()} if broker and lost_only else {}
     skipped = sorted(q for q, n in depths.items() if n > 0)
 
     def stale(model: Any, queue: str) -> list[str]:
