@@ -34,6 +34,10 @@ class Settings(BaseSettings):
     busy_retry_after_s: int = 5  # the Retry-After (seconds) of those 429 and 503 answers
     window_tokens: int = 4096  # the serving context (n_ctx) of engines this deployment runs
     prompt_chunk_tokens: int = 64  # the prompt cache's chunk: prefixes end at its multiples (the serving grid)
+    # the serving engine's flash attention: off, because on CPU a prompt's last partial chunk (2-63 query rows) at
+    # 2,000 tokens of context takes ~2.5 s with it and ~0.4 s without (docs/BENCHMARKS.md); part of the fingerprint,
+    # and the composition check decides whether the cache is exact under it
+    serving_flash_attn: bool = False
     threads: int | None = None  # threads per engine (default: the cores, at most 8); part of the numerics profile
     store_budget_bytes: int | None = None  # bytes the block store may hold; over it, documents are evicted (LRU)
     requeue_interval_s: float = 60.0  # how often `kvgraft beat` sends work that nothing will deliver again

@@ -36,8 +36,9 @@ class Serving:
             if self._engine is None:
                 s = self.rt.settings
                 threads = {"threads": s.threads} if s.threads else {}
-                self._engine = self.rt.engine(s.model, EngineConfig(n_ctx=s.window_tokens,
-                                                                    prefill_chunk=s.prompt_chunk_tokens, **threads))
+                self._engine = self.rt.engine(s.model, EngineConfig(
+                    n_ctx=s.window_tokens, prefill_chunk=s.prompt_chunk_tokens, flash_attn=s.serving_flash_attn,
+                    **threads))
             return self._engine
 
     def tokens(self, text: str) -> tuple[int, ...]:
