@@ -32,12 +32,13 @@ def test_the_stack_has_every_part(compose: dict[str, Any]) -> None:
 
 def test_every_kvgraft_service_runs_a_real_command(compose: dict[str, Any]) -> None:
     kvgraft_services = {n: s for n, s in compose["services"].items() if s.get("build")}
-    assert set(kvgraft_services) == {"migrate", "api", "solve-worker", "graft-worker"}
+    assert set(kvgraft_services) == {"migrate", "api", "solve-worker", "graft-worker", "beat"}
     for name, service in kvgraft_services.items():
         result = CliRunner().invoke(app, [*service["command"], "--help"])
         assert result.exit_code == 0, (name, service["command"], result.output)
     assert compose["services"]["migrate"]["command"] == ["db", "upgrade"]
     assert compose["services"]["graft-worker"]["command"] == ["worker", "graft"]  # consumes attest too
+    assert compose["services"]["beat"]["command"][0] == "beat"  # the periodic requeue, one per deployment
 
 
 def test_every_kvgraft_variable_is_read_by_the_settings(compose: dict[str, Any]) -> None:
