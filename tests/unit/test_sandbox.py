@@ -108,10 +108,10 @@ def test_infinite_loop_hits_a_limit_and_is_killed() -> None:
 
 
 def test_sleeping_children_are_killed_with_the_group() -> None:
-    prog = "import subprocess\nsubprocess.Popen(['/bin/sleep', '300'])\nimport time\ntime.sleep(300)\n"
+    prog = "import subprocess\nsubprocess.Popen(['/bin/sleep', '300.0731'])\nimport time\ntime.sleep(300)\n"
     r = run_program(prog, limits=SandboxLimits(wall_s=1.5))
     assert r.timed_out and r.killed
-    assert "sleep 300" not in os.popen("ps -eo args").read()
+    assert "sleep 300.0731" not in os.popen("ps -eo args").read()  # a duration no other process on the machine uses
 
 
 def test_shell_runs_only_inside_the_sandbox() -> None:

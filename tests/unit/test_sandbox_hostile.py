@@ -159,12 +159,12 @@ def _run_cgroups() -> list[Path]:
 
 def test_a_runs_cgroup_is_removed_with_everything_left_in_it() -> None:
     before = set(_run_cgroups())
-    r = run_program("import subprocess\nsubprocess.Popen(['/bin/sleep', '300'])\nprint('left a child')\n",
+    r = run_program("import subprocess\nsubprocess.Popen(['/bin/sleep', '300.0517'])\nprint('left a child')\n",
                     limits=FAST)
     assert r.ok and "left a child" in r.stdout
     assert r.mechanisms is not None
     assert set(_run_cgroups()) <= before
-    assert "sleep 300" not in os.popen("ps -eo args").read()
+    assert "sleep 300.0517" not in os.popen("ps -eo args").read()  # a duration no other process on the machine uses
 
 
 def test_millions_of_empty_files_hit_the_tmp_inode_bound() -> None:
