@@ -198,6 +198,13 @@ def block_visible_to(team_id: int | None) -> Any:
                                                            BlockOwner.shared.is_(True))))
 
 
+def owned_by(team_id: int | None) -> Any:
+    """SQL condition on BlockRow: this team (None: the deployment) has an owner row of the block, i.e. deposited it
+    itself; narrower than block_visible_to, which also admits shared and deployment blocks."""
+    return sa.exists(sa.select(BlockOwner.id).where(BlockOwner.block_id == BlockRow.id,
+                                                    BlockOwner.owner_key == owner_key(team_id)))
+
+
 def graft_sources(session: Session, *, team_id: int) -> list[int]:
     """The teams whose shared verified blocks `team_id` grafts besides its own: its own choice (`graft_from`), or,
     when it has not chosen, the teams an operator marked trusted."""

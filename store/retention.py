@@ -23,6 +23,7 @@ from sqlalchemy.orm import Session
 from store.blocks import BlockStore
 from store.db import BlockOwner, BlockRow, Eviction, Problem, Team, owner_key, utcnow
 from store.errors import StoreError
+from store.repository import owned_by
 
 log = structlog.get_logger(__name__)
 
@@ -89,11 +90,9 @@ def _evictable(session: Session, *, store_url: str, now: datetime, grace: timede
              sa.or_(BlockRow.last_used_at.is_(None), BlockRow.last_used_at < now - grace),
              ~sa.exists(sa.select(Problem.id).where(Problem.block_id == BlockRow.id))]
     if only_team is not None:  # the team's own blocks that no other owner holds
-        key = owner_key(only_team)
-        where.append(sa.exists(sa.select(BlockOwner.id).where(BlockOwner.block_id == BlockRow.id,
-                                                              BlockOwner.owner_key == key)))
+        where.append(owned_by(only_team))
         where.append(~sa.exists(sa.select(BlockOwner.id).where(BlockOwner.block_id == BlockRow.id,
-                                                               BlockOwner.owner_key != key)))
+                                                               BlockOwner.owner_key != owner_key(only_team))))
     return list(session.scalars(sa.select(BlockRow).where(*where).order_by(recency, BlockRow.id)))
 
 

@@ -117,15 +117,20 @@ def term_stats(session: Session, *, fingerprint: str, terms: Iterable[str]) -> T
     return TermStats(df.pop(DOCS_TERM, 0), df)
 
 
+def _weights(query: list[str], stats: TermStats, threshold: float) -> tuple[dict[str, float], float]:
+    """Each query term's tf-idf weight, and the bound (1 - threshold^2) |q|^2 on the squared weight a problem
+    may lack and still reach `threshold`."""
+    weight = {t: c * stats.idf(t) for t, c in Counter(query).items()}
+    total = sum(w * w for w in weight.values())
+    return weight, (1.0 - max(0.0, min(threshold, 1.0)) ** 2) * total
+
+
 def search_terms(query: list[str], stats: TermStats, threshold: float) -> list[str]:
     """The fewest rarest terms of the query such that a problem sharing none of them cannot reach `threshold`
     cosine similarity: by Cauchy-Schwarz a document's cosine is at most |q restricted to shared terms| / |q|, so
     a document missing terms whose squared weight exceeds (1 - threshold^2) |q|^2 is below threshold. The number
     placeholder is never searched (every problem has it), and is counted as shared."""
-    counts = Counter(query)
-    weight = {t: c * stats.idf(t) for t, c in counts.items()}
-    total = sum(w * w for w in weight.values())
-    bound = (1.0 - max(0.0, min(threshold, 1.0)) ** 2) * total
+    weight, bound = _weights(query, stats, threshold)
     chosen: list[str] = []
     missing = 0.0
     for term in sorted((t for t in weight if t != NUMBER), key=lambda t: (-weight[t], t)):
@@ -152,10 +157,7 @@ def requirement(query: list[str], stats: TermStats, threshold: float) -> Expr | 
     far fewer than share one rare term). Terms no indexed problem has are missing from every problem; terms beyond
     the MAX_REQUIRED_TERMS heaviest are assumed shared (the condition only gets weaker). None: no problem can reach
     the threshold."""
-    counts = Counter(query)
-    weight = {t: c * stats.idf(t) for t, c in counts.items()}
-    total = sum(w * w for w in weight.values())
-    bound = (1.0 - max(0.0, min(threshold, 1.0)) ** 2) * total
+    weight, bound = _weights(query, stats, threshold)
     unseen = sum(w * w for t, w in weight.items() if t != NUMBER and not stats.df.get(t))
     terms = sorted((t for t in weight if t != NUMBER and stats.df.get(t)), key=lambda t: (-weight[t], t))
     terms = terms[:MAX_REQUIRED_TERMS]

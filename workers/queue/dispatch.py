@@ -188,11 +188,14 @@ def submit_question(rt: Runtime, question: str, *, team_id: int | None, expected
 NO_LIVE_WORKER = "no_live_worker"
 
 
-def send_question(rt: Runtime, request_id: str) -> str:
+def send_question(rt: Runtime, request_id: str, *, only_if_idle: bool = False) -> str | None:
     """Send a stored question to the graft queue of a fingerprint with a live worker (the one holding its
     recurrence block, else the default model's, else the least loaded; the asker's model if it named one); returns
     the queue. With no live worker that can answer it, the request ends `failed` (no_live_worker) and
-    NoLiveWorkerError is raised: it is reported, not queued where nothing will take it."""
+    NoLiveWorkerError is raised: it is reported, not queued where nothing will take it.
+
+    `only_if_idle` (the periodic pass): send it only if its queue holds no waiting message (one waiting will be
+    delivered), and with no live worker leave it pending for a later pass; None when not sent."""
     from workers.queue.celery_app import send
     from workers.queue.fleet import NoLiveWorkerError, choose_graft_queue
 
@@ -205,9 +208,13 @@ def send_question(rt: Runtime, request_id: str) -> str:
     try:
         target = choose_graft_queue(rt, question=question, team_id=team_id, model=model)
     except NoLiveWorkerError as exc:
+        if only_if_idle:
+            return None
         fail_unfinished(rt, QueryRequest, request_id, NO_LIVE_WORKER, f"{NO_LIVE_WORKER}: {exc}")
         log.warning("dispatch.no_live_worker", request_id=request_id, model=model, error=str(exc))
         raise
+    if only_if_idle and target.depth > 0:
+        return None
     send(rt.settings.broker_url or "", "kvgraft.answer_query", request_id, queue=target.queue)
     log.info("dispatch.question_sent", request_id=request_id, queue=target.queue, depth=target.depth)
     return target.queue
@@ -278,39 +285,29 @@ def requeue_stale(rt: Runtime, *, older_than_s: float, lost_only: bool = False) 
     depths = {q: st.depth for q, st in queue_states(broker, ["solve"]).items()} if broker and lost_only else {}
     skipped = sorted(q for q, n in depths.items() if n > 0)
 
-    def stale(model: Any, queue: str) -> list[str]:
-        if queue in skipped:
-            return []
+    def stale(model: Any) -> list[str]:
         where = [model.status == "pending", model.created_at < cutoff]
         if lost_only:
             where.append(model.deliveries == model.deliveries_ended)
         with rt.session() as s:
             return list(s.scalars(sa.select(model.id).where(*where).order_by(model.created_at)))
 
-    problems, questions = stale(Problem, "solve"), stale(QueryRequest, "graft")
+    problems = [] if "solve" in skipped else stale(Problem)
+    questions = stale(QueryRequest)
     if not broker:  # embedded: run them here, one by one
         work_in_process(rt, "solve", problems)
         work_in_process(rt, "answer", questions)
     else:
         from workers.queue.celery_app import send
-        from workers.queue.fleet import NoLiveWorkerError, choose_graft_queue
+        from workers.queue.fleet import NoLiveWorkerError
 
         for pid in problems:
             send(broker, "kvgraft.solve_problem", pid)
         sent: list[str] = []
         for qid in questions:
-            if lost_only:  # a question waiting in its fingerprint's queue will be delivered
-                with rt.session() as s:
-                    request = s.get(QueryRequest, qid)
-                    question, team_id = (request.question, request.team_id) if request else ("", None)
-                try:
-                    if choose_graft_queue(rt, question=question, team_id=team_id, model=None).depth > 0:
-                        continue
-                except NoLiveWorkerError:
-                    continue  # nothing can answer it yet: left pending for a later pass
             try:
-                send_question(rt, qid)
-                sent.append(qid)
+                if send_question(rt, qid, only_if_idle=lost_only) is not None:
+                    sent.append(qid)
             except NoLiveWorkerError:
                 pass  # reported on the request (failed: no_live_worker)
         questions = sent

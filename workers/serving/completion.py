@@ -26,8 +26,7 @@ from workers.serving.prompt_cache import (
     PrefixDepositor,
     chain_hashes,
     chunk_tokens,
-    longest_prefix,
-    missing_hashes,
+    lookup,
 )
 
 log = structlog.get_logger(__name__)
@@ -95,11 +94,11 @@ def complete(rt: Runtime, engine: GraftEngine, request: CompletionRequest, depos
     t0 = time.perf_counter()
     reason = "asked off" if not request.cache else cache_refusal(rt, engine, n)
     hashes = chain_hashes(engine, tokens) if reason is None else {}
-    cached = longest_prefix(rt, engine, hashes, request.team_id) if hashes else None
+    found = lookup(rt, engine, hashes, request.team_id)
+    cached = found.cached
     start = cached.n_tokens if cached is not None else 0
-    kept = [b for b in _kept(engine, n, hashes, request.keep_boundaries) if b > start]
-    absent = missing_hashes(rt, [hashes[b] for b in kept], request.team_id)
-    capture_at = [b for b in kept if hashes[b] in absent]
+    capture_at = [b for b in _kept(engine, n, hashes, request.keep_boundaries)
+                  if b > start and hashes[b] not in found.owned]
     t1 = time.perf_counter()
     pending: list[PendingPrefix] = []
     with engine.pooled_context() as ctx:

@@ -23,8 +23,8 @@ import sqlalchemy as sa
 import structlog
 
 from engine.graft import GraftEngine, KVSnapshot
-from store.db import BlockOwner, BlockRow, PrefixRow, owner_key
-from store.repository import record_block, record_prefix
+from store.db import BlockRow, PrefixRow
+from store.repository import owned_by, record_block, record_prefix
 from store.retention import prune
 from workers.runtime import Runtime
 from workers.seam import block_to_snapshot, read_or_miss, snapshot_to_block
@@ -69,48 +69,39 @@ class CachedPrefix:
     snapshot: KVSnapshot
 
 
-def longest_prefix(rt: Runtime, engine: GraftEngine, hashes: dict[int, str], team_id: int) -> CachedPrefix | None:
-    """The longest stored prefix of the prompt this team owns (not evicted or quarantined), read and verified; a
-    damaged or missing block is a miss."""
+@dataclass(frozen=True)
+class Lookup:
+    cached: CachedPrefix | None  # the longest stored prefix the team owns, read and verified
+    owned: frozenset[str]  # chain hashes of the prompt the team owns a live prefix block for (not evicted)
+
+
+def lookup(rt: Runtime, engine: GraftEngine, hashes: dict[int, str], team_id: int) -> Lookup:
+    """In one query, the prompt's prefixes this team owns: the longest of them that is not quarantined is read and
+    verified (a damaged or missing block is a miss, and the next longest is tried), and the owned chain hashes
+    tell which prefixes the request need not capture again."""
     if not hashes:
-        return None
+        return Lookup(None, frozenset())
     by_hash = {h: n for n, h in hashes.items()}
     with rt.session() as s:
         rows = s.execute(
-            sa.select(PrefixRow.chain_hash, PrefixRow.block_id, PrefixRow.n_tokens)
+            sa.select(PrefixRow.chain_hash, PrefixRow.block_id, PrefixRow.n_tokens, BlockRow.quarantined_at)
             .join(BlockRow, BlockRow.id == PrefixRow.block_id)
-            .where(PrefixRow.chain_hash.in_(list(by_hash)), BlockRow.evicted_at.is_(None),
-                   BlockRow.quarantined_at.is_(None),
-                   sa.exists(sa.select(BlockOwner.id).where(BlockOwner.block_id == BlockRow.id,
-                                                            BlockOwner.owner_key == owner_key(team_id))))
+            .where(PrefixRow.chain_hash.in_(list(by_hash)), BlockRow.evicted_at.is_(None), owned_by(team_id))
             .order_by(PrefixRow.n_tokens.desc())).all()
-    for chain_hash, block_id, n_tokens in rows:
-        if by_hash.get(chain_hash) != n_tokens:
+    owned = frozenset(chain_hash for chain_hash, *_ in rows)
+    for chain_hash, block_id, n_tokens, quarantined_at in rows:
+        if quarantined_at is not None or by_hash.get(chain_hash) != n_tokens:
             continue
         block = read_or_miss(rt.blocks, engine.fingerprint.id, block_id, purpose="prompt_prefix")
-        if block is None:
-            continue
-        return CachedPrefix(block_id, chain_hash, n_tokens, block_to_snapshot(block))
-    return None
+        if block is not None:
+            return Lookup(CachedPrefix(block_id, chain_hash, n_tokens, block_to_snapshot(block)), owned)
+    return Lookup(None, owned)
 
 
 @dataclass(frozen=True)
 class PendingPrefix:
     chain_hash: str
     snapshot: KVSnapshot
-
-
-def missing_hashes(rt: Runtime, hashes: list[str], team_id: int) -> set[str]:
-    """Of these chain hashes, the ones this team does not own a live prefix block for."""
-    if not hashes:
-        return set()
-    with rt.session() as s:
-        owned = set(s.scalars(
-            sa.select(PrefixRow.chain_hash).join(BlockRow, BlockRow.id == PrefixRow.block_id)
-            .where(PrefixRow.chain_hash.in_(hashes), BlockRow.evicted_at.is_(None),
-                   sa.exists(sa.select(BlockOwner.id).where(BlockOwner.block_id == BlockRow.id,
-                                                            BlockOwner.owner_key == owner_key(team_id))))))
-    return set(hashes) - owned
 
 
 class PrefixDepositor:
