@@ -21,6 +21,7 @@ from typing import Any
 
 import httpx
 
+from bench.stats import percentile
 from services.local_servers import free_port, moto_server, stop_process_group
 from store.objects.s3 import S3ObjectStore
 from store.repository import create_api_token, get_or_create_team
@@ -45,10 +46,8 @@ class ApiBenchRequest:
 
 
 def _percentiles(samples: list[float]) -> dict[str, float]:
-    ordered = sorted(samples)
-    p99 = ordered[min(len(ordered) - 1, round(0.99 * (len(ordered) - 1)))]
-    return {"p50_ms": round(statistics.median(ordered) * 1000, 2), "p99_ms": round(p99 * 1000, 2),
-            "rps": round(len(ordered) / sum(ordered), 2)}
+    return {"p50_ms": round(statistics.median(samples) * 1000, 2), "p99_ms": round(percentile(samples, 0.99) * 1000, 2),
+            "rps": round(len(samples) / sum(samples), 2)}
 
 
 @contextlib.contextmanager
@@ -76,19 +75,26 @@ def _answers(url: str) -> bool:
 
 
 @contextlib.contextmanager
-def _process(args: list[str], env: dict[str, str], log: Path, ready: Callable[[], bool]) -> Iterator[None]:
+def _spawn(argv: list[str], env: dict[str, str], log: Path, ready: Callable[[], bool], *,
+           timeout: float = 120) -> Iterator[None]:
+    """A process in its own group, its output in `log`, until `ready()`; stopped with its group afterwards."""
     with log.open("wb") as out:
-        proc = subprocess.Popen([sys.executable, "-m", "services.cli", *args], stdout=out, stderr=subprocess.STDOUT,
-                                env=env, start_new_session=True)
+        proc = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT, env=env, start_new_session=True)
     try:
-        deadline = time.monotonic() + 120
+        deadline = time.monotonic() + timeout
         while not ready():
             if proc.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"{args} did not start:\n{log.read_text(errors='replace')[-2000:]}")
+                raise RuntimeError(f"{argv[2:]} did not start:\n{log.read_text(errors='replace')[-2000:]}")
             time.sleep(0.2)
         yield
     finally:
         stop_process_group(proc)
+
+
+def _process(args: list[str], env: dict[str, str], log: Path, ready: Callable[[], bool]
+             ) -> contextlib.AbstractContextManager[None]:
+    """A `kvgraft` command (`python -m services.cli ARGS`) as _spawn runs it."""
+    return _spawn([sys.executable, "-m", "services.cli", *args], env, log, ready)
 
 
 def run_api_bench(request: ApiBenchRequest, progress: Callable[[str], None] | None = None) -> dict[str, Any]:

@@ -20,6 +20,7 @@ from typing import Any
 import httpx
 
 from bench.api import _answers, _process
+from bench.stats import percentile
 from services.local_servers import free_port
 from store.repository import create_api_token, get_or_create_team
 from workers.runtime import open_runtime
@@ -39,8 +40,7 @@ SEED = [{"id": f"seed-{k}", "question": f"A tray holds {k + 6} cups. How many cu
 
 
 def _pct(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return round(ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))] * 1000, 2) if ordered else 0.0
+    return round(percentile(values, q) * 1000, 2) if values else 0.0
 
 
 def run_load_bench(request: LoadBenchRequest, progress: Callable[[str], None] | None = None) -> dict[str, Any]:

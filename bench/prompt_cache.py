@@ -24,7 +24,8 @@ from typing import Any
 
 import httpx
 
-from bench.api import _answers, _process
+from bench.api import _answers, _process, _spawn
+from bench.stats import share
 from services.local_servers import free_port, moto_server
 from store.objects.s3 import S3ObjectStore
 from store.repository import create_api_token, get_or_create_team
@@ -112,29 +113,17 @@ def _pod(env: dict[str, str], tmp: Path, name: str, headers: dict[str, str], mod
 
 @contextlib.contextmanager
 def _llama_server(model_path: Path, n_ctx: int, threads: int, tmp: Path, name: str) -> Iterator[int]:
+    """llama-cpp-python's OpenAI server with its RAM cache on, warmed up by the same short request as a pod."""
     port = free_port()
-    args = [sys.executable, "-m", "llama_cpp.server", "--model", str(model_path), "--n_ctx", str(n_ctx),
+    argv = [sys.executable, "-m", "llama_cpp.server", "--model", str(model_path), "--n_ctx", str(n_ctx),
             "--n_threads", str(threads), "--cache", "true", "--cache_type", "ram", "--port", str(port),
             "--host", "127.0.0.1"]
-    log = tmp / f"{name}.log"
-    import subprocess
-
-    from services.local_servers import stop_process_group
-
-    with log.open("wb") as out:
-        proc = subprocess.Popen(args, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
-    try:
-        deadline = time.monotonic() + 180
-        while not _answers(f"http://127.0.0.1:{port}/v1/models"):
-            if proc.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"llama_cpp.server did not start:\n{log.read_text(errors='replace')[-2000:]}")
-            time.sleep(0.3)
-        with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=600) as c:  # the same warm-up as a pod
+    with _spawn(argv, dict(os.environ), tmp / f"{name}.log", lambda: _answers(f"http://127.0.0.1:{port}/v1/models"),
+                timeout=180):
+        with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=600) as c:
             c.post("/v1/chat/completions", json={"model": "x", "messages": [{"role": "user", "content": "Warm up."}],
                                                  "max_tokens": 2, "temperature": 0}).raise_for_status()
         yield port
-    finally:
-        stop_process_group(proc)
 
 
 def _wait_prefixes(rt: Any, at_least: int, timeout: float = 300) -> None:
@@ -249,7 +238,7 @@ def _workload(client: httpx.Client, model: str, docs: list[str], request: Prompt
                            "prompt_tokens_mean": round(statistics.mean(prompt), 1),
                            "prefilled_tokens_mean": round(statistics.mean(prefilled), 1),
                            "prefilled_tokens_total": sum(prefilled), "prompt_tokens_total": sum(prompt),
-                           "hits": {"count": hits, "of": len(answers)}}
+                           "hits": share(hits, len(answers))}
     if request.verify:
         mismatches = checked = 0
         for m, a in zip(prompts, answers, strict=True):
@@ -259,5 +248,5 @@ def _workload(client: httpx.Client, model: str, docs: list[str], request: Prompt
             checked += 1
             mismatches += (fresh["kvgraft"]["first_logits_sha256"] != a["kvgraft"]["first_logits_sha256"]
                            or fresh["choices"][0]["message"]["content"] != a["choices"][0]["message"]["content"])
-        out["byte_mismatches"] = {"count": mismatches, "of": checked}
+        out["byte_mismatches"] = share(mismatches, checked)
     return out

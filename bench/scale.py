@@ -29,7 +29,7 @@ import psycopg
 import sqlalchemy as sa
 from psycopg import sql
 
-from bench.stats import fraction
+from bench.stats import percentile, share
 from store import migrate
 from store.db import make_engine, session_factory
 from store.repository import graft_sources, visible_solution_blocks
@@ -98,18 +98,9 @@ class Grammar:
         return text[0].upper() + text[1:]
 
 
-def _share(count: int, of: int) -> dict[str, Any]:
-    return {"count": count, "of": of, "fraction": fraction(count, of)}
-
-
 def _psycopg_url(url: str) -> str:
     """psycopg's own connection URL for an SQLAlchemy one (postgresql+psycopg:// -> postgresql://)."""
     return re.sub(r"^postgresql\+\w+://", "postgresql://", url)
-
-
-def _percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))]
 
 
 class Catalogue:
@@ -272,9 +263,9 @@ def _measure(catalogue: Catalogue, request: ScaleBenchRequest, progress: Progres
                 examined.append(_rows_examined(raw if isinstance(raw, list) else json.loads(raw)))
         entry: dict[str, Any] = {
             "blocks": catalogue.rows, "p50_ms": round(statistics.median(times), 2),
-            "p99_ms": round(_percentile(times, 0.99), 2), "rows_examined": int(statistics.median(examined)),
+            "p99_ms": round(percentile(times, 0.99), 2), "rows_examined": int(statistics.median(examined)),
             "rows_examined_max": max(examined), "candidates_mean": round(candidates / len(probes), 1),
-            "routed": _share(routed, len(probes)), "truncated": _share(truncated, len(probes))}
+            "routed": share(routed, len(probes)), "truncated": share(truncated, len(probes))}
         with sessions() as s:  # what the catalogue costs per block on disk (table, its indexes and TOAST)
             entry["bytes_per_block"] = {table: round(int(s.execute(sa.text(
                 f"SELECT pg_total_relation_size('{table}')")).scalar_one()) / catalogue.rows)
@@ -295,7 +286,7 @@ def _measure(catalogue: Catalogue, request: ScaleBenchRequest, progress: Progres
                                                         threshold=DEFAULT_THRESHOLD), threshold=DEFAULT_THRESHOLD)
                     agree += indexed.key == chosen.key
             linear = {"blocks": catalogue.rows, "p50_ms": round(statistics.median(linear_times), 1),
-                      "rows_examined": len(pool), "agrees_with_index": _share(agree, len(linear_times))}
+                      "rows_examined": len(pool), "agrees_with_index": share(agree, len(linear_times))}
         if progress:
             progress(f"{catalogue.rows} blocks: index p50 {entry['p50_ms']} ms"
                      + (f", linear p50 {linear['p50_ms']} ms" if linear else ""))

@@ -1,9 +1,11 @@
-"""Counting outcomes for benchmarks: Wilson 95% score intervals and fractions that are null on an empty
-denominator (never a made-up 0 or 1)."""
+"""Counting outcomes for benchmarks: Wilson 95% score intervals, fractions that are null on an empty
+denominator (never a made-up 0 or 1), counts with their denominators, and nearest-rank percentiles."""
 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
+from typing import Any
 
 Z95 = 1.959963984540054
 
@@ -21,3 +23,14 @@ def wilson(successes: int, n: int, z: float = Z95) -> list[float] | None:
 
 def fraction(part: int, whole: int) -> float | None:
     return round(part / whole, 3) if whole else None
+
+
+def share(count: int, of: int) -> dict[str, Any]:
+    """A count with its denominator and their fraction."""
+    return {"count": count, "of": of, "fraction": fraction(count, of)}
+
+
+def percentile(values: Sequence[float], q: float) -> float:
+    """The nearest-rank `q` quantile (0..1) of non-empty `values`."""
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))]
