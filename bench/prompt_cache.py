@@ -11,6 +11,7 @@ catalogue and one S3 store, the llama.cpp server) and removes them afterwards.""
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import shutil
 import statistics
@@ -71,19 +72,23 @@ def _messages(doc: str, question: str) -> list[dict[str, str]]:
 
 
 def _stream(client: httpx.Client, model: str, messages: list[dict[str, str]], max_tokens: int,
-            extra: dict[str, Any] | None = None) -> tuple[float, float]:
-    """(time to first content token, total time) in ms of one streamed chat completion."""
+            extra: dict[str, Any] | None = None) -> tuple[float, float, dict[str, Any]]:
+    """(time to first content token, total time) in ms of one streamed chat completion, and its `kvgraft`
+    extension (empty from llama_cpp.server)."""
     body = {"model": model, "messages": messages, "max_tokens": max_tokens, "temperature": 0, "stream": True,
             **(extra or {})}
     t0 = time.perf_counter()
     first = None
+    ext: dict[str, Any] = {}
     with client.stream("POST", "/v1/chat/completions", json=body) as r:
         r.raise_for_status()
         for line in r.iter_lines():
             if first is None and line.startswith("data: {") and '"content": "' in line and '"content": ""' not in line:
                 first = time.perf_counter()
+            if line.startswith("data: {") and '"kvgraft"' in line:
+                ext = json.loads(line[6:])["kvgraft"]
     end = time.perf_counter()
-    return ((first or end) - t0) * 1000, (end - t0) * 1000
+    return ((first or end) - t0) * 1000, (end - t0) * 1000, ext
 
 
 def _post(client: httpx.Client, model: str, messages: list[dict[str, str]], max_tokens: int,
@@ -167,27 +172,33 @@ def run_prompt_cache_bench(request: PromptCacheBenchRequest, progress: Progress 
             pod_env = {**os.environ}
             cold, same, other = [], [], []
             cold_total, same_total, other_total = [], [], []
+            where: dict[str, list[dict[str, Any]]] = {"cold": [], "same_pod": [], "other_pod": []}
             with _pod({**pod_env, "KVGRAFT_DATA_DIR": str(tmp / "pod-a")}, tmp, "pod-a", headers, served) as port, \
                     httpx.Client(base_url=f"http://127.0.0.1:{port}", headers=headers, timeout=600) as a:
+                deposited = 0
                 for i in range(request.samples):
                     say(f"pod A, prefix {i}: cold, then deposit, then cached on the same pod")
-                    t, total = _stream(a, served, _messages(docs[i], QUESTIONS[0]), request.max_tokens,
-                                       {"kvgraft": {"cache": False}})
+                    t, total, ext = _stream(a, served, _messages(docs[i], QUESTIONS[0]), request.max_tokens,
+                                            {"kvgraft": {"cache": False}})
                     cold.append(t)
                     cold_total.append(total)
-                    _post(a, served, _messages(docs[i], QUESTIONS[0]), request.max_tokens, cache=True)  # deposits
-                    _wait_prefixes(rt, i + 1)
-                    t, total = _stream(a, served, _messages(docs[i], QUESTIONS[1]), request.max_tokens)
+                    where["cold"].append(ext)
+                    seed = _post(a, served, _messages(docs[i], QUESTIONS[0]), request.max_tokens, cache=True)
+                    deposited += seed["kvgraft"]["deposits_scheduled"]
+                    _wait_prefixes(rt, deposited)  # every prefix that request computed, not just the first
+                    t, total, ext = _stream(a, served, _messages(docs[i], QUESTIONS[1]), request.max_tokens)
                     same.append(t)
                     same_total.append(total)
+                    where["same_pod"].append(ext)
             workload: dict[str, Any] = {}
             with _pod({**pod_env, "KVGRAFT_DATA_DIR": str(tmp / "pod-b")}, tmp, "pod-b", headers, served) as port, \
                     httpx.Client(base_url=f"http://127.0.0.1:{port}", headers=headers, timeout=600) as b:
                 for i in range(request.samples):
                     say(f"pod B (pod A gone), prefix {i}: restored from the object store")
-                    t, total = _stream(b, served, _messages(docs[i], QUESTIONS[2]), request.max_tokens)
+                    t, total, ext = _stream(b, served, _messages(docs[i], QUESTIONS[2]), request.max_tokens)
                     other.append(t)
                     other_total.append(total)
+                    where["other_pod"].append(ext)
                 say(f"workload: {request.requests} requests over {request.prefixes} prefixes on pod B")
                 workload = _workload(b, served, docs[:request.prefixes], request)
             say("llama_cpp.server (RAM cache on): cold, warm, after a restart")
@@ -197,13 +208,13 @@ def run_prompt_cache_bench(request: PromptCacheBenchRequest, progress: Progress 
                     httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=600) as ls:
                 for i in range(request.samples):
                     for arm, q in (("cold", 0), ("warm", 1)):
-                        t, total = _stream(ls, served, _messages(docs[i], QUESTIONS[q]), request.max_tokens)
+                        t, total, _ = _stream(ls, served, _messages(docs[i], QUESTIONS[q]), request.max_tokens)
                         llama[arm].append(t)
                         llama[f"{arm}_total"].append(total)
             with _llama_server(model_path, engine.config.n_ctx, threads, tmp, "llama-2") as port, \
                     httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=600) as ls:
                 for i in range(request.samples):
-                    t, total = _stream(ls, served, _messages(docs[i], QUESTIONS[2]), request.max_tokens)
+                    t, total, _ = _stream(ls, served, _messages(docs[i], QUESTIONS[2]), request.max_tokens)
                     llama["restart"].append(t)
                     llama["restart_total"].append(total)
     finally:
@@ -224,7 +235,18 @@ def run_prompt_cache_bench(request: PromptCacheBenchRequest, progress: Progress 
                        "llama_warm_over_same_pod": round(ttft["llama_cpp_server_warm"] / ttft["same_pod"], 2),
                        "llama_restart_over_other_pod": round(ttft["llama_cpp_server_after_restart"]
                                                              / ttft["other_pod"], 1)},
-            "workload": workload}
+            "where_ms": {arm: _breakdown(exts) for arm, exts in where.items()}, "workload": workload}
+
+
+def _breakdown(exts: list[dict[str, Any]]) -> dict[str, Any]:
+    """Medians of where a kvgraft arm's time went (`kvgraft.timings_ms`) and what it restored and prefilled."""
+    steps = sorted({k for e in exts for k in e.get("timings_ms", {})})
+    out: dict[str, Any] = {k: _median([e["timings_ms"][k] for e in exts if k in e.get("timings_ms", {})])
+                           for k in steps}
+    for key in ("restored_tokens", "prefilled_tokens"):
+        out[key] = _median([e[key] for e in exts if key in e]) if any(key in e for e in exts) else None
+    out["boundary_granule"] = next((e["boundary_granule"] for e in exts if "boundary_granule" in e), None)
+    return out
 
 
 def _workload(client: httpx.Client, model: str, docs: list[str], request: PromptCacheBenchRequest) -> dict[str, Any]:

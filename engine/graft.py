@@ -182,24 +182,39 @@ class GraftEngine:
     def tokenize(self, text: str, *, add_special: bool = True, parse_special: bool = False) -> list[int]:
         return self.model.tokenize(text, add_special=add_special, parse_special=parse_special)
 
-    def prefill(self, ctx: LlamaContext, tokens: Sequence[int], *, pos0: int = 0, seq_id: int = 0) -> None:
-        """Decode `tokens` at [pos0, pos0+n) in `prefill_chunk`-sized calls counted from pos0 (the grid)."""
+    def _grid(self, pos0: int, n: int, origin: int | None) -> list[tuple[int, int]]:
+        """Cut [pos0, pos0+n) into decode calls of at most `prefill_chunk` tokens at origin + k*chunk (origin
+        None: pos0). A prompt restored at an unaligned position and continued with origin 0 makes the calls a
+        fresh prefill of the whole prompt makes after that position."""
         step = self.config.prefill_chunk
-        for i in range(0, len(tokens), step):
-            ctx.decode(tokens[i:i + step], pos0=pos0 + i, seq_id=seq_id)
+        start = pos0 if origin is None else origin
+        if pos0 < start:
+            raise ValueError(f"pos0 {pos0} is before the grid's origin {start}")
+        cuts: list[tuple[int, int]] = []
+        pos, end = pos0, pos0 + n
+        while pos < end:
+            nxt = min(end, start + ((pos - start) // step + 1) * step)
+            cuts.append((pos, nxt))
+            pos = nxt
+        return cuts
+
+    def prefill(self, ctx: LlamaContext, tokens: Sequence[int], *, pos0: int = 0, seq_id: int = 0,
+                origin: int | None = None) -> None:
+        """Decode `tokens` at [pos0, pos0+n) in `prefill_chunk`-sized calls counted from `origin` (default pos0:
+        the grid)."""
+        for a, b in self._grid(pos0, len(tokens), origin):
+            ctx.decode(tokens[a - pos0:b - pos0], pos0=a, seq_id=seq_id)
 
     def prefill_for_generation(self, ctx: LlamaContext, tokens: Sequence[int], *, pos0: int = 0,
-                               seq_id: int = 0) -> np.ndarray:
+                               seq_id: int = 0, origin: int | None = None) -> np.ndarray:
         """Prefill on the grid and return the logits row of the last token (what generation starts from)."""
         if not tokens:
             raise DecodeError("nothing to prefill")
-        step = self.config.prefill_chunk
-        starts = list(range(0, len(tokens), step))
-        for i in starts:
-            chunk = tokens[i:i + step]
-            last = i == starts[-1]
-            ctx.decode(chunk, pos0=pos0 + i, seq_id=seq_id, outputs=[len(chunk) - 1] if last else ())
-        return ctx.logits_row(len(tokens[starts[-1]:]) - 1)
+        cuts = self._grid(pos0, len(tokens), origin)
+        for a, b in cuts:
+            last = (a, b) == cuts[-1]
+            ctx.decode(tokens[a - pos0:b - pos0], pos0=a, seq_id=seq_id, outputs=[b - a - 1] if last else ())
+        return ctx.logits_row(cuts[-1][1] - cuts[-1][0] - 1)
 
     def query(self, ctx: LlamaContext, tokens: Sequence[int], *, pos0: int, seq_id: int = 0) -> LogitsRows:
         """One decode call of the query tokens, with logits kept for every query row."""

@@ -17,9 +17,11 @@ Offset = Annotated[int, Query(ge=0, le=10_000_000)]
 
 
 class ApiError(Exception):
-    def __init__(self, status: int, code: str, message: str, **extra: Any) -> None:
+    def __init__(self, status: int, code: str, message: str, headers: dict[str, str] | None = None,
+                 **extra: Any) -> None:
         super().__init__(message)
         self.status, self.code, self.message, self.extra = status, code, message, extra
+        self.headers = headers or {}
 
 
 def error_response(status: int, code: str, message: str, **extra: Any) -> JSONResponse:

@@ -24,7 +24,7 @@ from services.api_common import ApiError, rt_of
 from services.auth import Submitter
 from services.validation import GuardedRoute
 from workers.serving.completion import Completion, CompletionRequest, ContextLengthError
-from workers.serving.service import Serving
+from workers.serving.service import Serving, ServingBusy
 
 router = APIRouter(route_class=GuardedRoute)
 
@@ -131,25 +131,24 @@ def _run(serving: Serving, body: _Sampling, req: CompletionRequest, kind: str) -
     created = int(time.time())
     rid = ("chatcmpl-" if kind == "chat" else "cmpl-") + secrets.token_hex(12)
     model = serving.model_name
+    try:
+        serving.reserve(req.team_id)
+    except ServingBusy as exc:
+        raise ApiError(429, "rate_limit_exceeded", str(exc), type="requests", param=None,
+                       headers={"Retry-After": str(exc.retry_after_s)}) from None
     if not body.stream:
         try:
             c = serving.complete(req)
         except ContextLengthError as exc:
             raise _invalid(str(exc), "messages" if kind == "chat" else "prompt", "context_length_exceeded") from None
+        finally:
+            serving.release(req.team_id)
         choice = ({"index": 0, "message": {"role": "assistant", "content": c.text}, "finish_reason": c.finish_reason,
                    "logprobs": None} if kind == "chat" else
                   {"index": 0, "text": c.text, "finish_reason": c.finish_reason, "logprobs": None})
         return JSONResponse({"id": rid, "object": "chat.completion" if kind == "chat" else "text_completion",
                              "created": created, "model": model, "choices": [choice], "usage": _usage(c),
                              "kvgraft": _extension(c)})
-    return StreamingResponse(_stream(serving, body, req, kind, rid, created), media_type="text/event-stream",
-                             headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
-
-
-def _stream(serving: Serving, body: _Sampling, req: CompletionRequest, kind: str, rid: str,
-            created: int) -> Iterator[str]:
-    """Server-sent events: each piece of text as it is generated, the finish reason, usage when asked
-    (stream_options.include_usage), then [DONE]. The completion runs on its own thread; pieces cross a queue."""
     pieces: queue.Queue[tuple[str, Any]] = queue.Queue()
 
     def work() -> None:
@@ -157,8 +156,20 @@ def _stream(serving: Serving, body: _Sampling, req: CompletionRequest, kind: str
             pieces.put(("done", serving.complete(req, on_text=lambda t: pieces.put(("text", t)))))
         except Exception as exc:  # noqa: BLE001 - reported in the stream, in OpenAI's error shape
             pieces.put(("error", exc))
+        finally:
+            serving.release(req.team_id)
 
+    # started here, not when the response is first read: the admission is released even if it never is
     threading.Thread(target=work, name="kvgraft-serve-stream", daemon=True).start()
+    return StreamingResponse(_stream(serving, body, pieces, kind, rid, created), media_type="text/event-stream",
+                             headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+
+
+def _stream(serving: Serving, body: _Sampling, pieces: queue.Queue[tuple[str, Any]], kind: str, rid: str,
+            created: int) -> Iterator[str]:
+    """Server-sent events: each piece of text as it is generated, the finish reason, usage when asked
+    (stream_options.include_usage), then [DONE]. The completion runs on its own thread (`_run` starts it);
+    pieces cross a queue."""
     obj = "chat.completion.chunk" if kind == "chat" else "text_completion"
 
     def event(choice: dict[str, Any], **extra: Any) -> str:
@@ -213,5 +224,5 @@ def create_chat_completion(body: ChatIn, request: Request, who: Submitter) -> An
     prompt = serving.chat(messages)
     room = serving.rt.settings.window_tokens - len(prompt.tokens)  # OpenAI's default: as much as fits
     req = CompletionRequest(prompt.tokens, body.sampling(max(1, min(MAX_COMPLETION_TOKENS // 4, room))), who.team_id,
-                            cache=body.kvgraft.cache, keep_boundaries=(prompt.shared_end,))
+                            cache=body.kvgraft.cache, keep_boundaries=prompt.message_ends)
     return _run(serving, body, req, "chat")

@@ -303,5 +303,9 @@ def bench_prompt_cache(
             for arm in record["ttft_ms"]]
     out.print(records_table(f"bench prompt-cache: {record['model']}, {prefix_tokens}-token prefix", rows,
                             ["arm", "ttft_ms", "total_ms"]))
+    steps = ["lookup", "restore", "prefill", "decode", "restored_tokens", "prefilled_tokens"]
+    out.print(records_table("where kvgraft's time went (medians; ms, tokens)",
+                            [{"arm": arm, **{k: v.get(k) for k in steps}} for arm, v in record["where_ms"].items()],
+                            ["arm", *steps]))
     out.print(key_value_table("ratios and workload", {**record["ratios"], **{
         f"workload {k}": v for k, v in record["workload"].items()}}))

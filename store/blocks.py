@@ -56,8 +56,8 @@ class BlockObject:
 class BlockStore:
     """Blocks over an object store. Two caches, both of verified bytes: the optional local read-through cache of
     an s3:// store (files, re-verified on every read), and a bounded in-memory cache of blocks already verified by
-    this process (`verified_cache_bytes`, LRU): a block id commits to its content, so a verified block stays what
-    it was; deleting, replacing or quarantining a block here evicts it."""
+    this process or made by it (`remember`) (`verified_cache_bytes`, LRU): a block id commits to its content, so a
+    verified block stays what it was; deleting, replacing or quarantining a block here evicts it."""
 
     def __init__(self, objects: ObjectStore, *, cache: LocalReadCache | None = None,
                  key: bytes | None = None, verified_cache_bytes: int = 0) -> None:
@@ -84,6 +84,11 @@ class BlockStore:
                 _, old = self._verified.popitem(last=False)
                 self._verified_size -= len(old.payload)
         return block
+
+    def remember(self, block: Block) -> None:
+        """Keep a block this process made (its payload hashed here) as verified, so that this process's next get
+        of it need not read it back."""
+        self._remember(block_key(block.fingerprint, block.block_id), block)
 
     def _forget(self, key: str) -> None:
         with self._lock:

@@ -32,6 +32,8 @@ class Settings(BaseSettings):
     team_max_pending_queries: int = 64  # questions a team may have in flight (POST /v1/queries); more get 429
     team_max_pending_batches: int = 32  # batches a team may have queued or running; more get 429
     busy_retry_after_s: int = 5  # the Retry-After (seconds) of those 429 and 503 answers
+    serving_team_max_in_flight: int = 4  # OpenAI completions a team may have waiting or running here; more get 429
+    serving_queue_max: int = 32  # OpenAI completions waiting or running in this process (all teams); more get 429
     window_tokens: int = 4096  # the serving context (n_ctx) of engines this deployment runs
     prompt_chunk_tokens: int = 64  # the prompt cache's chunk: prefixes end at its multiples (the serving grid)
     # the serving engine's flash attention: off, because on CPU a prompt's last partial chunk (2-63 query rows) at

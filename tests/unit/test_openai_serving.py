@@ -8,6 +8,7 @@ says why."""
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -16,11 +17,12 @@ import pytest
 import sqlalchemy as sa
 from fastapi.testclient import TestClient
 
+from engine.logits import Divergence
 from services.api import create_app
-from store.db import BlockOwner, BlockRow, PrefixRow
+from store.db import Attestation, BlockOwner, BlockRow, PrefixRow
 from store.repository import create_api_token, get_or_create_team
 from workers.runtime import open_runtime
-from workers.serving.exactness import CompositionCheck
+from workers.serving.exactness import CompositionCheck, SplitResult
 from workers.settings import Settings
 
 pytestmark = pytest.mark.unit
@@ -29,9 +31,10 @@ DOC = ("Section 4. The pump room holds three pumps; pump A runs on Mondays, pump
        "level passes the red line. Valves are turned clockwise to close. ") * 6
 
 
-@pytest.fixture()
-def api(data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, Any]]:
+def _serve(monkeypatch: pytest.MonkeyPatch, **env: str) -> Iterator[dict[str, Any]]:
     monkeypatch.setenv("KVGRAFT_PROMPT_CHUNK_TOKENS", "16")
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
     settings = Settings()
     rt = open_runtime(settings)
     with rt.session() as s:
@@ -41,6 +44,16 @@ def api(data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, A
     with TestClient(create_app(settings)) as client:
         yield {"client": client, "h": {n: {"Authorization": f"Bearer {t}"} for n, t in tokens.items()},
                "app": client.app}
+
+
+@pytest.fixture()
+def api(data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, Any]]:
+    yield from _serve(monkeypatch)
+
+
+@pytest.fixture()
+def limited(data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, Any]]:
+    yield from _serve(monkeypatch, KVGRAFT_SERVING_TEAM_MAX_IN_FLIGHT="1", KVGRAFT_SERVING_QUEUE_MAX="2")
 
 
 def _wait_deposits(api: dict[str, Any]) -> None:
@@ -133,13 +146,104 @@ def test_errors_are_in_openais_shape(api: dict[str, Any]) -> None:
     assert r.status_code == 400 and "text" in r.json()["error"]["message"]
 
 
-def test_a_composition_the_check_refuses_is_served_uncached_and_says_why(api: dict[str, Any]) -> None:
+def _chat(api: dict[str, Any], question: str, **extra: Any) -> dict[str, Any]:
+    messages = [{"role": "system", "content": DOC}, {"role": "user", "content": question}]
+    r = api["client"].post("/v1/chat/completions", headers=api["h"]["team-a"],
+                           json={"model": "tiny", "messages": messages, "max_tokens": 8, "temperature": 0, **extra})
+    assert r.status_code == 200, r.text
+    return r.json()
+
+
+def test_a_prefix_ends_where_the_system_message_ends_and_stays_exact(api: dict[str, Any]) -> None:
+    """Another question after the same system message restores the prefix up to the message's end (rounded to the
+    boundary granule the composition check measured), not just to the chunk boundary before it, and is byte-equal
+    to computing that request fresh."""
+    _chat(api, "Which pump runs on Mondays?")
+    system_end = api["app"].state.serving.chat([("system", DOC), ("user", "x")]).message_ends[0]
+    _wait_deposits(api)
+    question = "Which way are the valves turned to close?"
+    fresh1, fresh2 = _chat(api, question, kvgraft={"cache": False}), _chat(api, question, kvgraft={"cache": False})
+    assert fresh1["kvgraft"]["first_logits_sha256"] == fresh2["kvgraft"]["first_logits_sha256"]  # the control
+    cached = _chat(api, question)
+    k = cached["kvgraft"]
+    granule = k["boundary_granule"]
+    assert granule in (1, 4, 16) and k["cache"] == "hit"
+    assert k["restored_tokens"] == (system_end // granule) * granule
+    assert k["first_logits_sha256"] == fresh1["kvgraft"]["first_logits_sha256"]
+    assert cached["choices"][0]["message"]["content"] == fresh1["choices"][0]["message"]["content"]
+
+
+def test_the_composition_check_is_an_attestation(api: dict[str, Any]) -> None:
+    first = _complete(api)
+    attestation_id = first["kvgraft"]["composition_attestation_id"]
+    rt = api["app"].state.runtime
+    with rt.session() as s:
+        row = s.get(Attestation, attestation_id)
+        assert row is not None and row.block_id is None and row.status == "attested" and row.byte_exact
+        assert row.reason.startswith("composition check") and "exact at 32 (granule 16)" in row.reason
+        assert row.profile["prefill_chunk"] == 16
+
+
+def _refuse(api: dict[str, Any], check: CompositionCheck) -> None:
     _complete(api)  # loads the serving engine and runs the real check (exact here)
     rt = api["app"].state.runtime
     keys = [k for k in rt.memo if k.startswith("composition|")]
-    assert keys and all(rt.memo[k].exact for k in keys)
+    assert keys and all(rt.memo[k][0].exact for k in keys)
     for k in keys:
-        rt.memo[k] = CompositionCheck(False, True, "a" * 64, "b" * 64, 39, 32)
+        rt.memo[k] = (check, None)
+
+
+def _check(aligned: bool, unaligned: bool) -> CompositionCheck:
+    div = Divergence(True, 1, 1, 0.0, 0.0, 1, 0.0)
+    splits = (SplitResult(32, 16, aligned, "b" * 64),) + tuple(SplitResult(s, 1, unaligned, "c" * 64)
+                                                              for s in (17, 31, 33))
+    return CompositionCheck(True, "a" * 64, 16, 39, splits, div, 1.0)
+
+
+def test_a_composition_the_check_refuses_is_served_uncached_and_says_why(api: dict[str, Any]) -> None:
+    _refuse(api, _check(aligned=False, unaligned=False))
     refused = _complete(api)
     assert refused["kvgraft"]["cache"] == "off" and refused["kvgraft"]["reason"].startswith("composition_not_exact")
     assert refused["usage"]["prompt_tokens_details"]["cached_tokens"] == 0
+
+
+def test_where_only_aligned_splits_are_exact_prefixes_end_at_chunk_boundaries(api: dict[str, Any]) -> None:
+    _refuse(api, _check(aligned=True, unaligned=False))
+    _chat(api, "Which pump runs on Mondays?")
+    _wait_deposits(api)
+    k = _chat(api, "Which way are the valves turned to close?")["kvgraft"]
+    assert k["boundary_granule"] == 16 and k["cache"] == "hit" and k["restored_tokens"] % 16 == 0
+    rt = api["app"].state.runtime
+    with rt.session() as s:
+        assert all(n % 16 == 0 for n in s.scalars(sa.select(PrefixRow.n_tokens)))
+
+
+def test_completions_over_the_admission_limits_are_refused_at_once(limited: dict[str, Any]) -> None:
+    """A team past its in-flight limit (1 here), and any team past the server's (2), gets 429 in OpenAI's shape
+    with Retry-After while other work is served; neither a refused request nor a finished one, streamed or not,
+    holds a slot afterwards."""
+    api = limited
+    _complete(api, max_tokens=2)
+    serving = api["app"].state.serving
+    retry = str(serving.rt.settings.busy_retry_after_s)
+    serving.reserve(1)  # a completion of team-a in flight
+    r = api["client"].post("/v1/completions", json={"model": "tiny", "prompt": "hi", "max_tokens": 2},
+                           headers=api["h"]["team-a"])
+    assert r.status_code == 429 and r.headers["Retry-After"] == retry
+    assert r.json()["error"]["code"] == "rate_limit_exceeded" and "the team has 1" in r.json()["error"]["message"]
+    assert _complete(api, team="team-b", max_tokens=2)["choices"]  # another team is still served
+    serving.reserve(99)  # another team's: now the server holds 2 of 2
+    r = api["client"].post("/v1/chat/completions", headers=api["h"]["team-b"], json={
+        "model": "tiny", "messages": [{"role": "user", "content": "hi"}], "max_tokens": 2, "stream": True})
+    assert r.status_code == 429 and "this server has 2" in r.json()["error"]["message"]
+    serving.release(99)
+    serving.release(1)
+    assert serving._admitted == {}
+    assert _complete(api, team="team-a", max_tokens=2)["choices"]
+    with api["client"].stream("POST", "/v1/completions", headers=api["h"]["team-a"], json={
+            "model": "tiny", "prompt": "hi", "max_tokens": 2, "stream": True}) as r:
+        assert r.status_code == 200 and "data: [DONE]" in list(r.iter_lines())
+    deadline = time.monotonic() + 10
+    while serving._admitted and time.monotonic() < deadline:  # the stream's thread releases its slot as it ends
+        time.sleep(0.05)
+    assert serving._admitted == {}

@@ -1,11 +1,13 @@
 """One served completion over the prompt cache: restore the longest stored prefix of the prompt the team owns,
 prefill the rest on the serving grid (capturing the prefix states this request is the first to compute, at the
-chunk boundaries worth keeping), generate, and hand the new prefixes to the background depositor.
+boundaries worth keeping), generate, and hand the new prefixes to the background depositor.
 
-Exactness: the serving engine prefills every prompt in `prefill_chunk`-token calls counted from position 0, and a
-prefix ends only at a multiple of the chunk, so a restored prefix followed by the rest is the same sequence of
-decode calls as one fresh prefill; the composition check (exactness.py) proves that per fingerprint and profile
-before the cache is used, and the response reports the SHA-256 of the first generated position's logits."""
+Exactness: the serving engine prefills every prompt in `prefill_chunk`-token calls counted from position 0 (the
+absolute grid), also after a restored prefix, so a prefix that ends at a chunk boundary followed by the rest is
+the same sequence of decode calls as one fresh prefill. A prefix may also end inside a chunk, at a multiple of
+the boundary granule, where a chat message ends; the rows around it are then batched differently, which the
+composition check (exactness.py) measured to change no byte here before such a prefix is ever stored or used. The
+response reports the SHA-256 of the first generated position's logits."""
 
 from __future__ import annotations
 
@@ -20,7 +22,7 @@ import structlog
 from engine.graft import GraftEngine
 from engine.sampling import SamplingParams, generate
 from workers.runtime import Runtime
-from workers.serving.exactness import cache_refusal
+from workers.serving.exactness import CachePolicy, cache_policy
 from workers.serving.prompt_cache import (
     PendingPrefix,
     PrefixDepositor,
@@ -42,7 +44,7 @@ class CompletionRequest:
     params: SamplingParams
     team_id: int
     cache: bool = True
-    keep_boundaries: tuple[int, ...] = ()  # prompt positions worth a prefix block besides the longest (chat turns)
+    keep_boundaries: tuple[int, ...] = ()  # prompt positions worth a prefix block besides the longest (message ends)
 
 
 @dataclass(frozen=True)
@@ -53,11 +55,14 @@ class CacheReport:
     restored_tokens: int
     prefilled_tokens: int
     deposits: int  # prefix blocks this request computed and handed to the depositor
+    granule: int  # stored prefixes may end at multiples of this (the chunk: chunk boundaries only)
+    attestation_id: int | None  # the composition check's probe attestation on this host
 
     def as_dict(self) -> dict[str, Any]:
         return {"cache": self.status, "reason": self.reason, "restored": list(self.restored),
                 "restored_tokens": self.restored_tokens, "prefilled_tokens": self.prefilled_tokens,
-                "deposits_scheduled": self.deposits}
+                "deposits_scheduled": self.deposits, "boundary_granule": self.granule,
+                "composition_attestation_id": self.attestation_id}
 
 
 @dataclass(frozen=True)
@@ -71,15 +76,16 @@ class Completion:
     timings_ms: dict[str, float] = field(default_factory=dict)
 
 
-def _kept(engine: GraftEngine, n_prompt: int, hashes: dict[int, str], keep: tuple[int, ...]) -> list[int]:
-    """Boundaries to store: the prompt's longest, and the longest at or before each position worth keeping."""
-    c = chunk_tokens(engine)
-    wanted = {max(hashes)} if hashes else set()
-    for pos in keep:
-        b = (min(pos, n_prompt - 1) // c) * c
-        if b in hashes:
-            wanted.add(b)
-    return sorted(wanted)
+def _ends(keep: tuple[int, ...], n_prompt: int, granule: int) -> list[int]:
+    """Where the prompt's positions worth keeping may end a prefix: each rounded down to the granule, leaving at
+    least one prompt token to prefill."""
+    return sorted({(min(pos, n_prompt - 1) // granule) * granule for pos in keep} - {0})
+
+
+def _kept(hashes: dict[int, str], aligned_max: int | None, ends: list[int]) -> list[int]:
+    """Boundaries to store: the prompt's longest chunk boundary, and each end worth keeping."""
+    wanted = {aligned_max} if aligned_max is not None else set()
+    return sorted(wanted | {e for e in ends if e in hashes})
 
 
 def complete(rt: Runtime, engine: GraftEngine, request: CompletionRequest, depositor: PrefixDepositor | None,
@@ -92,12 +98,15 @@ def complete(rt: Runtime, engine: GraftEngine, request: CompletionRequest, depos
         raise ContextLengthError(f"the prompt is {n} tokens and max_tokens {request.params.max_tokens}: together "
                                  f"more than the serving window of {engine.config.n_ctx} tokens")
     t0 = time.perf_counter()
-    reason = "asked off" if not request.cache else cache_refusal(rt, engine, n)
-    hashes = chain_hashes(engine, tokens) if reason is None else {}
+    c = chunk_tokens(engine)
+    policy = cache_policy(rt, engine, n) if request.cache else CachePolicy("asked off", c, None)
+    ends = _ends(request.keep_boundaries, n, policy.granule)
+    hashes = chain_hashes(engine, tokens, ends) if policy.refusal is None else {}
+    aligned = [b for b in hashes if b % c == 0]
     found = lookup(rt, engine, hashes, request.team_id)
     cached = found.cached
     start = cached.n_tokens if cached is not None else 0
-    capture_at = [b for b in _kept(engine, n, hashes, request.keep_boundaries)
+    capture_at = [b for b in _kept(hashes, max(aligned) if aligned else None, ends)
                   if b > start and hashes[b] not in found.owned]
     t1 = time.perf_counter()
     pending: list[PendingPrefix] = []
@@ -107,19 +116,21 @@ def complete(rt: Runtime, engine: GraftEngine, request: CompletionRequest, depos
         t2 = time.perf_counter()
         pos = start
         for b in capture_at:  # prefill up to each boundary worth keeping, and capture the state there
-            engine.prefill(ctx, tokens[pos:b], pos0=pos)
-            pending.append(PendingPrefix(hashes[b], engine.snapshot(ctx, tokens[:b], n_query=chunk_tokens(engine))))
+            engine.prefill(ctx, tokens[pos:b], pos0=pos, origin=0)
+            pending.append(PendingPrefix(hashes[b], engine.snapshot(ctx, tokens[:b], n_query=c)))
             pos = b
-        logits = engine.prefill_for_generation(ctx, tokens[pos:], pos0=pos)
+        logits = engine.prefill_for_generation(ctx, tokens[pos:], pos0=pos, origin=0)
         t3 = time.perf_counter()
         first_sha = hashlib.sha256(logits.tobytes()).hexdigest()
         out = generate(engine, ctx, pos=n, logits=logits, params=request.params, on_text=on_text)
         t4 = time.perf_counter()
     if pending and depositor is not None:
         depositor.submit(engine, pending, request.team_id)
-    restored = ({"block_id": cached.block_id, "tokens": cached.n_tokens, "attested": True},) if cached else ()
+    reason = policy.refusal
+    restored = ({"block_id": cached.block_id, "tokens": cached.n_tokens, "attested": True,
+                 "attestation_id": policy.attestation_id},) if cached else ()
     report = CacheReport("off" if reason else ("hit" if cached else "miss"), reason, restored, start, n - start,
-                         len(pending) if depositor is not None else 0)
+                         len(pending) if depositor is not None else 0, policy.granule, policy.attestation_id)
     log.info("serve.completed", prompt_tokens=n, restored_tokens=start, completion_tokens=len(out.tokens),
              cache=report.status, reason=reason, deposits=report.deposits)
     return Completion(out.text, out.tokens, "length" if out.stopped_by in ("max_tokens", "context") else "stop", n,

@@ -1,9 +1,10 @@
 """The prompt cache, made of blocks: a prompt's tokens are cut at fixed chunk boundaries on the serving engine's
-prefill grid (every `prefill_chunk` tokens), a chain hash names each prefix (chunk k's hash covers the
-fingerprint, the numerics profile and every token before it), the longest stored prefix visible to the team is
-restored at its own positions and only the rest is prefilled on the same grid, which is the partition a fresh
-prefill uses: the result is byte-equal to computing the whole prompt fresh (the composition check in
-workers/serving/exactness.py proves it per fingerprint and profile before the cache is used).
+prefill grid (every `prefill_chunk` tokens) and, where the composition check found finer splits exact, at the
+ends of its chat messages too; a chain hash names each prefix (chunk k's hash covers the fingerprint, the numerics
+profile and every token before it); the longest stored prefix visible to the team is restored at its own
+positions and only the rest is prefilled on the absolute grid, the calls a fresh prefill makes after that point:
+the result is byte-equal to computing the whole prompt fresh (workers/serving/exactness.py measures it per
+fingerprint and profile before the cache is used, and which prefix ends it holds for).
 
 Prefix blocks are deposited after the request, off the request's path (a background thread), write-once and
 deduplicated: the same prefix from another team is the same block (its header names no team and no time), and the
@@ -50,14 +51,23 @@ def boundaries(engine: GraftEngine, n_prompt: int) -> list[int]:
     return list(range(c, n_prompt, c))
 
 
-def chain_hashes(engine: GraftEngine, tokens: Sequence[int]) -> dict[int, str]:
-    """{boundary: chain hash of tokens[:boundary]} for every boundary of the prompt."""
+def chain_hashes(engine: GraftEngine, tokens: Sequence[int], ends: Sequence[int] = ()) -> dict[int, str]:
+    """{boundary: chain hash of tokens[:boundary]} for every chunk boundary of the prompt and for each of `ends`
+    (a prefix ending inside a chunk, at a message's end: the chain up to the chunk boundary before it, then the
+    partial chunk, tagged so that it never equals a full chunk's hash)."""
     c = chunk_tokens(engine)
     h = hashlib.sha256(f"{CHAIN_VERSION}|{engine.fingerprint.id}|{serving_profile_id(engine)}|{c}".encode()).digest()
+    chain = {0: h}
     out: dict[int, str] = {}
     for end in boundaries(engine, len(tokens)):
         h = hashlib.sha256(h + np.asarray(tokens[end - c:end], dtype="<i4").tobytes()).digest()
+        chain[end] = h
         out[end] = h.hex()
+    for end in ends:
+        if 0 < end < len(tokens) and end % c:
+            base = (end // c) * c
+            out[end] = hashlib.sha256(chain[base] + b"|partial|"
+                                      + np.asarray(tokens[base:end], dtype="<i4").tobytes()).hexdigest()
     return out
 
 
@@ -142,6 +152,7 @@ def deposit_prefix(rt: Runtime, engine: GraftEngine, item: PendingPrefix, team_i
     meta = {"chain_hash": item.chain_hash, "model": engine.name, "chunk": chunk_tokens(engine)}
     block = snapshot_to_block(item.snapshot, kind="prefix", meta=meta, key=rt.settings.block_key_bytes)
     stored = rt.blocks.put(block)
+    rt.blocks.remember(block)  # the next request on this pod restores it from memory
     with rt.session() as s:
         record_block(s, block_id=block.block_id, fingerprint=block.fingerprint, kind="prefix",
                      n_tokens=item.snapshot.n_tokens, bytes=stored.size,

@@ -1,10 +1,13 @@
 """The serving engine of one API process: the model loaded with the prompt-cache grid, one completion at a time
-(two llama.cpp computations on the same cores slow each other), the background prefix depositor, and the chat
-format (ChatML when the model has its tokens, else plain `role: content` lines)."""
+(two llama.cpp computations on the same cores slow each other), admission (a team may have
+KVGRAFT_SERVING_TEAM_MAX_IN_FLIGHT completions waiting or running, the process KVGRAFT_SERVING_QUEUE_MAX; more are
+refused at once rather than queued without bound), the background prefix depositor, and the chat format (ChatML
+when the model has its tokens, else plain `role: content` lines)."""
 
 from __future__ import annotations
 
 import threading
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -17,7 +20,17 @@ from workers.serving.prompt_cache import PrefixDepositor
 @dataclass(frozen=True)
 class ChatPrompt:
     tokens: tuple[int, ...]
-    shared_end: int  # tokens before the last message: what the next turn (or another question) shares
+    message_ends: tuple[int, ...]  # where the first message and all before the last end: what the next turn or
+    # another question shares, so where a stored prefix may end
+
+
+class ServingBusy(Exception):
+    """Too many completions already waiting or running, for the team or for this process; retry later."""
+
+    def __init__(self, scope: str, in_flight: int, limit: int, retry_after_s: int) -> None:
+        super().__init__(f"{'the team has' if scope == 'team' else 'this server has'} {in_flight} completions "
+                         f"waiting or running, its limit is {limit}; retry in {retry_after_s} s")
+        self.scope, self.in_flight, self.limit, self.retry_after_s = scope, in_flight, limit, retry_after_s
 
 
 class Serving:
@@ -26,6 +39,26 @@ class Serving:
         self._lock = threading.Lock()
         self._engine: GraftEngine | None = None
         self.depositor = PrefixDepositor(rt)
+        self._admitted: Counter[int] = Counter()
+        self._admit_lock = threading.Lock()
+
+    def reserve(self, team_id: int) -> None:
+        """Admit one completion of the team now (before any work), or raise ServingBusy; `release` when done."""
+        s = self.rt.settings
+        with self._admit_lock:
+            total = sum(self._admitted.values())
+            if self._admitted[team_id] >= s.serving_team_max_in_flight:
+                raise ServingBusy("team", self._admitted[team_id], s.serving_team_max_in_flight,
+                                  s.busy_retry_after_s)
+            if total >= s.serving_queue_max:
+                raise ServingBusy("server", total, s.serving_queue_max, s.busy_retry_after_s)
+            self._admitted[team_id] += 1
+
+    def release(self, team_id: int) -> None:
+        with self._admit_lock:
+            self._admitted[team_id] -= 1
+            if self._admitted[team_id] <= 0:
+                del self._admitted[team_id]
 
     @property
     def model_name(self) -> str:
@@ -54,10 +87,15 @@ class Serving:
                 return body + ("<|im_start|>assistant\n" if open_reply else "")
             return "".join(f"{r}: {c}\n" for r, c in items) + ("assistant:" if open_reply else "")
 
+        def ends_at(items: Sequence[tuple[str, str]], full: list[int]) -> int | None:
+            """The token count of `items` rendered, when those tokens are a prefix of the full prompt's (else the
+            tokenizer merged across the boundary and no prefix ends there)."""
+            head = engine.tokenize(render(items, False), add_special=True, parse_special=chatml)
+            return len(head) if full[:len(head)] == head else None
+
         full = engine.tokenize(render(messages, True), add_special=True, parse_special=chatml)
-        shared = engine.tokenize(render(messages[:-1], False), add_special=True, parse_special=chatml) \
-            if len(messages) > 1 else []
-        return ChatPrompt(tuple(full), len(shared))
+        ends = {ends_at(messages[:k], full) for k in {1, len(messages) - 1} if 0 < k < len(messages)}
+        return ChatPrompt(tuple(full), tuple(sorted(e for e in ends if e)))
 
     def complete(self, request: CompletionRequest, on_text: Callable[[str], None] | None = None) -> Completion:
         engine = self.engine()

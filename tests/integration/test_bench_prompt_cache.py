@@ -1,0 +1,51 @@
+"""`kvgraft bench prompt-cache` with the tiny model: every arm is timed (two `kvgraft serve` pods over one moto S3
+store, llama_cpp.server twice), the cached arms restore the shared prefix up to the system message's end, the
+workload's cached answers are compared with a fresh computation of each, and nothing is left running."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from bench.prompt_cache import QUESTIONS, SUBJECTS, PromptCacheBenchRequest, _document, run_prompt_cache_bench
+from workers.runtime import open_runtime
+from workers.serving.service import Serving
+from workers.settings import Settings
+
+pytestmark = [pytest.mark.integration, pytest.mark.timeout(600)]
+
+
+def _system_end(question: str) -> int:
+    """Where the bench's first system message ends in the served prompt (the serving engine's own chat format)."""
+    rt = open_runtime(Settings())
+    try:
+        serving = Serving(rt)
+        engine = serving.engine()
+        doc = _document(SUBJECTS[0], 200, lambda t: len(engine.tokenize(t)))
+        return serving.chat([("system", doc), ("user", question)]).message_ends[0]
+    finally:
+        rt.close()
+
+
+def test_bench_prompt_cache_reports_every_arm_and_checks_the_workload(monkeypatch: pytest.MonkeyPatch,
+                                                                      data_dir: Path) -> None:
+    monkeypatch.setenv("KVGRAFT_PROMPT_CHUNK_TOKENS", "32")
+    record = run_prompt_cache_bench(PromptCacheBenchRequest(model="tiny", prefix_tokens=200, samples=1, prefixes=2,
+                                                            requests=6, max_tokens=4))
+    arms = {"cold", "same_pod", "other_pod", "llama_cpp_server_cold", "llama_cpp_server_warm",
+            "llama_cpp_server_after_restart"}
+    assert set(record["ttft_ms"]) == arms and all(record["ttft_ms"][a] > 0 for a in arms)
+    assert set(record["ratios"]) == {"cold_over_same_pod", "cold_over_other_pod", "llama_warm_over_same_pod",
+                                     "llama_restart_over_other_pod"}
+    where = record["where_ms"]
+    assert where["cold"]["restored_tokens"] == 0
+    granule = where["same_pod"]["boundary_granule"]
+    system_end = _system_end(QUESTIONS[1])
+    for arm in ("same_pod", "other_pod"):  # restored up to the system message's end (to the granule), not less
+        assert where[arm]["restored_tokens"] == (system_end // granule) * granule, where
+    w = record["workload"]
+    assert w["requests"] == 6 and w["hits"]["count"] >= 4  # the first request of each prefix on pod B misses
+    assert w["byte_mismatches"] == {"count": 0, "of": w["hits"]["count"],
+                                    "fraction": w["byte_mismatches"]["fraction"]}
+    assert w["prefilled_tokens_mean"] < w["prompt_tokens_mean"]
