@@ -159,8 +159,8 @@ def attestations(request: Request, who: Staff, block_id: str | None = None, fing
 
 
 def _attestation_item(a: Attestation) -> dict[str, Any]:
-    return {"id": a.id, "block_id": a.block_id, "fingerprint": a.fingerprint, "profile_id": a.profile_id,
-            "profile": a.profile, "host": a.host, "status": a.status, "byte_exact": a.byte_exact,
-            "floor_equal": a.floor_equal, "kl_mean": a.kl_mean, "kl_max": a.kl_max,
+    return {"id": a.id, "kind": a.kind, "block_id": a.block_id, "fingerprint": a.fingerprint,
+            "profile_id": a.profile_id, "profile": a.profile, "host": a.host, "status": a.status,
+            "byte_exact": a.byte_exact, "floor_equal": a.floor_equal, "kl_mean": a.kl_mean, "kl_max": a.kl_max,
             "argmax_agree": a.argmax_agree, "max_abs_diff": a.max_abs_diff, "reason": a.reason,
             "created_at": iso(a.created_at)}

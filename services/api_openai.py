@@ -160,7 +160,11 @@ def _run(serving: Serving, body: _Sampling, req: CompletionRequest, kind: str) -
             serving.release(req.team_id)
 
     # started here, not when the response is first read: the admission is released even if it never is
-    threading.Thread(target=work, name="kvgraft-serve-stream", daemon=True).start()
+    try:
+        threading.Thread(target=work, name="kvgraft-serve-stream", daemon=True).start()
+    except BaseException:
+        serving.release(req.team_id)
+        raise
     return StreamingResponse(_stream(serving, body, pieces, kind, rid, created), media_type="text/event-stream",
                              headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
 

@@ -270,12 +270,14 @@ def owner_key(team_id: int | None) -> str:
 
 
 class Attestation(Base):
-    """One gate measurement of a block (or, with `block_id` null, of a probe) on a host and numerics profile."""
+    """One gate measurement of a block (or, with `block_id` null, of a probe) on a host and numerics profile;
+    `kind` composition: the serving process's prompt-cache composition check (a probe, 0012)."""
 
     __tablename__ = "attestations"
     __table_args__ = (sa.CheckConstraint(one_of("status", ATTESTATION_STATUSES), name="status"),)
 
     id: Mapped[int] = mapped_column(sa.Integer, primary_key=True)
+    kind: Mapped[str] = mapped_column(sa.String(16), default="graft", server_default="graft")  # graft|composition
     block_id: Mapped[str | None] = mapped_column(sa.ForeignKey("blocks.id"), index=True)
     probe_digest: Mapped[str | None] = mapped_column(_sha256())
     fingerprint: Mapped[str] = mapped_column(sa.String(64), index=True)

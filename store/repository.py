@@ -244,12 +244,12 @@ def record_attestation(session: Session, **fields: Any) -> Attestation:
 
 
 def latest_attestation(session: Session, *, block_id: str | None, fingerprint: str,
-                       profile_id: str) -> Attestation | None:
-    """The newest attestation of `block_id` (None: of a probe) on this fingerprint and numerics profile."""
+                       profile_id: str, kind: str = "graft") -> Attestation | None:
+    """The newest `kind` attestation of `block_id` (None: of a probe) on this fingerprint and numerics profile."""
     block_condition = Attestation.block_id.is_(None) if block_id is None else Attestation.block_id == block_id
     return session.scalar(sa.select(Attestation)
                           .where(block_condition, Attestation.fingerprint == fingerprint,
-                                 Attestation.profile_id == profile_id)
+                                 Attestation.profile_id == profile_id, Attestation.kind == kind)
                           .order_by(Attestation.created_at.desc(), Attestation.id.desc()).limit(1))
 
 

@@ -5,9 +5,9 @@ boundaries worth keeping), generate, and hand the new prefixes to the background
 Exactness: the serving engine prefills every prompt in `prefill_chunk`-token calls counted from position 0 (the
 absolute grid), also after a restored prefix, so a prefix that ends at a chunk boundary followed by the rest is
 the same sequence of decode calls as one fresh prefill. A prefix may also end inside a chunk, at a multiple of
-the boundary granule, where a chat message ends; the rows around it are then batched differently, which the
-composition check (exactness.py) measured to change no byte here before such a prefix is ever stored or used. The
-response reports the SHA-256 of the first generated position's logits."""
+the boundary granule, where a chat message ends; the rows around it are then batched differently, and such
+prefixes are stored and used only where the composition check (exactness.py) found those shapes of cut exact on
+this machine. The response reports the SHA-256 of the first generated position's logits."""
 
 from __future__ import annotations
 
@@ -51,7 +51,8 @@ class CompletionRequest:
 class CacheReport:
     status: str  # hit | miss | off
     reason: str | None  # why the cache was off (sliding window, composition not exact, asked off)
-    restored: tuple[dict[str, Any], ...]  # [{"block_id", "tokens", "attested"}]
+    # [{"block_id", "tokens", "attested", "attestation_id"}]: attested by this host's composition check (the id)
+    restored: tuple[dict[str, Any], ...]
     restored_tokens: int
     prefilled_tokens: int
     deposits: int  # prefix blocks this request computed and handed to the depositor

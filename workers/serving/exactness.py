@@ -7,13 +7,15 @@ split points: the tokens before the split prefilled and captured, the block writ
 another context, the rest prefilled on the absolute grid (the calls a fresh prefill makes after that point). The
 cache is used only if the split at a chunk boundary is SHA-256-equal to fresh.
 
-A split inside a chunk changes how the rows around it are batched (a partial call where fresh makes a full
-one). Whether that changes any byte depends on the kernels (LLAMACPP-FACTS: the repacked matmul takes rows in
-groups of 4), so it is measured too: the boundary granule is the smallest of GRANULES whose splits (just after a
-chunk boundary, just before one, and inside the last partial chunk) are all exact; a prefix may end at any
-multiple of it (a chat message's end, rounded down), else only at chunk boundaries. The verdict is recorded as a
-probe attestation. A sliding-window model is never served from the cache past its window (masked cells are not
-restored exactly with swa_full off)."""
+A cut inside a chunk changes how the rows around it are batched (partial calls where fresh makes a full one).
+Whether that changes any byte depends on the kernels (KV bytes depend on the partition, docs/ENGINE.md; a
+repacked matmul takes rows in groups of 4, flash attention tiles 64 query rows), so it is measured too, in the
+shapes serving makes (see `_granule_trials`): the boundary granule is the first of GRANULES whose trials are all
+exact; a prefix may end at a multiple of it (a chat message's end, rounded down), else only at chunk boundaries.
+This is evidence from those shapes on this machine, not a proof for every position: every response reports its
+first logits digest, and `kvgraft bench prompt-cache` compares each cached and capturing answer of a workload with
+a fresh one. The verdict is recorded as a `composition` probe attestation. A sliding-window model is never served
+from the cache past its window (masked cells are not restored exactly with swa_full off)."""
 
 from __future__ import annotations
 
@@ -26,7 +28,7 @@ import numpy as np
 import structlog
 
 from engine.graft import GraftEngine
-from engine.logits import Divergence, LogitsRows, compare, merge
+from engine.logits import Divergence, LogitsRows, compare
 from store.repository import record_attestation
 from workers.runtime import Runtime
 from workers.seam import block_file_roundtrip
@@ -42,8 +44,8 @@ PROBE_TAIL = 7  # tokens after the last full chunk of the probe (a partial last 
 
 @dataclass(frozen=True)
 class SplitResult:
-    split: int
-    granule: int  # the granule this split tests (the chunk itself for the aligned split)
+    cuts: tuple[int, ...]  # where the probe was captured, stored, read back and restored, in order
+    granule: int  # the granule this trial tests (the chunk itself for the aligned split)
     exact: bool
     composed_sha256: str
 
@@ -55,7 +57,7 @@ class CompositionCheck:
     chunk: int
     probe_tokens: int
     splits: tuple[SplitResult, ...]  # the aligned split first
-    divergence: Divergence  # fresh vs composed, pooled over the splits
+    divergence: Divergence  # fresh vs the aligned composition
     ms: float
 
     @property
@@ -65,7 +67,7 @@ class CompositionCheck:
 
     @property
     def granule(self) -> int:
-        """A stored prefix may end at any multiple of this (the chunk when no finer split was exact)."""
+        """A stored prefix may end at any multiple of this (the chunk when no finer trial was all exact)."""
         if not self.exact:
             return self.chunk
         for g in GRANULES:
@@ -75,7 +77,8 @@ class CompositionCheck:
         return self.chunk
 
     def summary(self) -> str:
-        parts = [f"{'exact' if s.exact else 'differs'} at {s.split} (granule {s.granule})" for s in self.splits]
+        parts = [f"{'exact' if s.exact else 'differs'} at {'+'.join(map(str, s.cuts))} (granule {s.granule})"
+                 for s in self.splits]
         return (f"composition check over {self.probe_tokens} tokens, chunk {self.chunk}: " + "; ".join(parts)
                 + f"; fresh {'reproducible' if self.reproducible else 'NOT reproducible'}; boundary granule "
                 + str(self.granule))
@@ -86,20 +89,37 @@ def _fresh(engine: GraftEngine, tokens: list[int]) -> np.ndarray:
         return engine.prefill_for_generation(ctx, tokens).copy()
 
 
-def _composed(engine: GraftEngine, tokens: list[int], split: int) -> np.ndarray:
+def _composed(engine: GraftEngine, tokens: list[int], cuts: tuple[int, ...]) -> np.ndarray:
+    """The probe computed as the prompt cache computes a prompt: up to each cut on the absolute grid (after the
+    state restored at the cut before), captured there, written as a prefix block file and read back, restored
+    into another context; then the rest, with the logits of the last token."""
+    restored = None
+    pos = 0
+    for cut in cuts:
+        with engine.pooled_context() as ctx:
+            if restored is not None:
+                engine.restore(ctx, restored, payload_verified=True)
+            engine.prefill(ctx, tokens[pos:cut], pos0=pos, origin=0)
+            snapshot = engine.snapshot(ctx, tokens[:cut], n_query=engine.config.prefill_chunk)
+        restored = block_file_roundtrip(snapshot, kind="prefix")  # the bytes a prefix block carries, read back
+        pos = cut
     with engine.pooled_context() as ctx:
-        engine.prefill(ctx, tokens[:split])
-        snapshot = engine.snapshot(ctx, tokens[:split], n_query=engine.config.prefill_chunk)
-    stored = block_file_roundtrip(snapshot, kind="prefix")  # the bytes a prefix block carries, read back
-    with engine.pooled_context() as ctx:
-        engine.restore(ctx, stored, payload_verified=True)
-        return engine.prefill_for_generation(ctx, tokens[split:], pos0=split, origin=0).copy()
+        if restored is not None:
+            engine.restore(ctx, restored, payload_verified=True)
+        return engine.prefill_for_generation(ctx, tokens[pos:], pos0=pos, origin=0).copy()
 
 
-def _granule_splits(c: int, g: int) -> list[int]:
-    """Multiples of g that are not multiples of 2g (so a coarser granule would not cover them): just after the
-    first chunk boundary, just before the second, and inside the probe's partial last chunk."""
-    return [c + g, 2 * c - g, 2 * c + g] if 2 * g <= c and g < PROBE_TAIL else []
+def _granule_trials(c: int, g: int) -> list[tuple[int, ...]]:
+    """Cuts at multiples of g that are not multiples of 2g (so a coarser granule would not cover them), in the
+    shapes serving makes: inside the first chunk (a short system prompt), just after a chunk boundary, just
+    before one, inside the probe's partial last chunk, two cuts in one chunk (a restore and a capture between
+    the same boundaries), and a cut in every chunk (several partial calls in one prompt)."""
+    if 2 * g > c or g >= PROBE_TAIL:
+        return []
+    trials: list[tuple[int, ...]] = [(g,), (c + g,), (2 * c - g,), (2 * c + g,), (g, c + g, 2 * c + g)]
+    if 3 * g < c:
+        trials.append((c + g, c + 3 * g))
+    return trials
 
 
 def composition_check(engine: GraftEngine) -> CompositionCheck:
@@ -111,22 +131,23 @@ def composition_check(engine: GraftEngine) -> CompositionCheck:
     t0 = time.perf_counter()
     fresh, control = _fresh(engine, tokens), _fresh(engine, tokens)
     splits: list[SplitResult] = []
-    divergences = []
 
-    def trial(split: int, granule: int) -> bool:
-        composed = _composed(engine, tokens, split)
-        splits.append(SplitResult(split, granule, composed.tobytes() == fresh.tobytes(), _sha(composed)))
-        pos = len(tokens) - 1
-        divergences.append(compare(LogitsRows(pos, fresh[None, :]), LogitsRows(pos, composed[None, :])))
-        return splits[-1].exact
+    def trial(cuts: tuple[int, ...], granule: int) -> np.ndarray:
+        composed = _composed(engine, tokens, cuts)
+        splits.append(SplitResult(cuts, granule, composed.tobytes() == fresh.tobytes(), _sha(composed)))
+        return composed
 
-    if trial(2 * c, c):
+    aligned = trial((2 * c,), c)
+    if splits[0].exact:
         for g in GRANULES:
-            tried = _granule_splits(c, g)
-            if tried and all([trial(s, g) for s in tried]):  # every split run and recorded, not just the first
+            for cuts in _granule_trials(c, g):  # every trial of a granule runs and is recorded
+                trial(cuts, g)
+            if all(s.exact for s in splits if s.granule == g):
                 break
+    pos = len(tokens) - 1
+    divergence = compare(LogitsRows(pos, fresh[None, :]), LogitsRows(pos, aligned[None, :]))
     result = CompositionCheck(fresh.tobytes() == control.tobytes(), _sha(fresh), c, len(tokens), tuple(splits),
-                              merge(divergences), round((time.perf_counter() - t0) * 1000, 1))
+                              divergence, round((time.perf_counter() - t0) * 1000, 1))
     log.info("serve.composition_checked", exact=result.exact, reproducible=result.reproducible,
              granule=result.granule, fingerprint=engine.fingerprint.id, chunk=c, ms=result.ms)
     return result
@@ -141,7 +162,7 @@ def record_check(rt: Runtime, engine: GraftEngine, check: CompositionCheck) -> i
     profile = engine.profile(check.chunk)
     with rt.session() as s:
         row = record_attestation(
-            s, block_id=None, probe_digest=check.fresh_sha256, fingerprint=engine.fingerprint.id,
+            s, kind="composition", block_id=None, probe_digest=check.fresh_sha256, fingerprint=engine.fingerprint.id,
             profile=profile.as_dict(), profile_id=profile.id, host=socket.gethostname(),
             status=status_of(check.exact, check.reproducible), floor_equal=check.reproducible,
             continuation_equal=None, recapture_equal=None, **divergence_fields(check.divergence),
@@ -167,8 +188,11 @@ def cache_policy(rt: Runtime, engine: GraftEngine, n_prompt: int) -> CachePolicy
     entry = rt.memo.get(key)
     if not isinstance(entry, tuple):
         check = composition_check(engine)
-        entry = (check, record_check(rt, engine, check))
-        rt.memo[key] = entry
+        rt.memo[key] = entry = (check, None)  # measured once per process, whether or not recording succeeds
+        try:
+            rt.memo[key] = entry = (check, record_check(rt, engine, check))
+        except Exception as exc:  # noqa: BLE001 - the verdict stands; only its audit row is missing
+            log.warning("serve.composition_unrecorded", error=str(exc))
     check, attestation_id = entry
     if not check.exact:
         return CachePolicy("composition_not_exact: on this machine a restored prefix followed by the rest of the "
