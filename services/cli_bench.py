@@ -3,6 +3,7 @@ docs/BENCHMARKS.md with the exact command."""
 
 from __future__ import annotations
 
+import signal
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -12,6 +13,17 @@ from services.common import JsonOpt, ModelOpt, guard, model_name
 from services.output import err, key_value_table, out, print_json, records_table
 
 bench_app = typer.Typer(no_args_is_help=True, help="Benchmarks: each prints a JSON record (--json) or a table.")
+
+
+def _stop_on_sigterm(signum: int, _frame: object) -> None:
+    raise SystemExit(128 + signum)
+
+
+@bench_app.callback()
+def _bench() -> None:
+    """A benchmark stopped with SIGTERM unwinds like one stopped with Ctrl-C: the servers and processes it started
+    (moto, `kvgraft serve` pods, workers, llama_cpp.server) are stopped with it, not left running."""
+    signal.signal(signal.SIGTERM, _stop_on_sigterm)
 
 
 @bench_app.command("restore")
