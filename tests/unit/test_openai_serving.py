@@ -8,8 +8,10 @@ says why."""
 from __future__ import annotations
 
 import json
+import threading
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -258,3 +260,26 @@ def test_completions_over_the_admission_limits_are_refused_at_once(limited: dict
     while serving._admitted and time.monotonic() < deadline:  # the stream's thread releases its slot as it ends
         time.sleep(0.05)
     assert serving._admitted == {}
+
+
+def test_every_serving_computation_runs_on_one_thread(api: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Completions streamed and not, from several request threads, all decode on the serving engine's one thread
+    (a second computing thread makes libgomp sleep at barriers: a slower prefill for every request after)."""
+    from engine.native import LlamaContext
+
+    threads: set[str] = set()
+    decode = LlamaContext.decode
+
+    def recording(self: LlamaContext, *args: Any, **kwargs: Any) -> None:
+        threads.add(threading.current_thread().name)
+        decode(self, *args, **kwargs)
+
+    monkeypatch.setattr(LlamaContext, "decode", recording)
+    _complete(api)
+    with api["client"].stream("POST", "/v1/chat/completions", headers=api["h"]["team-a"], json={
+            "model": "tiny", "messages": [{"role": "user", "content": "Streamed?"}], "max_tokens": 4,
+            "stream": True}) as r:
+        assert "data: [DONE]" in list(r.iter_lines())
+    with ThreadPoolExecutor(3) as pool:
+        list(pool.map(lambda q: _chat(api, q), ["One?", "Two?", "Three?"]))
+    assert len(threads) == 1 and next(iter(threads)).startswith("kvgraft-serving-engine"), threads
