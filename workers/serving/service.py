@@ -22,8 +22,9 @@ from workers.serving.prompt_cache import PrefixDepositor
 @dataclass(frozen=True)
 class ChatPrompt:
     tokens: tuple[int, ...]
-    message_ends: tuple[int, ...]  # where the first message and all before the last end: what the next turn or
-    # another question shares, so where a stored prefix may end
+    # where the first message and all before the last end, each with the next message's role header: what the
+    # next turn or another question shares, so where a stored prefix may end
+    message_ends: tuple[int, ...]
 
 
 class ServingBusy(Exception):
@@ -90,20 +91,28 @@ class Serving:
         engine = self.engine()
         chatml = engine.model.has_token("<|im_start|>")
 
+        def header(role: str) -> str:
+            return f"<|im_start|>{role}\n" if chatml else f"{role}: "
+
         def render(items: Sequence[tuple[str, str]], open_reply: bool) -> str:
             if chatml:
-                body = "".join(f"<|im_start|>{r}\n{c}<|im_end|>\n" for r, c in items)
-                return body + ("<|im_start|>assistant\n" if open_reply else "")
-            return "".join(f"{r}: {c}\n" for r, c in items) + ("assistant:" if open_reply else "")
+                body = "".join(f"{header(r)}{c}<|im_end|>\n" for r, c in items)
+            else:
+                body = "".join(f"{header(r)}{c}\n" for r, c in items)
+            return body + ((header("assistant") if chatml else "assistant:") if open_reply else "")
 
-        def ends_at(items: Sequence[tuple[str, str]], full: list[int]) -> int | None:
-            """The token count of `items` rendered, when those tokens are a prefix of the full prompt's (else the
-            tokenizer merged across the boundary and no prefix ends there)."""
-            head = engine.tokenize(render(items, False), add_special=True, parse_special=chatml)
-            return len(head) if full[:len(head)] == head else None
+        def end_of(k: int, full: list[int]) -> int | None:
+            """Where the first k messages end in the prompt, with the next message's role header when its tokens
+            are still a prefix of the prompt's (the header is what every question after the same messages
+            shares too), else without it; None when the tokenizer merged across the boundary either way."""
+            for text in (render(messages[:k], False) + header(messages[k][0]), render(messages[:k], False)):
+                head = engine.tokenize(text, add_special=True, parse_special=chatml)
+                if full[:len(head)] == head:
+                    return len(head)
+            return None
 
         full = engine.tokenize(render(messages, True), add_special=True, parse_special=chatml)
-        ends = {ends_at(messages[:k], full) for k in {1, len(messages) - 1} if 0 < k < len(messages)}
+        ends = {end_of(k, full) for k in {1, len(messages) - 1} if 0 < k < len(messages)}
         return ChatPrompt(tuple(full), tuple(sorted(e for e in ends if e)))
 
     def complete(self, request: CompletionRequest, on_text: Callable[[str], None] | None = None) -> Completion:
