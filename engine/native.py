@@ -334,6 +334,12 @@ class LlamaContext:
         if not lib.llama_memory_seq_rm(lib.llama_get_memory(self.handle), seq_id, -1, -1):
             raise DecodeError(f"llama_memory_seq_rm refused to clear sequence {seq_id}")
 
+    def truncate(self, n_pos: int, seq_id: int = 0) -> None:
+        """Remove the cells of `seq_id` at positions >= n_pos (their bytes stay in the buffers, masked out)."""
+        lib = llama()
+        if not lib.llama_memory_seq_rm(lib.llama_get_memory(self.handle), seq_id, n_pos, -1):
+            raise DecodeError(f"llama_memory_seq_rm refused to remove positions >= {n_pos} of sequence {seq_id}")
+
     def seq_pos_max(self, seq_id: int = 0) -> int:
         lib = llama()
         return int(lib.llama_memory_seq_pos_max(lib.llama_get_memory(self.handle), seq_id))

@@ -283,3 +283,20 @@ def test_every_serving_computation_runs_on_one_thread(api: dict[str, Any], monke
     with ThreadPoolExecutor(3) as pool:
         list(pool.map(lambda q: _chat(api, q), ["One?", "Two?", "Three?"]))
     assert len(threads) == 1 and next(iter(threads)).startswith("kvgraft-serving-engine"), threads
+
+
+def test_a_prefix_from_the_resident_context_equals_one_from_its_block_and_fresh(api: dict[str, Any]) -> None:
+    """The context kept between requests still holds the last prompt: a request whose stored prefix is there is
+    truncated to it instead of restoring the block. Both ways, and fresh, give the same logits and text."""
+    _chat(api, "Which pump runs on Mondays?")
+    _wait_deposits(api)
+    question = "Which way are the valves turned to close?"
+    via_context = _chat(api, question)
+    assert via_context["kvgraft"]["restored"][0]["from"] == "context"
+    _complete(api, prompt="Something else entirely, to displace the context. " * 4)
+    via_block = _chat(api, question)
+    assert via_block["kvgraft"]["restored"][0]["from"] == "block"  # (the longer prefix via_context deposited)
+    fresh = _chat(api, question, kvgraft={"cache": False})
+    digests = {r["kvgraft"]["first_logits_sha256"] for r in (via_context, via_block, fresh)}
+    texts = {r["choices"][0]["message"]["content"] for r in (via_context, via_block, fresh)}
+    assert len(digests) == 1 and len(texts) == 1

@@ -13,13 +13,15 @@ from __future__ import annotations
 
 import hashlib
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
 import structlog
 
 from engine.graft import GraftEngine
+from engine.native import LlamaContext
 from engine.sampling import SamplingParams, generate
 from workers.runtime import Runtime
 from workers.serving.exactness import CachePolicy, cache_policy
@@ -89,8 +91,39 @@ def _kept(hashes: dict[int, str], aligned_max: int | None, ends: list[int]) -> l
     return sorted(wanted | {e for e in ends if e in hashes})
 
 
+class Resident:
+    """The serving engine's one context kept between requests, and the prompt whose KV it holds. A request whose
+    stored prefix (found for its team, as any restore) is already there truncates the context to it instead of
+    restoring the block, where the composition check found that exact. Used from the engine's thread only."""
+
+    def __init__(self) -> None:
+        self.ctx: LlamaContext | None = None
+        self.tokens: tuple[int, ...] = ()
+
+    @contextmanager
+    def context(self, engine: GraftEngine) -> Iterator[LlamaContext]:
+        """The context, opened on first use; if the request fails, it is closed and forgotten."""
+        if self.ctx is None:
+            self.ctx = engine.open_context()
+        try:
+            yield self.ctx
+        except BaseException:
+            self.close()
+            raise
+
+    def holds(self, ctx: LlamaContext, tokens: Sequence[int]) -> None:
+        """After a request: the context keeps the prompt's cells (the generated ones dropped)."""
+        ctx.truncate(len(tokens))
+        self.tokens = tuple(tokens)
+
+    def close(self) -> None:
+        if self.ctx is not None:
+            self.ctx.close()
+        self.ctx, self.tokens = None, ()
+
+
 def complete(rt: Runtime, engine: GraftEngine, request: CompletionRequest, depositor: PrefixDepositor | None,
-             on_text: Callable[[str], None] | None = None) -> Completion:
+             on_text: Callable[[str], None] | None = None, resident: Resident | None = None) -> Completion:
     tokens = list(request.prompt_tokens)
     n = len(tokens)
     if n == 0:
@@ -111,8 +144,18 @@ def complete(rt: Runtime, engine: GraftEngine, request: CompletionRequest, depos
                   if b > start and hashes[b] not in found.owned]
     t1 = time.perf_counter()
     pending: list[PendingPrefix] = []
-    with engine.pooled_context() as ctx:
-        if cached is not None:
+    reused = False
+    with (engine.pooled_context() if resident is None else resident.context(engine)) as ctx:
+        if resident is not None:  # the context holds the previous request's prompt
+            reused = (cached is not None and policy.resident
+                      and resident.tokens[:cached.n_tokens] == tuple(tokens[:cached.n_tokens]))
+            if reused:
+                ctx.truncate(start)  # the prefix the team owns is already here: keep it, drop the rest
+            elif policy.resident:
+                ctx.truncate(0)  # stale bytes are masked out, as the composition check measured
+            else:
+                ctx.clear()
+        if cached is not None and not reused:
             engine.restore(ctx, cached.snapshot, payload_verified=True)
         t2 = time.perf_counter()
         pos = start
@@ -125,11 +168,13 @@ def complete(rt: Runtime, engine: GraftEngine, request: CompletionRequest, depos
         first_sha = hashlib.sha256(logits.tobytes()).hexdigest()
         out = generate(engine, ctx, pos=n, logits=logits, params=request.params, on_text=on_text)
         t4 = time.perf_counter()
+        if resident is not None:
+            resident.holds(ctx, tokens)
     if pending and depositor is not None:
         depositor.submit(engine, pending, request.team_id)
     reason = policy.refusal
     restored = ({"block_id": cached.block_id, "tokens": cached.n_tokens, "attested": True,
-                 "attestation_id": policy.attestation_id},) if cached else ()
+                 "attestation_id": policy.attestation_id, "from": "context" if reused else "block"},) if cached else ()
     report = CacheReport("off" if reason else ("hit" if cached else "miss"), reason, restored, start, n - start,
                          len(pending) if depositor is not None else 0, policy.granule, policy.attestation_id)
     log.info("serve.completed", prompt_tokens=n, restored_tokens=start, completion_tokens=len(out.tokens),

@@ -22,7 +22,7 @@ from __future__ import annotations
 import hashlib
 import socket
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import structlog
@@ -51,6 +51,13 @@ class SplitResult:
 
 
 @dataclass(frozen=True)
+class TrimResult:
+    cut: int
+    exact: bool
+    composed_sha256: str
+
+
+@dataclass(frozen=True)
 class CompositionCheck:
     reproducible: bool  # fresh vs fresh (the control)
     fresh_sha256: str
@@ -59,6 +66,12 @@ class CompositionCheck:
     splits: tuple[SplitResult, ...]  # the aligned split first
     divergence: Divergence  # fresh vs the aligned composition
     ms: float
+    trims: tuple[TrimResult, ...] = ()  # a resident context truncated to the prefix instead of a restore
+
+    @property
+    def trim_exact(self) -> bool:
+        """A context that still holds a longer prompt sharing the prefix may be truncated to it and continued."""
+        return self.exact and bool(self.trims) and all(t.exact for t in self.trims)
 
     @property
     def exact(self) -> bool:
@@ -79,9 +92,10 @@ class CompositionCheck:
     def summary(self) -> str:
         parts = [f"{'exact' if s.exact else 'differs'} at {'+'.join(map(str, s.cuts))} (granule {s.granule})"
                  for s in self.splits]
+        parts += [f"truncated at {t.cut}: {'exact' if t.exact else 'differs'}" for t in self.trims]
         return (f"composition check over {self.probe_tokens} tokens, chunk {self.chunk}: " + "; ".join(parts)
                 + f"; fresh {'reproducible' if self.reproducible else 'NOT reproducible'}; boundary granule "
-                + str(self.granule))
+                + str(self.granule) + f"; resident context {'used' if self.trim_exact else 'not used'}")
 
 
 def _fresh(engine: GraftEngine, tokens: list[int]) -> np.ndarray:
@@ -107,6 +121,17 @@ def _composed(engine: GraftEngine, tokens: list[int], cuts: tuple[int, ...]) -> 
         if restored is not None:
             engine.restore(ctx, restored, payload_verified=True)
         return engine.prefill_for_generation(ctx, tokens[pos:], pos0=pos, origin=0).copy()
+
+
+def _trimmed(engine: GraftEngine, tokens: list[int], cut: int) -> np.ndarray:
+    """The probe as a resident context computes it: the context still holds another prompt that shares the first
+    `cut` tokens (and runs past the probe's end), truncated to `cut`, then the rest on the absolute grid. The
+    truncated cells keep their stale bytes, masked out."""
+    other = tokens[:cut] + list(reversed(tokens[cut:])) + tokens[:engine.config.prefill_chunk]
+    with engine.pooled_context() as ctx:
+        engine.prefill(ctx, other)
+        ctx.truncate(cut)
+        return engine.prefill_for_generation(ctx, tokens[cut:], pos0=cut, origin=0).copy()
 
 
 def _granule_trials(c: int, g: int) -> list[tuple[int, ...]]:
@@ -147,7 +172,13 @@ def composition_check(engine: GraftEngine) -> CompositionCheck:
     pos = len(tokens) - 1
     divergence = compare(LogitsRows(pos, fresh[None, :]), LogitsRows(pos, aligned[None, :]))
     result = CompositionCheck(fresh.tobytes() == control.tobytes(), _sha(fresh), c, len(tokens), tuple(splits),
-                              divergence, round((time.perf_counter() - t0) * 1000, 1))
+                              divergence, 0.0)
+    trims: list[TrimResult] = []
+    if result.exact:  # a resident context truncated at a chunk boundary, and where a message's end may be
+        for cut in sorted({2 * c, c + result.granule}):
+            trimmed = _trimmed(engine, tokens, cut)
+            trims.append(TrimResult(cut, trimmed.tobytes() == fresh.tobytes(), _sha(trimmed)))
+    result = replace(result, trims=tuple(trims), ms=round((time.perf_counter() - t0) * 1000, 1))
     log.info("serve.composition_checked", exact=result.exact, reproducible=result.reproducible,
              granule=result.granule, fingerprint=engine.fingerprint.id, chunk=c, ms=result.ms)
     return result
@@ -175,6 +206,7 @@ class CachePolicy:
     refusal: str | None  # why the cache must not serve this prompt here (None: it may)
     granule: int  # where a stored prefix may end: multiples of this (the chunk: only chunk boundaries)
     attestation_id: int | None
+    resident: bool = False  # a context still holding the prefix may be truncated to it instead of a restore
 
 
 def cache_policy(rt: Runtime, engine: GraftEngine, n_prompt: int) -> CachePolicy:
@@ -200,4 +232,4 @@ def cache_policy(rt: Runtime, engine: GraftEngine, n_prompt: int) -> CachePolicy
                            f"composed {check.splits[0].composed_sha256[:12]}"
                            f"{'' if check.reproducible else ', and fresh is not reproducible'}; attestation "
                            f"{attestation_id})", c, attestation_id)
-    return CachePolicy(None, check.granule, attestation_id)
+    return CachePolicy(None, check.granule, attestation_id, check.trim_exact)

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from engine.graft import EngineConfig, GraftEngine
 from workers.runtime import Runtime
-from workers.serving.completion import Completion, CompletionRequest, complete
+from workers.serving.completion import Completion, CompletionRequest, Resident, complete
 from workers.serving.prompt_cache import PrefixDepositor
 
 
@@ -48,6 +48,7 @@ class Serving:
         self._lock = threading.Lock()
         self._compute = ThreadPoolExecutor(max_workers=1, thread_name_prefix="kvgraft-serving-engine")
         self._engine: GraftEngine | None = None
+        self._resident = Resident()  # the context kept between requests (engine thread only)
         self.depositor = PrefixDepositor(rt)
         self._admitted: Counter[int] = Counter()
         self._admit_lock = threading.Lock()
@@ -118,8 +119,10 @@ class Serving:
     def complete(self, request: CompletionRequest, on_text: Callable[[str], None] | None = None) -> Completion:
         """Run one completion on the engine's thread (in arrival order, one at a time) and wait for it."""
         engine = self.engine()
-        return self._compute.submit(complete, self.rt, engine, request, self.depositor, on_text).result()
+        return self._compute.submit(complete, self.rt, engine, request, self.depositor, on_text,
+                                    self._resident).result()
 
     def close(self) -> None:
         self._compute.shutdown(wait=True)
+        self._resident.close()
         self.depositor.close()
