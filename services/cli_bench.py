@@ -4,6 +4,7 @@ docs/BENCHMARKS.md with the exact command."""
 from __future__ import annotations
 
 import signal
+import threading
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -20,10 +21,14 @@ def _stop_on_sigterm(signum: int, _frame: object) -> None:
 
 
 @bench_app.callback()
-def _bench() -> None:
+def _bench(ctx: typer.Context) -> None:
     """A benchmark stopped with SIGTERM unwinds like one stopped with Ctrl-C: the servers and processes it started
-    (moto, `kvgraft serve` pods, workers, llama_cpp.server) are stopped with it, not left running."""
-    signal.signal(signal.SIGTERM, _stop_on_sigterm)
+    (moto, `kvgraft serve` pods, workers, llama_cpp.server) are stopped with it, not left running. The previous
+    handler comes back when the command ends (it matters when the CLI runs inside another program)."""
+    if threading.current_thread() is not threading.main_thread():
+        return  # signal handlers can only be set there
+    previous = signal.signal(signal.SIGTERM, _stop_on_sigterm)
+    ctx.call_on_close(lambda: signal.signal(signal.SIGTERM, previous))
 
 
 @bench_app.command("restore")

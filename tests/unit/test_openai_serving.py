@@ -148,9 +148,9 @@ def test_errors_are_in_openais_shape(api: dict[str, Any]) -> None:
     assert r.status_code == 400 and "text" in r.json()["error"]["message"]
 
 
-def _chat(api: dict[str, Any], question: str, **extra: Any) -> dict[str, Any]:
+def _chat(api: dict[str, Any], question: str, team: str = "team-a", **extra: Any) -> dict[str, Any]:
     messages = [{"role": "system", "content": DOC}, {"role": "user", "content": question}]
-    r = api["client"].post("/v1/chat/completions", headers=api["h"]["team-a"],
+    r = api["client"].post("/v1/chat/completions", headers=api["h"][team],
                            json={"model": "tiny", "messages": messages, "max_tokens": 8, "temperature": 0, **extra})
     assert r.status_code == 200, r.text
     return r.json()
@@ -292,7 +292,10 @@ def test_a_prefix_from_the_resident_context_equals_one_from_its_block_and_fresh(
     _wait_deposits(api)
     question = "Which way are the valves turned to close?"
     via_context = _chat(api, question)
-    assert via_context["kvgraft"]["restored"][0]["from"] == "context"
+    rt = api["app"].state.runtime
+    check = next(v for k, v in rt.memo.items() if k.startswith("composition|"))[0]
+    # where the composition check found truncation not exact here, the block is restored instead
+    assert via_context["kvgraft"]["restored"][0]["from"] == ("context" if check.trim_exact else "block")
     _complete(api, prompt="Something else entirely, to displace the context. " * 4)
     via_block = _chat(api, question)
     assert via_block["kvgraft"]["restored"][0]["from"] == "block"  # (the longer prefix via_context deposited)
@@ -300,3 +303,14 @@ def test_a_prefix_from_the_resident_context_equals_one_from_its_block_and_fresh(
     digests = {r["kvgraft"]["first_logits_sha256"] for r in (via_context, via_block, fresh)}
     texts = {r["choices"][0]["message"]["content"] for r in (via_context, via_block, fresh)}
     assert len(digests) == 1 and len(texts) == 1
+
+
+def test_the_resident_context_serves_only_the_team_that_left_it(api: dict[str, Any]) -> None:
+    """Team B owns the same prefix (deposited by both), but the context holds team A's last prompt: B's request
+    restores its block, so neither `from` nor the restore time tells B what A asked."""
+    for team in ("team-a", "team-b"):
+        _chat(api, "Which pump runs on Mondays?", team=team)
+        _wait_deposits(api)
+    _chat(api, "Which pump runs on Mondays?", team="team-a")  # the context now holds team A's prompt
+    other = _chat(api, "Which pump runs on Mondays?", team="team-b")
+    assert other["kvgraft"]["cache"] == "hit" and other["kvgraft"]["restored"][0]["from"] == "block"

@@ -20,6 +20,7 @@ from typing import Any
 
 import structlog
 
+from engine.errors import DecodeError
 from engine.graft import GraftEngine
 from engine.native import LlamaContext
 from engine.sampling import SamplingParams, generate
@@ -53,7 +54,8 @@ class CompletionRequest:
 class CacheReport:
     status: str  # hit | miss | off
     reason: str | None  # why the cache was off (sliding window, composition not exact, asked off)
-    # [{"block_id", "tokens", "attested", "attestation_id"}]: attested by this host's composition check (the id)
+    # [{"block_id", "tokens", "attested", "attestation_id", "from"}]: attested by this host's composition check
+    # (the id); from "block" (restored) or "context" (the resident context truncated to it)
     restored: tuple[dict[str, Any], ...]
     restored_tokens: int
     prefilled_tokens: int
@@ -92,13 +94,15 @@ def _kept(hashes: dict[int, str], aligned_max: int | None, ends: list[int]) -> l
 
 
 class Resident:
-    """The serving engine's one context kept between requests, and the prompt whose KV it holds. A request whose
-    stored prefix (found for its team, as any restore) is already there truncates the context to it instead of
-    restoring the block, where the composition check found that exact. Used from the engine's thread only."""
+    """The serving engine's one context kept between requests, the prompt whose KV it holds and the team that
+    sent it. A request of the same team whose stored prefix (found for the team, as any restore) is already there
+    truncates the context to it instead of restoring the block, where the composition check found that exact and
+    the model has no sliding window. Used from the engine's thread only."""
 
     def __init__(self) -> None:
         self.ctx: LlamaContext | None = None
         self.tokens: tuple[int, ...] = ()
+        self.team_id: int | None = None
 
     @contextmanager
     def context(self, engine: GraftEngine) -> Iterator[LlamaContext]:
@@ -111,15 +115,20 @@ class Resident:
             self.close()
             raise
 
-    def holds(self, ctx: LlamaContext, tokens: Sequence[int]) -> None:
-        """After a request: the context keeps the prompt's cells (the generated ones dropped)."""
-        ctx.truncate(len(tokens))
-        self.tokens = tuple(tokens)
+    def holds(self, ctx: LlamaContext, tokens: Sequence[int], team_id: int) -> None:
+        """After a request: the context keeps the prompt's cells (the generated ones dropped); a memory that cannot
+        drop them (a recurrent model's) is not kept."""
+        try:
+            ctx.truncate(len(tokens))
+        except DecodeError:
+            self.close()
+            return
+        self.tokens, self.team_id = tuple(tokens), team_id
 
     def close(self) -> None:
         if self.ctx is not None:
             self.ctx.close()
-        self.ctx, self.tokens = None, ()
+        self.ctx, self.tokens, self.team_id = None, (), None
 
 
 def complete(rt: Runtime, engine: GraftEngine, request: CompletionRequest, depositor: PrefixDepositor | None,
@@ -147,14 +156,12 @@ def complete(rt: Runtime, engine: GraftEngine, request: CompletionRequest, depos
     reused = False
     with (engine.pooled_context() if resident is None else resident.context(engine)) as ctx:
         if resident is not None:  # the context holds the previous request's prompt
-            reused = (cached is not None and policy.resident
+            reused = (cached is not None and policy.resident and resident.team_id == request.team_id
                       and resident.tokens[:cached.n_tokens] == tuple(tokens[:cached.n_tokens]))
             if reused:
                 ctx.truncate(start)  # the prefix the team owns is already here: keep it, drop the rest
-            elif policy.resident:
-                ctx.truncate(0)  # stale bytes are masked out, as the composition check measured
             else:
-                ctx.clear()
+                ctx.clear()  # anything else starts from an empty context, as a pooled one would
         if cached is not None and not reused:
             engine.restore(ctx, cached.snapshot, payload_verified=True)
         t2 = time.perf_counter()
@@ -169,7 +176,7 @@ def complete(rt: Runtime, engine: GraftEngine, request: CompletionRequest, depos
         out = generate(engine, ctx, pos=n, logits=logits, params=request.params, on_text=on_text)
         t4 = time.perf_counter()
         if resident is not None:
-            resident.holds(ctx, tokens)
+            resident.holds(ctx, tokens, request.team_id)
     if pending and depositor is not None:
         depositor.submit(engine, pending, request.team_id)
     reason = policy.refusal

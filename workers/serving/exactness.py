@@ -27,6 +27,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 import structlog
 
+from engine.errors import DecodeError, EngineError
 from engine.graft import GraftEngine
 from engine.logits import Divergence, LogitsRows, compare
 from store.repository import record_attestation
@@ -134,6 +135,15 @@ def _trimmed(engine: GraftEngine, tokens: list[int], cut: int) -> np.ndarray:
         return engine.prefill_for_generation(ctx, tokens[cut:], pos0=cut, origin=0).copy()
 
 
+def _trim_trial(engine: GraftEngine, tokens: list[int], cut: int, fresh: np.ndarray) -> TrimResult:
+    try:
+        trimmed = _trimmed(engine, tokens, cut)
+    except DecodeError as exc:  # a memory that cannot drop a tail (a recurrent model's): not usable
+        log.info("serve.truncation_refused", cut=cut, error=str(exc))
+        return TrimResult(cut, False, "")
+    return TrimResult(cut, trimmed.tobytes() == fresh.tobytes(), _sha(trimmed))
+
+
 def _granule_trials(c: int, g: int) -> list[tuple[int, ...]]:
     """Cuts at multiples of g that are not multiples of 2g (so a coarser granule would not cover them), in the
     shapes serving makes: inside the first chunk (a short system prompt), just after a chunk boundary, just
@@ -174,10 +184,10 @@ def composition_check(engine: GraftEngine) -> CompositionCheck:
     result = CompositionCheck(fresh.tobytes() == control.tobytes(), _sha(fresh), c, len(tokens), tuple(splits),
                               divergence, 0.0)
     trims: list[TrimResult] = []
-    if result.exact:  # a resident context truncated at a chunk boundary, and where a message's end may be
-        for cut in sorted({2 * c, c + result.granule}):
-            trimmed = _trimmed(engine, tokens, cut)
-            trims.append(TrimResult(cut, trimmed.tobytes() == fresh.tobytes(), _sha(trimmed)))
+    if result.exact:  # a resident context truncated at chunk boundaries and where a message's end may be
+        g = result.granule
+        trims = [_trim_trial(engine, tokens, cut, fresh) for cut in sorted({g, c + g, 2 * c, 2 * c + g})
+                 if cut < len(tokens)]
     result = replace(result, trims=tuple(trims), ms=round((time.perf_counter() - t0) * 1000, 1))
     log.info("serve.composition_checked", exact=result.exact, reproducible=result.reproducible,
              granule=result.granule, fingerprint=engine.fingerprint.id, chunk=c, ms=result.ms)
@@ -219,17 +229,25 @@ def cache_policy(rt: Runtime, engine: GraftEngine, n_prompt: int) -> CachePolicy
     key = f"composition|{engine.fingerprint.id}|{engine.profile(c).id}"
     entry = rt.memo.get(key)
     if not isinstance(entry, tuple):
-        check = composition_check(engine)
-        rt.memo[key] = entry = (check, None)  # measured once per process, whether or not recording succeeds
         try:
-            rt.memo[key] = entry = (check, record_check(rt, engine, check))
-        except Exception as exc:  # noqa: BLE001 - the verdict stands; only its audit row is missing
-            log.warning("serve.composition_unrecorded", error=str(exc))
+            check: CompositionCheck | str = composition_check(engine)
+        except EngineError as exc:  # a model whose state cannot be captured, restored or cut this way
+            log.warning("serve.composition_failed", error=str(exc))
+            check = f"{type(exc).__name__}: {exc}"
+        rt.memo[key] = entry = (check, None)  # measured once per process, whether or not recording succeeds
+        if isinstance(check, CompositionCheck):
+            try:
+                rt.memo[key] = entry = (check, record_check(rt, engine, check))
+            except Exception as exc:  # noqa: BLE001 - the verdict stands; only its audit row is missing
+                log.warning("serve.composition_unrecorded", error=str(exc))
     check, attestation_id = entry
+    if isinstance(check, str):
+        return CachePolicy(f"composition_check_failed: {check}", c, None)
     if not check.exact:
         return CachePolicy("composition_not_exact: on this machine a restored prefix followed by the rest of the "
                            f"prompt is not byte-equal to a fresh prefill (fresh {check.fresh_sha256[:12]}, "
                            f"composed {check.splits[0].composed_sha256[:12]}"
                            f"{'' if check.reproducible else ', and fresh is not reproducible'}; attestation "
                            f"{attestation_id})", c, attestation_id)
-    return CachePolicy(None, check.granule, attestation_id, check.trim_exact)
+    sliding = bool(swa) and not engine.config.swa_full  # cells before the window may have been overwritten
+    return CachePolicy(None, check.granule, attestation_id, check.trim_exact and not sliding)
