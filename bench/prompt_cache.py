@@ -43,6 +43,10 @@ QUESTIONS = ["Who keeps the keys?", "When does the shift change?", "What is stor
              "What is the rule about the lamps?", "Which door stays locked?", "What is repaired on Fridays?",
              "Who writes the reports?"]
 
+KVGRAFT_ARMS = ("cold", "same_pod", "other_pod")
+ARMS = (*KVGRAFT_ARMS, "llama_cpp_server_cold", "llama_cpp_server_warm", "llama_cpp_server_after_restart")
+SAMPLE_KEYS = {"llama_cpp_server_after_restart": "llama_cpp_server_restart"}  # its key in ttft_samples_ms
+
 
 @dataclass(frozen=True)
 class PromptCacheBenchRequest:
@@ -171,72 +175,54 @@ def run_prompt_cache_bench(request: PromptCacheBenchRequest, progress: Progress 
             served = Settings().model
             headers = {"Authorization": f"Bearer {token}"}
             pod_env = {**os.environ}
-            cold, same, other = [], [], []
-            cold_total, same_total, other_total = [], [], []
-            where: dict[str, list[dict[str, Any]]] = {"cold": [], "same_pod": [], "other_pod": []}
+            runs: dict[str, list[tuple[float, float, dict[str, Any]]]] = {arm: [] for arm in ARMS}
+
+            def timed(arm: str, client: httpx.Client, doc: str, question: str, **extra: Any) -> None:
+                runs[arm].append(_stream(client, served, _messages(doc, question), request.max_tokens, extra))
+
             with _pod({**pod_env, "KVGRAFT_DATA_DIR": str(tmp / "pod-a")}, tmp, "pod-a", headers, served) as port, \
                     httpx.Client(base_url=f"http://127.0.0.1:{port}", headers=headers, timeout=600) as a:
                 deposited = 0
                 for i in range(request.samples):
                     say(f"pod A, prefix {i}: cold, then deposit, then cached on the same pod")
-                    t, total, ext = _stream(a, served, _messages(docs[i], QUESTIONS[0]), request.max_tokens,
-                                            {"kvgraft": {"cache": False}})
-                    cold.append(t)
-                    cold_total.append(total)
-                    where["cold"].append(ext)
+                    timed("cold", a, docs[i], QUESTIONS[0], kvgraft={"cache": False})
                     seed = _post(a, served, _messages(docs[i], QUESTIONS[0]), request.max_tokens, cache=True)
                     deposited += seed["kvgraft"]["deposits_scheduled"]
                     _wait_prefixes(rt, deposited)  # every prefix that request computed, not just the first
-                    t, total, ext = _stream(a, served, _messages(docs[i], QUESTIONS[1]), request.max_tokens)
-                    same.append(t)
-                    same_total.append(total)
-                    where["same_pod"].append(ext)
+                    timed("same_pod", a, docs[i], QUESTIONS[1])
             workload: dict[str, Any] = {}
             with _pod({**pod_env, "KVGRAFT_DATA_DIR": str(tmp / "pod-b")}, tmp, "pod-b", headers, served) as port, \
                     httpx.Client(base_url=f"http://127.0.0.1:{port}", headers=headers, timeout=600) as b:
                 for i in range(request.samples):
                     say(f"pod B (pod A gone), prefix {i}: restored from the object store")
-                    t, total, ext = _stream(b, served, _messages(docs[i], QUESTIONS[2]), request.max_tokens)
-                    other.append(t)
-                    other_total.append(total)
-                    where["other_pod"].append(ext)
+                    timed("other_pod", b, docs[i], QUESTIONS[2])
                 say(f"workload: {request.requests} requests over {request.prefixes} prefixes on pod B")
                 workload = _workload(b, served, docs[:request.prefixes], request)
             say("llama_cpp.server (RAM cache on): cold, warm, after a restart")
-            llama: dict[str, list[float]] = {"cold": [], "warm": [], "restart": [], "cold_total": [],
-                                             "warm_total": [], "restart_total": []}
             with _llama_server(model_path, engine.config.n_ctx, threads, tmp, "llama-1") as port, \
                     httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=600) as ls:
                 for i in range(request.samples):
-                    for arm, q in (("cold", 0), ("warm", 1)):
-                        t, total, _ = _stream(ls, served, _messages(docs[i], QUESTIONS[q]), request.max_tokens)
-                        llama[arm].append(t)
-                        llama[f"{arm}_total"].append(total)
+                    timed("llama_cpp_server_cold", ls, docs[i], QUESTIONS[0])
+                    timed("llama_cpp_server_warm", ls, docs[i], QUESTIONS[1])
             with _llama_server(model_path, engine.config.n_ctx, threads, tmp, "llama-2") as port, \
                     httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=600) as ls:
                 for i in range(request.samples):
-                    t, total, _ = _stream(ls, served, _messages(docs[i], QUESTIONS[2]), request.max_tokens)
-                    llama["restart"].append(t)
-                    llama["restart_total"].append(total)
+                    timed("llama_cpp_server_after_restart", ls, docs[i], QUESTIONS[2])
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    ttft = {"cold": _median(cold), "same_pod": _median(same), "other_pod": _median(other),
-            "llama_cpp_server_cold": _median(llama["cold"]), "llama_cpp_server_warm": _median(llama["warm"]),
-            "llama_cpp_server_after_restart": _median(llama["restart"])}
-    total = {"cold": _median(cold_total), "same_pod": _median(same_total), "other_pod": _median(other_total),
-             "llama_cpp_server_cold": _median(llama["cold_total"]),
-             "llama_cpp_server_warm": _median(llama["warm_total"]),
-             "llama_cpp_server_after_restart": _median(llama["restart_total"])}
+    ttft = {arm: _median([t for t, _, _ in r]) for arm, r in runs.items()}
+    total = {arm: _median([x for _, x, _ in r]) for arm, r in runs.items()}
     return {"benchmark": "prompt-cache", "model": model, "prefix_tokens": request.prefix_tokens,
             "samples": request.samples, "chunk_tokens": Settings().prompt_chunk_tokens, "ttft_ms": ttft,
-            "total_ms": total, "ttft_samples_ms": {"cold": cold, "same_pod": same, "other_pod": other, **{
-                f"llama_cpp_server_{k}": v for k, v in llama.items() if not k.endswith("_total")}},
+            "total_ms": total,
+            "ttft_samples_ms": {SAMPLE_KEYS.get(arm, arm): [t for t, _, _ in r] for arm, r in runs.items()},
             "ratios": {"cold_over_same_pod": round(ttft["cold"] / ttft["same_pod"], 1),
                        "cold_over_other_pod": round(ttft["cold"] / ttft["other_pod"], 1),
                        "llama_warm_over_same_pod": round(ttft["llama_cpp_server_warm"] / ttft["same_pod"], 2),
                        "llama_restart_over_other_pod": round(ttft["llama_cpp_server_after_restart"]
                                                              / ttft["other_pod"], 1)},
-            "where_ms": {arm: _breakdown(exts) for arm, exts in where.items()}, "workload": workload}
+            "where_ms": {arm: _breakdown([ext for _, _, ext in runs[arm]]) for arm in KVGRAFT_ARMS},
+            "workload": workload}
 
 
 def _breakdown(exts: list[dict[str, Any]]) -> dict[str, Any]:
