@@ -114,7 +114,7 @@ class Catalogue:
         self.rows = 0
         self.questions: list[str] = []  # a sample of stored questions, to draw routable variants from
         self.team_ids: list[int] = []
-        self.counts: Counter[str] = Counter()
+        self.counts: Counter[tuple[str, bool, str]] = Counter()
         self.load_s = 0.0
 
     @property
@@ -159,7 +159,7 @@ class Catalogue:
     def grow(self, size: int) -> None:
         """COPY rows until the catalogue holds `size` solved problems, then refresh the term counts and statistics."""
         started = time.perf_counter()
-        added: Counter[str] = Counter()
+        added: Counter[tuple[str, bool, str]] = Counter()  # (team key, shared, term): route_terms' partitions
         with psycopg.connect(self.url) as conn:
             with conn.cursor() as cur:
                 batches = list(self._batches(size - self.rows))
@@ -185,7 +185,7 @@ class Catalogue:
                             copy.write_row((problem_id, batch_id, f"q{j}", q, "0" * 64, "solved", docs[i][0], 1, 1,
                                             "2026-12-01T00:00:00Z", "2026-12-01T00:00:00Z"))
                             terms = index_terms(q)
-                            added.update(set(terms) | {DOCS_TERM})
+                            added.update((str(docs[i][2]), docs[i][3], t) for t in set(terms) | {DOCS_TERM})
                             docs[i] = (docs[i][0], problem_id, docs[i][2], docs[i][3], " ".join(terms))
                             if self.visible_to_asker(docs[i][2], docs[i][3]) and self.rng.random() < 0.2:
                                 self.questions.append(q)
@@ -194,13 +194,15 @@ class Catalogue:
                               "FROM STDIN") as copy:
                     for doc in docs:
                         copy.write_row((*doc, FINGERPRINT))
-                cur.execute("CREATE TEMP TABLE term_delta (term text, docs int) ON COMMIT DROP")
-                with cur.copy("COPY term_delta (term, docs) FROM STDIN") as copy:
-                    for term, n in added.items():
-                        copy.write_row((term, n))
-                cur.execute("INSERT INTO route_terms (fingerprint, term, docs) SELECT %s, term, docs FROM term_delta "
-                            "ON CONFLICT (fingerprint, term) DO UPDATE SET docs = route_terms.docs + excluded.docs",
-                            (FINGERPRINT,))
+                cur.execute("CREATE TEMP TABLE term_delta (team_key text, shared bool, term text, docs int) "
+                            "ON COMMIT DROP")
+                with cur.copy("COPY term_delta (team_key, shared, term, docs) FROM STDIN") as copy:
+                    for (team_key, shared, term), n in added.items():
+                        copy.write_row((team_key, shared, term, n))
+                cur.execute("INSERT INTO route_terms (fingerprint, team_key, shared, term, docs) "
+                            "SELECT %s, team_key, shared, term, docs FROM term_delta "
+                            "ON CONFLICT (fingerprint, team_key, shared, term) "
+                            "DO UPDATE SET docs = route_terms.docs + excluded.docs", (FINGERPRINT,))
             conn.commit()
             conn.autocommit = True
             conn.execute("VACUUM ANALYZE")

@@ -140,7 +140,8 @@ class LlamaModel:
                 raise DecodeError(f"tokenization failed ({n})")
         return list(buf[:n])
 
-    def detokenize(self, tokens: Sequence[int], *, render_special: bool = False) -> str:
+    def piece_bytes(self, tokens: Sequence[int], *, render_special: bool = False) -> bytes:
+        """The bytes the tokens stand for (a token may hold part of a UTF-8 character)."""
         lib = llama()
         out = bytearray()
         buf = ctypes.create_string_buffer(64)
@@ -152,7 +153,10 @@ class LlamaModel:
                 out += big.raw[:n]
             else:
                 out += buf.raw[:n]
-        return out.decode("utf-8", errors="replace")
+        return bytes(out)
+
+    def detokenize(self, tokens: Sequence[int], *, render_special: bool = False) -> str:
+        return self.piece_bytes(tokens, render_special=render_special).decode("utf-8", errors="replace")
 
     def token_bos(self) -> int:
         return int(llama().llama_vocab_bos(self._vocab))

@@ -23,11 +23,52 @@ class SamplingParams:
     top_p: float = 1.0  # nucleus sampling over the top-k (1.0: off)
 
 
+MIN_TEMPERATURE = 1e-6  # a positive temperature below this overflows logits / temperature: refused, not sampled
+
+
+class SamplingError(ValueError):
+    """Sampling parameters that cannot be sampled with (a negative seed, a temperature that overflows)."""
+
+
+@dataclass(frozen=True)
+class TokenLogprob:
+    """A generated token's log-probability under the model (log-softmax of its logits row, in float64, before
+    temperature or top-p), and the `top` most likely tokens of that row with theirs (highest first, ties by id)."""
+
+    token: int
+    logprob: float
+    top: tuple[tuple[int, float], ...] = ()
+
+
 @dataclass(frozen=True)
 class Generated:
     tokens: tuple[int, ...]
     text: str
     stopped_by: str  # eog | stop | max_tokens | context
+    logprobs: tuple[TokenLogprob, ...] = ()  # one per token of `tokens`, when asked for
+
+
+def check_params(params: SamplingParams) -> None:
+    """Refuse what cannot be sampled with, before any computation."""
+    if params.seed < 0:
+        raise SamplingError(f"seed must be a non-negative integer, not {params.seed}")
+    if not (params.temperature == 0 or params.temperature >= MIN_TEMPERATURE):  # NaN fails both
+        raise SamplingError(f"temperature must be 0 (greedy) or at least {MIN_TEMPERATURE}, not {params.temperature}")
+    if not 0 < params.top_p <= 1:
+        raise SamplingError(f"top_p must be in (0, 1], not {params.top_p}")
+
+
+def token_logprob(logits: np.ndarray, token: int, top: int) -> TokenLogprob:
+    """`token`'s log-probability in the row `logits`, and the `top` most likely tokens with theirs."""
+    row = logits.astype(np.float64)
+    peak = row.max()
+    lse = peak + np.log(np.exp(row - peak).sum())
+    best: tuple[tuple[int, float], ...] = ()
+    if top > 0:
+        k = min(top, row.shape[0])
+        idx = np.argpartition(-row, k - 1)[:k]
+        best = tuple((int(i), float(row[i] - lse)) for i in sorted(idx, key=lambda i: (-row[i], int(i))))
+    return TokenLogprob(int(token), float(row[token] - lse), best)
 
 
 def pick_token(logits: np.ndarray, params: SamplingParams, rng: np.random.Generator) -> int:
@@ -38,6 +79,8 @@ def pick_token(logits: np.ndarray, params: SamplingParams, rng: np.random.Genera
     scaled = logits[top].astype(np.float64) / params.temperature
     probs = np.exp(scaled - scaled.max())
     probs /= probs.sum()
+    if not np.isfinite(probs).all():
+        raise SamplingError(f"temperature {params.temperature} gives no probability distribution over these logits")
     if params.top_p < 1.0:  # the smallest set of the most likely tokens whose probability reaches top_p
         order = np.argsort(-probs, kind="stable")
         keep = order[:int(np.searchsorted(np.cumsum(probs[order]), params.top_p) + 1)]
@@ -46,13 +89,21 @@ def pick_token(logits: np.ndarray, params: SamplingParams, rng: np.random.Genera
     return int(top[rng.choice(k, p=probs)])
 
 
+OnText = Callable[[str, tuple[TokenLogprob, ...]], None]
+
+
 def generate(engine: GraftEngine, ctx: LlamaContext, *, pos: int, logits: np.ndarray, params: SamplingParams,
-             seq_id: int = 0, on_text: Callable[[str], None] | None = None) -> Generated:
+             seq_id: int = 0, on_text: OnText | None = None, logprobs: int | None = None) -> Generated:
     """Generate after a context whose last logits row is `logits` and whose next free position is `pos`.
     `on_text` receives each piece of text as soon as it is final (a stop string is never sent, not even in part:
-    text that could still begin one is held back until it cannot)."""
+    text that could still begin one is held back until it cannot), with the log-probabilities of the tokens
+    generated since its last call. With `logprobs` (the number of most likely alternatives, 0 for none), each
+    generated token's log-probability is reported."""
+    check_params(params)
     rng = np.random.default_rng(params.seed)
     out: list[int] = []
+    lps: list[TokenLogprob] = []
+    reported = 0
     text = ""
     sent = 0
     stopped_by = "max_tokens"
@@ -62,6 +113,8 @@ def generate(engine: GraftEngine, ctx: LlamaContext, *, pos: int, logits: np.nda
             stopped_by = "eog"
             break
         out.append(token)
+        if logprobs is not None:
+            lps.append(token_logprob(logits, token, logprobs))
         text = engine.model.detokenize(out)
         hit = _first_stop(text, params.stop)
         if hit is not None:
@@ -71,17 +124,17 @@ def generate(engine: GraftEngine, ctx: LlamaContext, *, pos: int, logits: np.nda
         if on_text is not None:
             safe = len(text) - _held_back(text, params.stop)
             if safe > sent and not text[sent:safe].endswith("\ufffd"):  # not inside a multi-byte character
-                on_text(text[sent:safe])
-                sent = safe
+                on_text(text[sent:safe], tuple(lps[reported:]))
+                sent, reported = safe, len(lps)
         if pos >= ctx.n_ctx:
             stopped_by = "context"
             break
         ctx.decode([token], pos0=pos, seq_id=seq_id, outputs=[0])
         logits = ctx.logits_row(0)
         pos += 1
-    if on_text is not None and len(text) > sent:
-        on_text(text[sent:])
-    return Generated(tuple(out), text, stopped_by)
+    if on_text is not None and (len(text) > sent or len(lps) > reported):
+        on_text(text[sent:], tuple(lps[reported:]))
+    return Generated(tuple(out), text, stopped_by, tuple(lps))
 
 
 def _held_back(text: str, stops: Sequence[str]) -> int:

@@ -24,9 +24,9 @@ from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from services.api_blocks import router as blocks_router
-from services.api_common import STATUS_CODES, ApiError, error_response, iso, rt_of, work_of
+from services.api_common import OPENAI_PATHS, STATUS_CODES, ApiError, error_response, iso, rt_of, work_of
 from services.api_openai import router as openai_router
-from services.auth import Principal, Submitter
+from services.auth import Principal, Staff, Submitter
 from services.body import BodyLimit
 from services.metrics import ApiMetrics
 from services.validation import GuardedRoute
@@ -178,7 +178,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         length = request.headers.get("content-length")
         if length is not None and (not length.isdigit() or int(length) > settings.max_body_bytes):
             response = error_response(413, "payload_too_large",
-                              f"request bodies are limited to {settings.max_body_bytes} bytes")
+                                      f"request bodies are limited to {settings.max_body_bytes} bytes",
+                                      path=request.url.path)
         else:
             response = await call_next(request)
         route = request.scope.get("route")
@@ -187,22 +188,33 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         return response
 
     @app.exception_handler(ApiError)
-    async def api_error(_: Request, exc: ApiError) -> JSONResponse:
-        response = error_response(exc.status, exc.code, exc.message, **exc.extra)
+    async def api_error(request: Request, exc: ApiError) -> JSONResponse:
+        response = error_response(exc.status, exc.code, exc.message, path=request.url.path, **exc.extra)
         response.headers.update(exc.headers)
         return response
 
     @app.exception_handler(StarletteHTTPException)
-    async def http_error(_: Request, exc: StarletteHTTPException) -> JSONResponse:
-        response = error_response(exc.status_code, STATUS_CODES.get(exc.status_code, "error"), str(exc.detail))
+    async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        path = request.url.path
+        code = STATUS_CODES.get(exc.status_code, "error")
+        if path in OPENAI_PATHS and exc.status_code == 401:
+            code = "invalid_api_key"  # OpenAI's code for a missing, wrong or revoked key
+        response = error_response(exc.status_code, code, str(exc.detail), path=path)
         if exc.headers:
             response.headers.update(exc.headers)
         return response
 
     @app.exception_handler(RequestValidationError)
-    async def validation_error(_: Request, exc: RequestValidationError) -> JSONResponse:
+    async def validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:
         problems = [{"where": ".".join(str(p) for p in e.get("loc", ())), "message": _validation_message(e)}
                     for e in exc.errors()]
+        if request.url.path in OPENAI_PATHS:  # OpenAI answers a bad parameter with 400, naming it
+            first = exc.errors()[0] if exc.errors() else {}
+            where = [str(p) for p in first.get("loc", ())][1:]  # after "body"
+            param = ".".join(where) or None
+            return error_response(400, "invalid_value", f"invalid value for {param or 'the body'}: "
+                                  f"{_validation_message(first)}", path=request.url.path, param=param,
+                                  details=problems)
         return error_response(422, "invalid_request", "the request does not match the API schema", details=problems)
 
     @app.exception_handler(TeamBusy)
@@ -220,9 +232,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         return response
 
     @app.exception_handler(Exception)
-    async def unexpected(_: Request, exc: Exception) -> JSONResponse:
+    async def unexpected(request: Request, exc: Exception) -> JSONResponse:
         log.error("api.unexpected_error", error=repr(exc))
-        return error_response(500, "internal_error", "unexpected server error; it has been logged")
+        return error_response(500, "internal_error", "unexpected server error; it has been logged",
+                              path=request.url.path)
 
     @app.get("/healthz", tags=["service"])
     def healthz(request: Request) -> dict[str, Any]:
@@ -232,8 +245,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         return {"status": "ok", "store": rt.blocks.url, "broker": bool(rt.settings.broker_url),
                 "blocks_signed": rt.settings.block_key is not None, "block_signing": rt.settings.block_signing}
 
-    @app.get("/metrics", tags=["service"], response_class=PlainTextResponse)
-    def prometheus_metrics() -> PlainTextResponse:
+    @app.get("/metrics", tags=["operators"], response_class=PlainTextResponse)
+    def prometheus_metrics(who: Staff) -> PlainTextResponse:
+        """Prometheus metrics of the whole deployment, for operators and auditors (a bearer token in the scrape
+        config): store bytes, evictions and answer counts over every team are not a team's to see."""
         return PlainTextResponse(generate_latest(metrics.registry), media_type=CONTENT_TYPE_LATEST)
 
     @app.post("/v1/batches", status_code=201, tags=["teams"], openapi_extra={"requestBody": {"content": {

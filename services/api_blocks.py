@@ -3,6 +3,7 @@ attestations (operators and auditors)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -12,34 +13,56 @@ from fastapi import APIRouter, Request
 from services.api_common import ApiError, Limit, Offset, iso, rt_of
 from services.auth import AnyRole, Auditor, Principal, Staff
 from services.validation import GuardedRoute
-from store.db import Attestation, Batch, BlockOwner, BlockRow, Generation, Problem, Team
+from store.db import Attestation, Batch, BlockOwner, BlockRow, Generation, Problem, Team, owner_key
 from store.repository import block_visible_to, get_block, list_attestations
 
 router = APIRouter(route_class=GuardedRoute)
 
 
-def _seen_as(s: Any, row: BlockRow, who: Principal) -> tuple[int | None, bool, datetime]:
-    """(team, shared, deposited at) of a block as `who` sees it. A team sees itself as the owner of a block it
-    deposited (even when another team deposited the same content first, privately), otherwise the team that shared
-    it or the deployment's own library; operators and auditors see the first depositor. Nothing about another team's
-    private deposit is shown, not even its time."""
+@dataclass(frozen=True)
+class SeenAs:
+    """A block's deposit as one principal sees it."""
+
+    team_id: int | None
+    shared: bool
+    created_at: datetime
+    source: Any
+
+
+def _seen_as(s: Any, row: BlockRow, who: Principal) -> SeenAs:
+    """(team, shared, deposited at, source) of a block as `who` sees it. A team sees itself as the owner of a block
+    it deposited (even when another team deposited the same content first, privately), with its own deposit's time
+    and source, otherwise the team that shared it or the deployment's own library; operators and auditors see the
+    first depositor. Nothing about another team's private deposit is shown, not even its time."""
     if who.deployment_wide:
-        return row.team_id, row.shared, row.created_at
+        return SeenAs(row.team_id, row.shared, row.created_at, row.source)
     owners = s.scalars(sa.select(BlockOwner).where(BlockOwner.block_id == row.id)
                        .order_by(BlockOwner.created_at, BlockOwner.id)).all()
-    chosen = (next((o for o in owners if o.team_id == who.team_id), None)
-              or next((o for o in owners if o.shared), None)
-              or next((o for o in owners if o.team_id is None), None))
+    own = next((o for o in owners if o.owner_key == owner_key(who.team_id)), None)
+    if own is not None:
+        return SeenAs(own.team_id, own.shared, own.created_at, own.source)
+    chosen = next((o for o in owners if o.shared), None) or next((o for o in owners if o.team_id is None), None)
     if chosen is None:
-        return None, False, row.created_at
-    return chosen.team_id, chosen.shared, chosen.created_at
+        return SeenAs(None, False, row.created_at, None)
+    return SeenAs(chosen.team_id, chosen.shared, chosen.created_at, None)
 
 
-def _block_item(row: BlockRow, team_names: dict[int, str], seen: tuple[int | None, bool, datetime]) -> dict[str, Any]:
-    team_id, shared, created = seen
+def _seen_at(team_id: int) -> Any:
+    """SQL: when a block was deposited as team `team_id` sees it (as _seen_as): its own deposit, else the first
+    shared deposit, else the deployment's. The order of a team's list, so that it never follows another team's
+    private deposit times."""
+    def first(*where: Any) -> Any:
+        return (sa.select(sa.func.min(BlockOwner.created_at)).where(BlockOwner.block_id == BlockRow.id, *where)
+                .scalar_subquery())
+
+    return sa.func.coalesce(first(BlockOwner.owner_key == owner_key(team_id)), first(BlockOwner.shared.is_(True)),
+                            first(BlockOwner.team_id.is_(None)))
+
+
+def _block_item(row: BlockRow, team_names: dict[int, str], seen: SeenAs) -> dict[str, Any]:
     return {"id": row.id, "kind": row.kind, "fingerprint": row.fingerprint,
-            "team": team_names.get(team_id) if team_id is not None else None, "n_tokens": row.n_tokens,
-            "bytes": row.bytes, "shared": shared, "created_at": iso(created)}
+            "team": team_names.get(seen.team_id) if seen.team_id is not None else None, "n_tokens": row.n_tokens,
+            "bytes": row.bytes, "shared": seen.shared, "created_at": iso(seen.created_at)}
 
 
 def _visible(query: Any, who: Principal) -> Any:
@@ -61,7 +84,8 @@ def list_blocks(request: Request, who: AnyRole, limit: Limit = 100, offset: Offs
         if fingerprint is not None:
             query = query.where(BlockRow.fingerprint == fingerprint)
         total = s.scalar(sa.select(sa.func.count()).select_from(query.subquery())) or 0
-        rows = s.scalars(query.order_by(BlockRow.created_at.desc(), BlockRow.id).limit(limit).offset(offset))
+        newest = BlockRow.created_at if who.deployment_wide else _seen_at(who.team_id)
+        rows = s.scalars(query.order_by(newest.desc(), BlockRow.id).limit(limit).offset(offset))
         names = dict(s.execute(sa.select(Team.id, Team.name)).all())
         return {"items": [_block_item(r, names, _seen_as(s, r, who)) for r in rows], "total": total}
 
@@ -77,10 +101,10 @@ def show_block(block_id: str, request: Request,
         atts, _ = list_attestations(s, block_id=row.id, limit=100)
         seen = _seen_as(s, row, who)
         if not who.deployment_wide:  # attestations older than the deposit the team sees would date another's
-            atts = [a for a in atts if a.created_at >= seen[2]]
+            atts = [a for a in atts if a.created_at >= seen.created_at]
         return _block_item(row, names, seen) | {
             "object_key": row.object_key, "payload_sha256": row.payload_sha256, "profile": row.profile,
-            "source": row.source if (who.deployment_wide or row.team_id == who.team_id) else None,
+            "source": seen.source,
             "attestations": [_attestation_item(a) for a in atts]}
 
 def _provenance(s: Any, row: BlockRow, names: dict[int, str], who: Principal) -> dict[str, Any]:

@@ -24,7 +24,15 @@ class ApiError(Exception):
         self.headers = headers or {}
 
 
-def error_response(status: int, code: str, message: str, **extra: Any) -> JSONResponse:
+OPENAI_PATHS = frozenset({"/v1/models", "/v1/completions", "/v1/chat/completions"})
+
+
+def error_response(status: int, code: str, message: str, *, path: str | None = None, **extra: Any) -> JSONResponse:
+    """The API's error body, {"error": {"code", "message", ...}}; on an OpenAI route (`path`) always with OpenAI's
+    `type` and `param` too (param null when no one parameter is to blame)."""
+    if path in OPENAI_PATHS:
+        default = "server_error" if status >= 500 else ("requests" if status == 429 else "invalid_request_error")
+        extra = {**extra, "type": extra.get("type") or default, "param": extra.get("param")}
     return JSONResponse({"error": {"code": code, "message": message, **extra}}, status_code=status)
 
 

@@ -12,14 +12,14 @@ import queue
 import secrets
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any, Literal
 
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, StreamingResponse
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from engine.sampling import SamplingParams
+from engine.sampling import MIN_TEMPERATURE, SamplingError, SamplingParams, TokenLogprob
 from services.api_common import ApiError, rt_of
 from services.auth import Submitter
 from services.validation import GuardedRoute
@@ -30,6 +30,29 @@ router = APIRouter(route_class=GuardedRoute)
 
 MAX_PROMPT_CHARS = 400_000
 MAX_COMPLETION_TOKENS = 2048
+MAX_SEED = 2**63 - 1
+
+# OpenAI parameters this server does not implement: refused (400, naming the parameter) unless sent with their
+# neutral value, never silently ignored.
+UNSUPPORTED: dict[str, tuple[str, Callable[[Any], bool]]] = {
+    "tools": ("tool calls are not supported", lambda v: v in (None, [])),
+    "tool_choice": ("tool calls are not supported", lambda v: v in (None, "none")),
+    "parallel_tool_calls": ("tool calls are not supported", lambda v: v is None),
+    "functions": ("function calls are not supported", lambda v: v in (None, [])),
+    "function_call": ("function calls are not supported", lambda v: v in (None, "none")),
+    "response_format": ("structured output (response_format) is not supported",
+                        lambda v: v is None or v == {"type": "text"}),
+    "logit_bias": ("logit_bias is not supported", lambda v: v in (None, {})),
+    "presence_penalty": ("presence_penalty is not supported", lambda v: v in (None, 0)),
+    "frequency_penalty": ("frequency_penalty is not supported", lambda v: v in (None, 0)),
+    "best_of": ("best_of is not supported", lambda v: v in (None, 1)),
+    "echo": ("echo is not supported", lambda v: v in (None, False)),
+    "suffix": ("suffix is not supported", lambda v: v in (None, "")),
+    "modalities": ("only text output is supported", lambda v: v in (None, ["text"])),
+    "audio": ("audio output is not supported", lambda v: v is None),
+    "prediction": ("predicted outputs are not supported", lambda v: v is None),
+}
+ACCEPTED = frozenset({"user", "metadata", "store", "service_tier"})  # request metadata, no effect on the output
 
 
 class KvgraftOptions(BaseModel):
@@ -38,31 +61,60 @@ class KvgraftOptions(BaseModel):
 
 
 class _Sampling(BaseModel):
-    model_config = ConfigDict(extra="ignore", allow_inf_nan=False)  # unknown OpenAI fields are accepted, unused
+    # other OpenAI fields are checked by `refuse_unsupported`: refused with 400 naming them, never ignored
+    model_config = ConfigDict(extra="allow", allow_inf_nan=False)
     model: str
     max_tokens: int | None = Field(default=None, ge=1, le=MAX_COMPLETION_TOKENS)
     max_completion_tokens: int | None = Field(default=None, ge=1, le=MAX_COMPLETION_TOKENS)
-    temperature: float = Field(default=1.0, ge=0.0, le=2.0)
+    temperature: float = Field(default=1.0, ge=0.0, le=2.0,
+                               description=f"0 (greedy), or from {MIN_TEMPERATURE} to 2")
     top_p: float = Field(default=1.0, gt=0.0, le=1.0)
-    seed: int | None = None
+    seed: int | None = Field(default=None, ge=0, le=MAX_SEED)
     stop: str | list[str] | None = None
     stream: bool = False
     stream_options: dict[str, Any] | None = None
-    n: int = Field(default=1, ge=1, le=1)
+    n: int = Field(default=1, ge=1, description="Only 1 is supported")
     kvgraft: KvgraftOptions = Field(default_factory=KvgraftOptions)
 
-    def sampling(self, default_max: int) -> SamplingParams:
+    @field_validator("temperature")
+    @classmethod
+    def _sampleable(cls, value: float) -> float:
+        if 0 < value < MIN_TEMPERATURE:  # logits / temperature would overflow: no distribution to sample
+            raise ValueError(f"temperature must be 0 (greedy) or at least {MIN_TEMPERATURE}")
+        return value
+
+    def refuse_unsupported(self) -> None:
+        """400 naming the first parameter this server does not implement (or does not know)."""
+        if self.n != 1:
+            raise _invalid("n > 1 is not supported: one choice per request", "n", "unsupported_parameter")
+        for name, value in (self.model_extra or {}).items():
+            if name in ACCEPTED:
+                continue
+            if name in UNSUPPORTED:
+                why, neutral = UNSUPPORTED[name]
+                if not neutral(value):
+                    raise _invalid(f"{name}: {why} by this server", name, "unsupported_parameter")
+                continue
+            raise _invalid(f"unrecognized request argument supplied: {name}", name, "unknown_parameter")
+
+    def stops(self) -> tuple[str, ...]:
         stops = [self.stop] if isinstance(self.stop, str) else list(self.stop or [])
         if len(stops) > 4 or any(not s or len(s) > 200 for s in stops):
             raise _invalid("stop must be up to 4 non-empty strings of at most 200 characters", "stop")
+        return tuple(stops)
+
+    def sampling(self, default_max: int) -> SamplingParams:
+        stops = self.stops()
         seed = self.seed if self.seed is not None else secrets.randbits(31)
         return SamplingParams(max_tokens=self.max_completion_tokens or self.max_tokens or default_max,
                               temperature=self.temperature, top_k=0, top_p=self.top_p, seed=seed,
-                              stop=tuple(stops))
+                              stop=stops)
 
 
 class CompletionIn(_Sampling):
     prompt: str | list[str] = Field(description="One prompt (a list must hold exactly one)")
+    logprobs: int | None = Field(default=None, ge=0, le=5, description="Log-probabilities of each generated "
+                                 "token and of this many most likely alternatives")
 
 
 class ChatMessage(BaseModel):
@@ -85,6 +137,14 @@ class ChatMessage(BaseModel):
 
 class ChatIn(_Sampling):
     messages: list[ChatMessage] = Field(min_length=1, max_length=256)
+    logprobs: bool = Field(default=False, description="Log-probabilities of each generated token")
+    top_logprobs: int | None = Field(default=None, ge=0, le=20, description="With logprobs: this many most likely "
+                                     "alternatives per token")
+
+    def logprobs_top(self) -> int | None:
+        if self.top_logprobs is not None and not self.logprobs:
+            raise _invalid("top_logprobs needs logprobs: true", "top_logprobs")
+        return (self.top_logprobs or 0) if self.logprobs else None
 
 
 def _invalid(message: str, param: str | None = None, code: str | None = None, status: int = 400) -> ApiError:
@@ -127,6 +187,30 @@ def list_models(request: Request, who: Submitter) -> dict[str, Any]:
                                         "owned_by": "kvgraft"}]}
 
 
+def _logprobs(serving: Serving, lps: tuple[TokenLogprob, ...], kind: str, offset: int = 0) -> dict[str, Any] | None:
+    """OpenAI's logprobs object for these tokens: chat's `content` list, or the legacy completions shape."""
+    model = serving.engine().model
+
+    def piece(token: int) -> tuple[str, bytes]:
+        raw = model.piece_bytes([token])
+        return raw.decode("utf-8", errors="replace"), raw
+
+    if kind == "chat":
+        def entry(token: int, logprob: float) -> dict[str, Any]:
+            text, raw = piece(token)
+            return {"token": text, "logprob": logprob, "bytes": list(raw)}
+
+        return {"content": [entry(lp.token, lp.logprob) | {"top_logprobs": [entry(t, v) for t, v in lp.top]}
+                            for lp in lps], "refusal": None}
+    texts = [piece(lp.token)[0] for lp in lps]
+    offsets = []
+    for text in texts:
+        offsets.append(offset)
+        offset += len(text)
+    return {"tokens": texts, "token_logprobs": [lp.logprob for lp in lps],
+            "top_logprobs": [{piece(t)[0]: v for t, v in lp.top} for lp in lps], "text_offset": offsets}
+
+
 def _run(serving: Serving, body: _Sampling, req: CompletionRequest, kind: str) -> Any:
     created = int(time.time())
     rid = ("chatcmpl-" if kind == "chat" else "cmpl-") + secrets.token_hex(12)
@@ -141,11 +225,14 @@ def _run(serving: Serving, body: _Sampling, req: CompletionRequest, kind: str) -
             c = serving.complete(req)
         except ContextLengthError as exc:
             raise _invalid(str(exc), "messages" if kind == "chat" else "prompt", "context_length_exceeded") from None
+        except SamplingError as exc:
+            raise _invalid(str(exc)) from None
         finally:
             serving.release(req.team_id)
+        lps = _logprobs(serving, c.logprobs, kind) if req.logprobs is not None else None
         choice = ({"index": 0, "message": {"role": "assistant", "content": c.text}, "finish_reason": c.finish_reason,
-                   "logprobs": None} if kind == "chat" else
-                  {"index": 0, "text": c.text, "finish_reason": c.finish_reason, "logprobs": None})
+                   "logprobs": lps} if kind == "chat" else
+                  {"index": 0, "text": c.text, "finish_reason": c.finish_reason, "logprobs": lps})
         return JSONResponse({"id": rid, "object": "chat.completion" if kind == "chat" else "text_completion",
                              "created": created, "model": model, "choices": [choice], "usage": _usage(c),
                              "kvgraft": _extension(c)})
@@ -153,7 +240,7 @@ def _run(serving: Serving, body: _Sampling, req: CompletionRequest, kind: str) -
 
     def work() -> None:
         try:
-            pieces.put(("done", serving.complete(req, on_text=lambda t: pieces.put(("text", t)))))
+            pieces.put(("done", serving.complete(req, on_text=lambda t, lps: pieces.put(("text", (t, lps))))))
         except Exception as exc:  # noqa: BLE001 - reported in the stream, in OpenAI's error shape
             pieces.put(("error", exc))
         finally:
@@ -165,16 +252,17 @@ def _run(serving: Serving, body: _Sampling, req: CompletionRequest, kind: str) -
     except BaseException:
         serving.release(req.team_id)
         raise
-    return StreamingResponse(_stream(serving, body, pieces, kind, rid, created), media_type="text/event-stream",
+    return StreamingResponse(_stream(serving, body, req, pieces, kind, rid, created), media_type="text/event-stream",
                              headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
 
 
-def _stream(serving: Serving, body: _Sampling, pieces: queue.Queue[tuple[str, Any]], kind: str, rid: str,
-            created: int) -> Iterator[str]:
-    """Server-sent events: each piece of text as it is generated, the finish reason, usage when asked
-    (stream_options.include_usage), then [DONE]. The completion runs on its own thread (`_run` starts it);
-    pieces cross a queue."""
+def _stream(serving: Serving, body: _Sampling, req: CompletionRequest, pieces: queue.Queue[tuple[str, Any]],
+            kind: str, rid: str, created: int) -> Iterator[str]:
+    """Server-sent events: each piece of text as it is generated (with its tokens' logprobs when asked), the finish
+    reason, usage when asked (stream_options.include_usage), then [DONE]. The completion runs on its own thread
+    (`_run` starts it); pieces cross a queue."""
     obj = "chat.completion.chunk" if kind == "chat" else "text_completion"
+    offset = 0
 
     def event(choice: dict[str, Any], **extra: Any) -> str:
         return "data: " + json.dumps({"id": rid, "object": obj, "created": created, "model": serving.model_name,
@@ -185,13 +273,19 @@ def _stream(serving: Serving, body: _Sampling, pieces: queue.Queue[tuple[str, An
     while True:
         what, value = pieces.get()
         if what == "text":
-            yield event({"index": 0, "delta": {"content": value}, "finish_reason": None} if kind == "chat" else
-                        {"index": 0, "text": value, "finish_reason": None, "logprobs": None})
+            text, lps = value
+            logprobs = _logprobs(serving, lps, kind, offset) if req.logprobs is not None else None
+            offset += len(text)
+            yield event({"index": 0, "delta": {"content": text}, "logprobs": logprobs, "finish_reason": None}
+                        if kind == "chat" else
+                        {"index": 0, "text": text, "finish_reason": None, "logprobs": logprobs})
         elif what == "error":
-            code = "context_length_exceeded" if isinstance(value, ContextLengthError) else "server_error"
-            yield "data: " + json.dumps({"error": {"message": str(value), "type": "invalid_request_error"
-                                                   if code != "server_error" else "server_error",
-                                                   "param": None, "code": code}}) + "\n\n"
+            code, kind_of = (("context_length_exceeded", "invalid_request_error")
+                             if isinstance(value, ContextLengthError) else
+                             ("invalid_request_error", "invalid_request_error") if isinstance(value, SamplingError)
+                             else ("server_error", "server_error"))
+            yield "data: " + json.dumps({"error": {"message": str(value), "type": kind_of, "param": None,
+                                                   "code": code}}) + "\n\n"
             break
         else:
             c: Completion = value
@@ -207,6 +301,7 @@ def _stream(serving: Serving, body: _Sampling, pieces: queue.Queue[tuple[str, An
 
 @router.post("/v1/completions", tags=["openai"])
 def create_completion(body: CompletionIn, request: Request, who: Submitter) -> Any:
+    body.refuse_unsupported()
     serving = serving_of(request)
     _check_model(serving, body.model)
     prompts = [body.prompt] if isinstance(body.prompt, str) else body.prompt
@@ -214,19 +309,24 @@ def create_completion(body: CompletionIn, request: Request, who: Submitter) -> A
         raise _invalid("exactly one prompt per request is supported", "prompt")
     if not prompts[0] or len(prompts[0]) > MAX_PROMPT_CHARS or "\x00" in prompts[0]:
         raise _invalid(f"the prompt must be 1 to {MAX_PROMPT_CHARS} characters without NUL", "prompt")
-    req = CompletionRequest(serving.tokens(prompts[0]), body.sampling(16), who.team_id, cache=body.kvgraft.cache)
+    sampling = body.sampling(16)
+    req = CompletionRequest(serving.tokens(prompts[0]), sampling, who.team_id, cache=body.kvgraft.cache,
+                            logprobs=body.logprobs)
     return _run(serving, body, req, "completion")
 
 
 @router.post("/v1/chat/completions", tags=["openai"])
 def create_chat_completion(body: ChatIn, request: Request, who: Submitter) -> Any:
+    body.refuse_unsupported()
+    top = body.logprobs_top()
     serving = serving_of(request)
     _check_model(serving, body.model)
     messages = [(m.role if m.role != "developer" else "system", m.text()) for m in body.messages]
     if sum(len(t) for _, t in messages) > MAX_PROMPT_CHARS or any("\x00" in t for _, t in messages):
         raise _invalid(f"the messages must hold at most {MAX_PROMPT_CHARS} characters, without NUL", "messages")
+    body.stops()  # checked before the prompt is tokenized
     prompt = serving.chat(messages)
     room = serving.rt.settings.window_tokens - len(prompt.tokens)  # OpenAI's default: as much as fits
     req = CompletionRequest(prompt.tokens, body.sampling(max(1, min(MAX_COMPLETION_TOKENS // 4, room))), who.team_id,
-                            cache=body.kvgraft.cache, keep_boundaries=prompt.message_ends)
+                            cache=body.kvgraft.cache, keep_boundaries=prompt.message_ends, logprobs=top)
     return _run(serving, body, req, "chat")

@@ -225,34 +225,47 @@ def blocks_show(block_id: Annotated[str, typer.Argument(help="Block id (64 hex d
 
 @blocks_app.command("verify")
 def blocks_verify(
-    all_fingerprints: Annotated[bool, typer.Option("--all", help="Every fingerprint, not only this model's.")] = False,
-    model: ModelOpt = None,
+    all_fingerprints: Annotated[bool, typer.Option("--all", help="Every fingerprint (the default; kept for "
+                                                                 "scripts).")] = False,
+    model: Annotated[str | None, typer.Option("--model", "-m", help="Only blocks of this model's fingerprint on "
+                                                                     "this machine.")] = None,
+    fingerprint: Annotated[str | None, typer.Option(help="Only blocks of this fingerprint.")] = None,
     strict: Annotated[bool, typer.Option(help="Orphaned objects fail the check too.")] = False,
     json_out: JsonOpt = False,
 ) -> None:
-    """Re-hash every stored object and report missing, corrupted and orphaned blocks (exit 1 on missing or
-    corrupted; orphans are warnings unless --strict)."""
-    from store.integrity import verify_blocks
+    """Re-hash every stored object, of every fingerprint in the catalogue and the store, and report missing,
+    corrupted and orphaned blocks (exit 1 on missing or corrupted; orphans are warnings unless --strict). Narrowed
+    with --model or --fingerprint, it names the fingerprints it skipped, and exits 1 if it checked nothing while
+    other fingerprints hold blocks."""
+    from store.integrity import catalogued_fingerprints, verify_blocks
 
-    def body() -> Any:
+    def body() -> tuple[Any, list[str], list[str]]:
         with _runtime() as rt:
-            fingerprint = None if all_fingerprints else rt.engine(model).fingerprint.id
+            only = fingerprint or (rt.engine(model).fingerprint.id if model and not all_fingerprints else None)
             with rt.session() as s, Progress(console=err, disable=json_out, transient=True) as bar:
+                every = catalogued_fingerprints(rt.blocks, s)
                 task = bar.add_task("verifying blocks", total=None)
-                return verify_blocks(rt.blocks, s, fingerprint=fingerprint,
-                                     progress=lambda n: bar.update(task, completed=n))
+                report = verify_blocks(rt.blocks, s, fingerprint=only,
+                                       progress=lambda n: bar.update(task, completed=n))
+            checked = sorted({c.fingerprint for c in report.checks})
+            return report, checked, [fp for fp in every if only is not None and fp != only]
 
-    report = guard(body)
+    report, checked, skipped = guard(body)
     problems = [{"block_id": c.block_id, "fingerprint": c.fingerprint, "status": c.status, "detail": c.detail}
                 for c in report.checks if c.status != "ok"]
-    failed = report.failed(strict=strict)
+    nothing = not report.checks and bool(skipped)
+    failed = report.failed(strict=strict) or nothing
     if json_out:
-        print_json({"ok": not failed, "counts": report.counts, "problems": problems})
+        print_json({"ok": not failed, "counts": report.counts, "fingerprints_checked": checked,
+                    "fingerprints_skipped": skipped, "problems": problems})
     else:
-        out.print(key_value_table("blocks verify", {"counts": report.counts, "ok": not failed}))
+        out.print(key_value_table("blocks verify", {"counts": report.counts, "fingerprints checked": checked,
+                                                    "fingerprints skipped": skipped, "ok": not failed}))
         for p in problems:
-            style = "yellow" if p["status"] == "orphan" else "red"
+            style = "yellow" if p["status"] in ("orphan", "evicted") else "red"
             err.print(f"[{style}]{p['status']}[/] {p['fingerprint']}/{p['block_id']}: {p['detail']}")
+        if nothing:
+            err.print(f"[red]checked nothing[/]: no block of the chosen fingerprint; skipped {', '.join(skipped)}")
     raise typer.Exit(1 if failed else 0)
 
 
@@ -330,22 +343,30 @@ def blocks_gc(
     json_out: JsonOpt = False,
 ) -> None:
     """Remove orphaned objects: stored under a block id that no catalogue row has (whatever store a row names), e.g.
-    by an interrupted deposit. A catalogued block is never deleted."""
+    by an interrupted deposit; and the objects of evicted blocks that are still there (a retention pass stopped
+    between marking and deleting), each under its row lock and only while the row is still evicted. A live
+    catalogued block is never deleted."""
     from store.integrity import collect_orphans
+    from store.retention import evicted_with_objects, reap
 
     def body() -> dict[str, Any]:
         age = parse_age(older_than)
-        with _runtime() as rt, rt.session() as s:
-            removed = collect_orphans(rt.blocks, s, older_than=age, dry_run=dry_run)
+        with _runtime() as rt:
+            with rt.session() as s:
+                removed = collect_orphans(rt.blocks, s, older_than=age, dry_run=dry_run)
+                evicted = evicted_with_objects(s, rt.blocks)
+            reaped = len(evicted) if dry_run else reap(rt.session, rt.blocks, evicted)
         return {"dry_run": dry_run, "removed": [{"block_id": o.block_id, "fingerprint": o.fingerprint,
-                                                 "bytes": o.info.size} for o in removed]}
+                                                 "bytes": o.info.size} for o in removed],
+                "evicted_objects_removed": reaped}
 
     record = guard(body)
     if json_out:
         print_json(record)
     else:
         verb = "would remove" if dry_run else "removed"
-        out.print(f"{verb} {len(record['removed'])} orphaned object(s)")
+        out.print(f"{verb} {len(record['removed'])} orphaned object(s) and {record['evicted_objects_removed']} "
+                  f"object(s) of evicted blocks")
         for r in record["removed"]:
             out.print(f"  {r['fingerprint']}/{r['block_id']} ({r['bytes']} bytes)")
 
@@ -372,9 +393,11 @@ def blocks_prune(
     grace: Annotated[str, typer.Option(help="Never evict a block grafted within this age (60s, 5m).")] = "60s",
     json_out: JsonOpt = False,
 ) -> None:
-    """Evict least recently used document and prompt-prefix blocks until the store holds at most BUDGET bytes.
-    Solution, skill and probe blocks, pinned blocks and blocks grafted within --grace are never evicted; an
-    evicted block's row stays (provenance) and a re-deposit restores it."""
+    """Evict least recently used document and prompt-prefix ownerships until the store holds at most BUDGET bytes,
+    counted per owner (a deduplicated block in full for each team that owns it; each owner's own last use orders
+    it). A block whose last owner goes is evicted. Solution, skill and probe blocks, pinned blocks and ownerships
+    used within --grace are never evicted; an evicted block's row stays (provenance) and a re-deposit restores
+    it."""
     from store.retention import prune
 
     def body() -> dict[str, Any]:
@@ -389,8 +412,9 @@ def blocks_prune(
         print_json(record)
         return
     verb = "would evict" if dry_run else "evicted"
-    out.print(f"{verb} {len(record['evict'])} block(s), {record['evict_bytes']} bytes: the store holds "
-              f"{record['bytes_before']} -> {record['bytes_after']} bytes (budget {record['budget_bytes']})")
+    out.print(f"{verb} {len(record['evict'])} ownership(s), {record['evict_bytes']} bytes: the store holds "
+              f"{record['bytes_before']} -> {record['bytes_after']} bytes counted per owner (budget "
+              f"{record['budget_bytes']}; {record['stored_bytes']} bytes stored before)")
     if record["short_by"]:
         err.print(f"[yellow]warning:[/] still {record['short_by']} bytes over the budget: the rest is solutions, "
                   "skills, probes, pinned or recently used blocks")

@@ -1,6 +1,7 @@
 """Prometheus metrics of the HTTP API (every name prefixed `kvgraft_`): requests by path and status, answers by
 route, graft (answer) latency, and, read from the database and the broker at scrape time, queue depths, gate
-results and sandbox verdicts."""
+results, sandbox verdicts and the store's bytes. They are deployment-wide (every team's work together), so
+`/metrics` answers operators and auditors only."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
 
 from store.db import Attestation, BlockRow, Eviction, Generation, Problem, Query, QueryRequest
-from store.retention import eviction_totals, held_bytes
+from store.retention import eviction_totals, held_bytes, owned_bytes
 
 
 class ApiMetrics:
@@ -68,10 +69,13 @@ class _StateCollector(Collector):
         answers = GaugeMetricFamily("kvgraft_cache_answers", "Answers recorded, by whether they grafted a block",
                                     labels=["outcome"])
         restored = GaugeMetricFamily("kvgraft_cache_restored_tokens", "Tokens restored from blocks by answers")
-        held = GaugeMetricFamily("kvgraft_store_bytes", "Bytes the block store holds (not evicted)")
+        held = GaugeMetricFamily("kvgraft_store_bytes", "Bytes the block store holds (not evicted), each block once")
+        owned = GaugeMetricFamily("kvgraft_store_owned_bytes", "Bytes of the store counted per owner, what the "
+                                  "budget bounds (a deduplicated block in full for every team that owns it)")
         budget = GaugeMetricFamily("kvgraft_store_budget_bytes", "The store's byte budget (absent: none)")
-        evictions = GaugeMetricFamily("kvgraft_evictions", "Blocks evicted under a budget or quota", labels=["reason"])
-        evicted_bytes = GaugeMetricFamily("kvgraft_evicted_bytes", "Bytes evicted under a budget or quota")
+        evictions = GaugeMetricFamily("kvgraft_evictions", "Ownerships evicted under a budget or quota",
+                                      labels=["reason"])
+        evicted_bytes = GaugeMetricFamily("kvgraft_evicted_bytes", "Bytes evicted under a budget or quota, per owner")
         with rt.session() as s:
             hits, total = s.execute(sa.select(sa.func.count(Query.block_id), sa.func.count())).one()
             answers.add_metric(["hit"], hits)
@@ -79,9 +83,10 @@ class _StateCollector(Collector):
             restored.add_metric([], s.scalar(sa.select(sa.func.coalesce(sa.func.sum(BlockRow.n_tokens), 0))
                                              .select_from(Query).join(BlockRow, BlockRow.id == Query.block_id)) or 0)
             held.add_metric([], held_bytes(s, store_url=rt.blocks.url))
+            owned.add_metric([], owned_bytes(s, store_url=rt.blocks.url))
             for reason, n in s.execute(sa.select(Eviction.reason, sa.func.count()).group_by(Eviction.reason)):
                 evictions.add_metric([reason], n)
             evicted_bytes.add_metric([], eviction_totals(s)[1])
         if rt.settings.store_budget_bytes is not None:
             budget.add_metric([], rt.settings.store_budget_bytes)
-        yield from (answers, restored, held, budget, evictions, evicted_bytes)
+        yield from (answers, restored, held, owned, budget, evictions, evicted_bytes)

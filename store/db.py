@@ -263,6 +263,11 @@ class BlockOwner(Base):
     shared: Mapped[bool] = mapped_column(sa.Boolean, default=False, server_default=sa.false())
     verified_by_team_id: Mapped[int | None] = mapped_column(sa.ForeignKey("teams.id"))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    # this owner's own use of the block (answers and restores of this team) and its own deposit's provenance
+    # (0013): quotas and the budget evict per owner by this recency, and a team is shown only its own source
+    last_used_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    grafts: Mapped[int] = mapped_column(sa.Integer, default=0, server_default="0")
+    source: Mapped[Any | None] = mapped_column(_json())
 
 
 def owner_key(team_id: int | None) -> str:
@@ -319,7 +324,8 @@ class Query(Base):
 
 
 class Eviction(Base):
-    """One block evicted under a byte budget or a team quota: its object was deleted, its row kept."""
+    """One ownership dropped under a byte budget or a team quota (`owner_key`; null: a block no team owned). A
+    block whose last owner is dropped is evicted: its object deleted, its row kept with `evicted_at`."""
 
     __tablename__ = "evictions"
 
@@ -328,6 +334,7 @@ class Eviction(Base):
     bytes: Mapped[int] = mapped_column(sa.BigInteger)
     reason: Mapped[str] = mapped_column(sa.String(32))  # store_budget | team_quota
     store_url: Mapped[str] = mapped_column(sa.String(1024))
+    owner_key: Mapped[str | None] = mapped_column(sa.String(32))  # whose ownership was dropped (0013)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
 
 
@@ -377,12 +384,16 @@ class RouteDoc(Base):
 
 
 class RouteTerm(Base):
-    """Document frequency of one index term among a fingerprint's indexed problems (the router's idf); the row with
-    term '' counts the documents themselves."""
+    """Document frequency of one index term among the indexed problems of one fingerprint and one partition: a
+    team's (`team_key`, as owner_key) problems, shared or not. The router's idf for a team sums the partitions it
+    may graft from (0013), so another team's private problems never weigh its questions. The row with term ''
+    counts the documents themselves."""
 
     __tablename__ = "route_terms"
 
     fingerprint: Mapped[str] = mapped_column(sa.String(64), primary_key=True)
+    team_key: Mapped[str] = mapped_column(sa.String(32), primary_key=True)
+    shared: Mapped[bool] = mapped_column(sa.Boolean, primary_key=True)
     term: Mapped[str] = mapped_column(sa.String(64), primary_key=True)
     docs: Mapped[int] = mapped_column(sa.Integer, default=0)
 

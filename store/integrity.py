@@ -26,7 +26,7 @@ MIN_ORPHAN_AGE = timedelta(minutes=10)  # a deposit writes its object before its
 class BlockCheck:
     block_id: str
     fingerprint: str
-    status: str  # ok | missing | corrupted | orphan | elsewhere
+    status: str  # ok | missing | corrupted | orphan | elsewhere | evicted (its object still there: gc reaps it)
     detail: str = ""
 
 
@@ -49,6 +49,12 @@ def _catalogued(session: Session, fingerprint: str | None) -> dict[str, BlockRow
     return {row.id: row for row in session.scalars(query)}
 
 
+def catalogued_fingerprints(blocks: BlockStore, session: Session) -> list[str]:
+    """Every fingerprint the catalogue or the store holds blocks of."""
+    in_rows = set(session.scalars(sa.select(BlockRow.fingerprint).distinct()))
+    return sorted(in_rows | {o.fingerprint for o in blocks.list()})
+
+
 def verify_blocks(blocks: BlockStore, session: Session, *, fingerprint: str | None = None,
                   progress: Callable[[int], None] | None = None) -> VerifyReport:
     """Re-hash every object (of one fingerprint, or all) and compare the store with the catalogue rows. A row that
@@ -64,7 +70,10 @@ def verify_blocks(blocks: BlockStore, session: Session, *, fingerprint: str | No
         except (BlockIntegrityError, BlockFormatError) as exc:
             checks.append(BlockCheck(obj.block_id, obj.fingerprint, "corrupted", str(exc)))
         else:
-            if obj.block_id in rows:
+            if obj.block_id in rows and rows[obj.block_id].evicted_at is not None:
+                checks.append(BlockCheck(obj.block_id, obj.fingerprint, "evicted",
+                                         "evicted, its object not yet deleted (`blocks gc` deletes it)"))
+            elif obj.block_id in rows:
                 checks.append(BlockCheck(obj.block_id, obj.fingerprint, "ok"))
             else:
                 checks.append(BlockCheck(obj.block_id, obj.fingerprint, "orphan",
@@ -76,7 +85,7 @@ def verify_blocks(blocks: BlockStore, session: Session, *, fingerprint: str | No
             checks.append(BlockCheck(block_id, row.fingerprint, "elsewhere",
                                      f"its row names the store {row.store_url}, not this one ({blocks.url})"
                                      + ("" if block_id in seen else "; no object here either")))
-        elif block_id not in seen:
+        elif block_id not in seen and row.evicted_at is None:  # an evicted block's object is gone by design
             checks.append(BlockCheck(block_id, row.fingerprint, "missing", f"no object at {row.object_key}"))
     report = VerifyReport(tuple(checks), dict(Counter(c.status for c in checks)))
     log.info("store.verified", store=blocks.url, **report.counts)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+from collections.abc import Callable
 from typing import Any
 
 import sqlalchemy as sa
@@ -136,27 +137,45 @@ def set_graft_from(session: Session, *, team_id: int, names: list[str] | None) -
     return sorted(set(names) - {team.name})
 
 
+def lock_block_row(session: Session, *, block_id: str) -> None:
+    """Take the block row's write lock for the rest of the transaction (a no-op UPDATE: a row lock on PostgreSQL,
+    the database's write lock on SQLite). Eviction, reaping and a re-deposit of an evicted block take turns on it."""
+    session.execute(sa.update(BlockRow).where(BlockRow.id == block_id).values(evicted_at=BlockRow.evicted_at)
+                    .execution_options(synchronize_session=False))
+
+
 def record_block(session: Session, *, block_id: str, fingerprint: str, kind: str, n_tokens: int, bytes: int,
                  payload_sha256: str, object_key: str, store_url: str, profile: dict[str, Any],
                  meta: dict[str, Any] | None = None, source: dict[str, Any] | None = None,
                  team_id: int | None = None, shared: bool = False,
-                 text_digest: str | None = None, verified_by_team_id: int | None = None) -> tuple[BlockRow, bool]:
+                 text_digest: str | None = None, verified_by_team_id: int | None = None,
+                 restore_object: Callable[[], object] | None = None) -> tuple[BlockRow, bool]:
     """Catalogue a stored block, idempotently by block id, and record this deposit's owner (team, shared, whose key
-    verified it): returns the row and whether this call created it.
+    verified it, its own source): returns the row and whether this call created it.
 
     A block already catalogued (by this session, an earlier one, or a concurrent one) is returned unchanged; the
-    depositing team becomes one more owner of it, so deduplication never hides a block from its own depositor.
+    depositing team becomes one more owner of it, so deduplication never hides a block from its own depositor. A
+    block that was evicted is restored: under its row lock (store/retention), `restore_object` writes its object
+    again (eviction may have deleted it after this deposit's own write found it still there), then the mark is
+    cleared, so the row never says live while its object is gone. Without `restore_object` an evicted block is
+    refused (StoreError).
     """
     existing = session.get(BlockRow, block_id)
     if existing is not None:
+        if existing.evicted_at is not None:
+            lock_block_row(session, block_id=block_id)
+            session.refresh(existing)
+        if existing.evicted_at is not None:  # evicted under a budget or quota, and deposited again
+            if restore_object is None:
+                raise StoreError(f"block {block_id} was evicted; depositing it again must restore its object")
+            restore_object()
+            existing.evicted_at = None
+            log.info("db.block_restored", block_id=block_id)
         record_owner(session, block_id=block_id, team_id=team_id, shared=shared,
-                     verified_by_team_id=verified_by_team_id)
+                     verified_by_team_id=verified_by_team_id, source=source)
         if existing.quarantined_at is not None:  # the caller has just stored and verified a fresh object
             existing.quarantined_at = None
             log.info("db.block_unquarantined", block_id=block_id)
-        if existing.evicted_at is not None:  # evicted under a budget, and deposited again
-            existing.evicted_at = None
-            log.info("db.block_restored", block_id=block_id)
         return existing, False
     values = {"id": block_id, "fingerprint": fingerprint, "kind": kind, "n_tokens": n_tokens, "bytes": bytes,
               "payload_sha256": payload_sha256, "object_key": object_key, "store_url": store_url,
@@ -166,16 +185,18 @@ def record_block(session: Session, *, block_id: str, fingerprint: str, kind: str
     row = session.get(BlockRow, block_id)
     if row is None:
         raise StoreError(f"block {block_id} was neither inserted nor found")
-    record_owner(session, block_id=block_id, team_id=team_id, shared=shared, verified_by_team_id=verified_by_team_id)
+    record_owner(session, block_id=block_id, team_id=team_id, shared=shared, verified_by_team_id=verified_by_team_id,
+                 source=source)
     log.info("db.block_recorded", block_id=block_id, created=created, kind=kind)
     return row, created
 
 
 def record_owner(session: Session, *, block_id: str, team_id: int | None, shared: bool,
-                 verified_by_team_id: int | None = None) -> BlockOwner:
-    """One team's ownership of a block (idempotent); a later shared deposit by the same team makes it shared."""
+                 verified_by_team_id: int | None = None, source: dict[str, Any] | None = None) -> BlockOwner:
+    """One team's ownership of a block (idempotent); a later shared deposit by the same team makes it shared. The
+    owner's `source` is its own first deposit's provenance."""
     values = {"block_id": block_id, "owner_key": owner_key(team_id), "team_id": team_id, "shared": shared,
-              "verified_by_team_id": verified_by_team_id}
+              "verified_by_team_id": verified_by_team_id, "source": source}
     _insert_ignoring_conflict(session, BlockOwner, values, ["block_id", "owner_key"])
     owner = session.scalars(sa.select(BlockOwner).where(BlockOwner.block_id == block_id,
                                                         BlockOwner.owner_key == owner_key(team_id))).one()

@@ -1,16 +1,27 @@
-"""Retention under a budget: use accounting per block, a byte budget per store, a byte quota per team, and
-eviction of the least recently used evictable blocks.
+"""Retention under a budget: use accounting per block and per owner, a byte budget per store, a byte quota per
+team, and eviction of the least recently used evictable ownerships.
 
 Only document and prompt-prefix blocks are evictable (they are re-derivable from their text; solution blocks are
-verified work, skill and probe blocks are what solutions and attestations stand on), and never a pinned one or
-one grafted within the grace period (an answer may be reading it). Eviction marks the row (`evicted_at`, kept for
-provenance, with an `evictions` record) before it deletes the object, and a concurrent pass evicts each block once:
-the mark is a conditional UPDATE. A re-deposit of the same content restores the block (store/repository.record_block).
+verified work, skill and probe blocks are what solutions and attestations stand on), and never a pinned one.
+
+Everything is counted and evicted per owner, so that nothing a team sees depends on what another team holds: a
+deduplicated block counts in full for each team that deposited it (the budget counts the same way, so the bytes
+actually stored are at most the budget), each owner has its own recency (`block_owners.last_used_at`, set by that
+team's answers and restores), and evicting drops one team's ownership of a block. A block whose last owner is
+dropped is evicted: its row marked (`evicted_at`, kept for provenance, with an `evictions` record per dropped
+ownership), then its object deleted by `reap`. Neither a quota pass nor the budget pass ever asks whether another
+team owns a block: which of a team's ownerships go, and in what order, is a function of that team's own deposits
+and uses (and, for the budget, of how many bytes every team holds).
+
+Marking, reaping and re-depositing take turns on the block's row lock (`lock_block_row`): eviction re-checks the
+pin and the owners under it, the reaper deletes the object under it only if the row is still evicted, and a
+re-deposit of the same content restores the object under it before clearing the mark
+(store/repository.record_block). So a row that is not evicted always has its object.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from contextlib import AbstractContextManager
 from dataclasses import asdict, dataclass
 from datetime import datetime, timedelta
@@ -23,7 +34,7 @@ from sqlalchemy.orm import Session
 from store.blocks import BlockStore
 from store.db import BlockOwner, BlockRow, Eviction, Problem, Team, owner_key, utcnow
 from store.errors import StoreError
-from store.repository import owned_by
+from store.repository import lock_block_row
 
 log = structlog.get_logger(__name__)
 
@@ -39,39 +50,75 @@ class QuotaExceededError(StoreError):
 
 @dataclass(frozen=True)
 class Victim:
+    """One unit of eviction: a team's ownership of a block (`owner`, an owner key), or a block no team owns."""
+
     block_id: str
     fingerprint: str
     kind: str
     bytes: int
-    grafts: int
+    grafts: int  # the owner's own uses (a block no team owns: all of its uses)
     last_used_at: str | None
+    owner: str | None = None
+
+
+@dataclass(frozen=True)
+class EvictionPass:
+    """What a pass evicted: the ownerships dropped, and the blocks left with no owner, marked evicted, whose
+    objects `reap` deletes."""
+
+    victims: tuple[Victim, ...] = ()
+    marked: tuple[tuple[str, str], ...] = ()  # (fingerprint, block id)
 
 
 @dataclass(frozen=True)
 class PrunePlan:
     store_url: str
     budget_bytes: int
-    bytes_before: int
+    bytes_before: int  # counted per owner (store/retention.owned_bytes)
     bytes_after: int
     victims: tuple[Victim, ...]
-    short_by: int  # bytes still over the budget once every evictable block is gone (pinned or precious blocks)
+    short_by: int  # bytes still over the budget once every evictable ownership is gone (pinned or precious blocks)
+    stored_bytes: int = 0  # the bytes the store actually holds (each block once)
 
     def as_dict(self) -> dict[str, Any]:
         return {"store_url": self.store_url, "budget_bytes": self.budget_bytes, "bytes_before": self.bytes_before,
-                "bytes_after": self.bytes_after, "evict": [asdict(v) for v in self.victims],
-                "evict_bytes": sum(v.bytes for v in self.victims), "short_by": self.short_by}
+                "bytes_after": self.bytes_after, "stored_bytes": self.stored_bytes, "counted": "per owner",
+                "evict": [asdict(v) for v in self.victims], "evict_bytes": sum(v.bytes for v in self.victims),
+                "short_by": self.short_by}
 
 
-def record_use(session: Session, *, block_id: str) -> None:
-    """One more answer grafted from this block, now."""
+def record_use(session: Session, *, block_id: str, team_id: int | None) -> None:
+    """One more use of this block (an answer grafted it, or a prompt restored it), now: counted for the block and
+    for the using team's own ownership of it (a team grafting another team's shared block has none)."""
+    now = utcnow()
     session.execute(sa.update(BlockRow).where(BlockRow.id == block_id)
-                    .values(grafts=BlockRow.grafts + 1, last_used_at=utcnow()))
+                    .values(grafts=BlockRow.grafts + 1, last_used_at=now))
+    session.execute(sa.update(BlockOwner).where(BlockOwner.block_id == block_id,
+                                                BlockOwner.owner_key == owner_key(team_id))
+                    .values(grafts=BlockOwner.grafts + 1, last_used_at=now))
+
+
+def _live(store_url: str) -> list[Any]:
+    return [BlockRow.store_url == store_url, BlockRow.evicted_at.is_(None)]
+
+
+def _ownerless() -> Any:
+    return ~sa.exists(sa.select(BlockOwner.id).where(BlockOwner.block_id == BlockRow.id))
 
 
 def held_bytes(session: Session, *, store_url: str) -> int:
-    """Bytes of the blocks this store holds (catalogued, not evicted)."""
-    return int(session.scalar(sa.select(sa.func.coalesce(sa.func.sum(BlockRow.bytes), 0)).where(
-        BlockRow.store_url == store_url, BlockRow.evicted_at.is_(None))) or 0)
+    """Bytes of the blocks this store holds (catalogued, not evicted), each block once."""
+    return int(session.scalar(sa.select(sa.func.coalesce(sa.func.sum(BlockRow.bytes), 0))
+                              .where(*_live(store_url))) or 0)
+
+
+def owned_bytes(session: Session, *, store_url: str) -> int:
+    """Bytes of the store counted per owner, what the budget bounds: each live block in full for every team that
+    owns it, and once if no team does."""
+    per_owner = sa.select(sa.func.coalesce(sa.func.sum(BlockRow.bytes), 0)).join(
+        BlockOwner, BlockOwner.block_id == BlockRow.id).where(*_live(store_url))
+    unowned = sa.select(sa.func.coalesce(sa.func.sum(BlockRow.bytes), 0)).where(*_live(store_url), _ownerless())
+    return int(session.scalar(per_owner) or 0) + int(session.scalar(unowned) or 0)
 
 
 def team_bytes(session: Session, *, team_id: int) -> int:
@@ -82,66 +129,110 @@ def team_bytes(session: Session, *, team_id: int) -> int:
 
 
 def _evictable(session: Session, *, store_url: str, now: datetime, grace: timedelta,
-               only_team: int | None = None) -> list[BlockRow]:
-    """Evictable blocks of the store, least recently used first (never used: oldest deposit first)."""
-    recency = sa.func.coalesce(BlockRow.last_used_at, BlockRow.created_at)
-    where = [BlockRow.store_url == store_url, BlockRow.kind.in_(EVICTABLE_KINDS), BlockRow.pinned.is_(False),
-             BlockRow.evicted_at.is_(None),
-             sa.or_(BlockRow.last_used_at.is_(None), BlockRow.last_used_at < now - grace),
-             ~sa.exists(sa.select(Problem.id).where(Problem.block_id == BlockRow.id))]
-    if only_team is not None:  # the team's own blocks that no other owner holds
-        where.append(owned_by(only_team))
-        where.append(~sa.exists(sa.select(BlockOwner.id).where(BlockOwner.block_id == BlockRow.id,
-                                                               BlockOwner.owner_key != owner_key(only_team))))
-    return list(session.scalars(sa.select(BlockRow).where(*where).order_by(recency, BlockRow.id)))
+               only_team: int | None = None) -> list[tuple[datetime, Victim]]:
+    """Evictable ownerships (and, for the whole store, blocks no team owns) with each one's recency: the owner's
+    own last use, else its deposit. Ownerships used by their owner within the grace period are kept. With
+    `only_team`, that team's ownerships only: nothing here reads another team's rows."""
+    base = [*_live(store_url), BlockRow.kind.in_(EVICTABLE_KINDS), BlockRow.pinned.is_(False),
+            ~sa.exists(sa.select(Problem.id).where(Problem.block_id == BlockRow.id))]
+    owned = (sa.select(BlockRow, BlockOwner).join(BlockOwner, BlockOwner.block_id == BlockRow.id)
+             .where(*base, sa.or_(BlockOwner.last_used_at.is_(None), BlockOwner.last_used_at < now - grace)))
+    if only_team is not None:
+        owned = owned.where(BlockOwner.owner_key == owner_key(only_team))
+    units = [(o.last_used_at or o.created_at, _victim(b, o)) for b, o in session.execute(owned)]
+    if only_team is None:
+        unowned = sa.select(BlockRow).where(*base, _ownerless(), sa.or_(BlockRow.last_used_at.is_(None),
+                                                                        BlockRow.last_used_at < now - grace))
+        units += [(b.last_used_at or b.created_at, _victim(b, None)) for b in session.scalars(unowned)]
+    return sorted(units, key=lambda u: (u[0], u[1].block_id, u[1].owner or ""))
 
 
-def _victim(row: BlockRow) -> Victim:
-    return Victim(row.id, row.fingerprint, row.kind, int(row.bytes), int(row.grafts),
-                  row.last_used_at.isoformat() if row.last_used_at else None)
+def _victim(row: BlockRow, owner: BlockOwner | None) -> Victim:
+    used = owner.last_used_at if owner is not None else row.last_used_at
+    return Victim(row.id, row.fingerprint, row.kind, int(row.bytes),
+                  int(owner.grafts if owner is not None else row.grafts),
+                  used.isoformat() if used else None, owner.owner_key if owner is not None else None)
 
 
-def _choose(rows: list[BlockRow], over: int) -> list[BlockRow]:
+def _choose(units: list[tuple[datetime, Victim]], over: int) -> list[Victim]:
     chosen, freed = [], 0
-    for row in rows:
+    for _, victim in units:
         if freed >= over:
             break
-        chosen.append(row)
-        freed += int(row.bytes)
+        chosen.append(victim)
+        freed += victim.bytes
     return chosen
 
 
 def plan_prune(session: Session, *, store_url: str, budget_bytes: int, grace: timedelta = DEFAULT_GRACE,
                now: datetime | None = None) -> PrunePlan:
-    """What bringing the store under `budget_bytes` would evict (least recently used first) and the bytes before
-    and after."""
+    """What bringing the store under `budget_bytes` (counted per owner) would evict, least recently used first,
+    and the bytes before and after."""
     now = now or utcnow()
-    before = held_bytes(session, store_url=store_url)
+    before = owned_bytes(session, store_url=store_url)
     over = before - budget_bytes
     chosen = _choose(_evictable(session, store_url=store_url, now=now, grace=grace), over) if over > 0 else []
-    after = before - sum(int(r.bytes) for r in chosen)
-    return PrunePlan(store_url, budget_bytes, before, after, tuple(_victim(r) for r in chosen),
-                     max(0, after - budget_bytes))
+    after = before - sum(v.bytes for v in chosen)
+    return PrunePlan(store_url, budget_bytes, before, after, tuple(chosen), max(0, after - budget_bytes),
+                     held_bytes(session, store_url=store_url))
 
 
-def _evict(sessions: Sessions, blocks: BlockStore, victims: list[Victim], reason: str) -> list[Victim]:
-    """Mark each victim evicted (once, even against a concurrent pass), then delete its object."""
+def _evict(sessions: Sessions, blocks: BlockStore, victims: Iterable[Victim], reason: str) -> EvictionPass:
+    """Drop each victim's ownership (once, even against a concurrent pass) under its block's row lock, re-checking
+    the pin there; a block left with no owner is marked evicted in the same transaction. Objects are left to
+    `reap`."""
     done: list[Victim] = []
+    marked: list[tuple[str, str]] = []
     for victim in victims:
         with sessions() as s:
-            marked = s.execute(sa.update(BlockRow).where(BlockRow.id == victim.block_id,
-                                                         BlockRow.evicted_at.is_(None))
-                               .values(evicted_at=utcnow())).rowcount
-            if not marked:
+            lock_block_row(s, block_id=victim.block_id)
+            row = s.get(BlockRow, victim.block_id, populate_existing=True)
+            if row is None or row.evicted_at is not None or row.pinned:  # pinned after the plan was made: kept
                 continue
-            s.add(Eviction(block_id=victim.block_id, bytes=victim.bytes, reason=reason, store_url=blocks.url))
-        try:
-            blocks.delete(victim.fingerprint, victim.block_id)
-        except Exception as exc:  # noqa: BLE001 - the row says evicted; `blocks gc` removes a stray object
-            log.warning("retention.object_not_deleted", block_id=victim.block_id, error=str(exc))
+            owners = sa.select(BlockOwner.id).where(BlockOwner.block_id == victim.block_id)
+            if victim.owner is not None:
+                if not s.execute(sa.delete(BlockOwner).where(BlockOwner.block_id == victim.block_id,
+                                                             BlockOwner.owner_key == victim.owner)).rowcount:
+                    continue
+            elif s.scalar(owners.limit(1)) is not None:  # a team deposited it meanwhile
+                continue
+            s.add(Eviction(block_id=victim.block_id, bytes=victim.bytes, reason=reason, store_url=blocks.url,
+                           owner_key=victim.owner))
+            # one conditional statement whether or not another owner remains: the same work either way
+            if s.execute(sa.update(BlockRow).where(BlockRow.id == victim.block_id, ~sa.exists(owners))
+                         .values(evicted_at=utcnow()).execution_options(synchronize_session=False)).rowcount:
+                marked.append((victim.fingerprint, victim.block_id))
         done.append(victim)
-        log.info("retention.evicted", block_id=victim.block_id, bytes=victim.bytes, reason=reason)
-    return done
+        log.info("retention.evicted", block_id=victim.block_id, owner=victim.owner, bytes=victim.bytes,
+                 reason=reason)
+    return EvictionPass(tuple(done), tuple(marked))
+
+
+def reap(sessions: Sessions, blocks: BlockStore, marked: Iterable[tuple[str, str]]) -> int:
+    """Delete the objects of blocks marked evicted, each under its row lock and only if the row is still evicted
+    (a re-deposit may have restored it meanwhile). Returns how many were deleted."""
+    deleted = 0
+    for fingerprint, block_id in marked:
+        try:
+            with sessions() as s:
+                lock_block_row(s, block_id=block_id)
+                row = s.get(BlockRow, block_id, populate_existing=True)
+                if row is None or row.evicted_at is None:
+                    log.info("retention.reap_skipped", block_id=block_id, reason="restored")
+                    continue
+                blocks.delete(fingerprint, block_id)
+                deleted += 1
+        except Exception as exc:  # noqa: BLE001 - the row says evicted; `blocks gc` deletes a stray object later
+            log.warning("retention.object_not_deleted", block_id=block_id, error=str(exc))
+    return deleted
+
+
+def evicted_with_objects(session: Session, blocks: BlockStore) -> list[tuple[str, str]]:
+    """Blocks of this store marked evicted whose object is still there (a pass stopped between marking and
+    reaping): what `blocks gc` reaps."""
+    rows = session.execute(sa.select(BlockRow.fingerprint, BlockRow.id).where(
+        BlockRow.store_url == blocks.url, BlockRow.evicted_at.is_not(None))).all()
+    return [(fp, bid) for fp, bid in rows if blocks.exists(fp, bid)]
 
 
 def prune(sessions: Sessions, blocks: BlockStore, *, budget_bytes: int, grace: timedelta = DEFAULT_GRACE,
@@ -151,34 +242,36 @@ def prune(sessions: Sessions, blocks: BlockStore, *, budget_bytes: int, grace: t
         plan = plan_prune(s, store_url=blocks.url, budget_bytes=budget_bytes, grace=grace)
     if dry_run or not plan.victims:
         return plan, []
-    evicted = _evict(sessions, blocks, list(plan.victims), "store_budget")
+    evicted = _evict(sessions, blocks, plan.victims, "store_budget")
+    reap(sessions, blocks, evicted.marked)
     if plan.short_by:
         log.warning("retention.over_budget", store_url=blocks.url, short_by=plan.short_by,
                     budget_bytes=budget_bytes)
-    return plan, evicted
+    return plan, list(evicted.victims)
 
 
 def ensure_quota(sessions: Sessions, blocks: BlockStore, *, team_id: int | None, block_id: str,
-                 incoming_bytes: int, grace: timedelta = DEFAULT_GRACE) -> list[Victim]:
-    """Make room for a deposit of `incoming_bytes` under the team's quota by evicting its own least recently used
-    evictable blocks; raise QuotaExceededError if that is not enough. A block the team already owns is free."""
+                 incoming_bytes: int, grace: timedelta = DEFAULT_GRACE) -> EvictionPass:
+    """Make room for a deposit of `incoming_bytes` under the team's quota by dropping its own least recently used
+    evictable ownerships; raise QuotaExceededError if that is not enough. A block the team already owns is free.
+    Nothing here depends on whether another team owns any of these blocks; the caller reaps `marked` after its
+    deposit is recorded."""
     if team_id is None:
-        return []
+        return EvictionPass()
     with sessions() as s:
         team = s.get(Team, team_id)
         if team is None or team.quota_bytes is None:
-            return []
+            return EvictionPass()
         owned = s.scalar(sa.select(BlockOwner.id).join(BlockRow, BlockRow.id == BlockOwner.block_id).where(
             BlockOwner.block_id == block_id, BlockOwner.owner_key == owner_key(team_id),
             BlockRow.evicted_at.is_(None)))
         if owned is not None:
-            return []
+            return EvictionPass()
         held, quota, name = team_bytes(s, team_id=team_id), int(team.quota_bytes), team.name
         over = held + incoming_bytes - quota
         if over <= 0:
-            return []
-        victims = [_victim(r) for r in _choose(_evictable(s, store_url=blocks.url, now=utcnow(), grace=grace,
-                                                          only_team=team_id), over)]
+            return EvictionPass()
+        victims = _choose(_evictable(s, store_url=blocks.url, now=utcnow(), grace=grace, only_team=team_id), over)
     if sum(v.bytes for v in victims) < over:
         raise QuotaExceededError(f"team {name!r} holds {held} bytes of its {quota}-byte quota; this block needs "
                                  f"{incoming_bytes} more and only {sum(v.bytes for v in victims)} bytes of its own "
@@ -187,6 +280,6 @@ def ensure_quota(sessions: Sessions, blocks: BlockStore, *, team_id: int | None,
 
 
 def eviction_totals(session: Session) -> tuple[int, int]:
-    """(evictions, bytes evicted) over the deployment's life."""
+    """(ownerships evicted, their bytes counted per owner) over the deployment's life."""
     n, total = session.execute(sa.select(sa.func.count(), sa.func.coalesce(sa.func.sum(Eviction.bytes), 0))).one()
     return int(n), int(total)

@@ -2,10 +2,12 @@
 the few problems that share its rare words instead of every visible problem.
 
 PostgreSQL keeps the terms in a generated `tsvector` column with a GIN index, SQLite in an FTS5 table; both are
-queried with team visibility, fingerprint and quarantine applied inside the query. Document frequencies per
-fingerprint live in `route_terms`, maintained in the same transaction as each indexed problem, so the router's idf
-is the catalogue's without a scan. The analyzer (`index_terms`) is the router's: content words, stop words
-dropped, every number one placeholder.
+queried with team visibility, fingerprint and quarantine applied inside the query. Document frequencies live in
+`route_terms` per fingerprint and partition (a team's problems, shared or not), maintained in the same transaction
+as each indexed problem; the router's idf for a question is summed over the partitions the asking team may graft
+from, without a scan, so the statistics a team's question is weighed with, and the candidates they select, are a
+function of what that team may see and never of another team's private problems. The analyzer (`index_terms`) is
+the router's: content words, stop words dropped, every number one placeholder.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ import structlog
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
-from store.db import Batch, BlockRow, Problem, RouteDoc, RouteTerm
+from store.db import Batch, BlockRow, Problem, RouteDoc, RouteTerm, owner_key
 
 log = structlog.get_logger(__name__)
 
@@ -78,15 +80,19 @@ def _fts_text(terms: Iterable[str]) -> str:
     return " ".join(t for t in terms if t != NUMBER)
 
 
-def _upsert_counts(session: Session, fingerprint: str, terms: list[str]) -> None:
-    """Add one document to each term's count (sorted, so concurrent writers lock rows in one order)."""
+TERM_KEY = ["fingerprint", "team_key", "shared", "term"]
+
+
+def _upsert_counts(session: Session, fingerprint: str, team_id: int | None, shared: bool, terms: list[str]) -> None:
+    """Add one document of this partition to each term's count (sorted, so concurrent writers lock rows in one
+    order)."""
     dialect = session.get_bind().dialect.name
     insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
     table = RouteTerm.__table__
     for term in sorted(set(terms) | {DOCS_TERM}):
-        stmt = insert(table).values(fingerprint=fingerprint, term=term, docs=1)
-        session.execute(stmt.on_conflict_do_update(index_elements=["fingerprint", "term"],
-                                                   set_={"docs": table.c.docs + 1}))
+        stmt = insert(table).values(fingerprint=fingerprint, team_key=owner_key(team_id), shared=shared, term=term,
+                                    docs=1)
+        session.execute(stmt.on_conflict_do_update(index_elements=TERM_KEY, set_={"docs": table.c.docs + 1}))
 
 
 def add_problem(session: Session, *, problem: Problem, block: BlockRow) -> bool:
@@ -96,24 +102,37 @@ def add_problem(session: Session, *, problem: Problem, block: BlockRow) -> bool:
         return False
     batch = session.get(Batch, problem.batch_id)
     terms = index_terms(problem.question)
-    doc = RouteDoc(problem_id=problem.id, block_id=block.id, fingerprint=block.fingerprint,
-                   team_id=batch.team_id if batch else None, shared=bool(batch and batch.shared),
-                   terms=" ".join(terms))
+    team_id, shared = (batch.team_id if batch else None), bool(batch and batch.shared)
+    doc = RouteDoc(problem_id=problem.id, block_id=block.id, fingerprint=block.fingerprint, team_id=team_id,
+                   shared=shared, terms=" ".join(terms))
     session.add(doc)
     session.flush()
     if session.get_bind().dialect.name == "sqlite":
         session.execute(sa.text("INSERT INTO route_fts (rowid, terms) VALUES (:id, :terms)"),
                         {"id": doc.id, "terms": _fts_text(terms)})
-    _upsert_counts(session, block.fingerprint, terms)
+    _upsert_counts(session, block.fingerprint, team_id, shared, terms)
     log.info("route_index.added", problem_id=problem.id, block_id=block.id, terms=len(terms))
     return True
 
 
-def term_stats(session: Session, *, fingerprint: str, terms: Iterable[str]) -> TermStats:
+def _visible_partitions(team_id: int | None, sources: list[int]) -> Any:
+    """SQL condition on RouteTerm: the partitions whose problems the team may graft (as `_visible` on RouteDoc):
+    its own, shared or not, and the shared ones of its sources; team None (operators, embedded runs) every one."""
+    if team_id is None:
+        return sa.true()
+    return sa.or_(RouteTerm.team_key == owner_key(team_id),
+                  sa.and_(RouteTerm.shared.is_(True), RouteTerm.team_key.in_([owner_key(t) for t in sources])))
+
+
+def term_stats(session: Session, *, fingerprint: str, terms: Iterable[str], team_id: int | None,
+               sources: list[int]) -> TermStats:
+    """Document frequencies of `terms` (and the number of documents) over the indexed problems of this fingerprint
+    that the team may graft: the same figures whatever other teams have indexed privately."""
     wanted = sorted(set(terms) | {DOCS_TERM})
-    rows = session.execute(sa.select(RouteTerm.term, RouteTerm.docs).where(
-        RouteTerm.fingerprint == fingerprint, RouteTerm.term.in_(wanted))).all()
-    df = {t: int(d) for t, d in rows}
+    rows = session.execute(sa.select(RouteTerm.term, sa.func.sum(RouteTerm.docs)).where(
+        RouteTerm.fingerprint == fingerprint, RouteTerm.term.in_(wanted), _visible_partitions(team_id, sources))
+        .group_by(RouteTerm.term)).all()
+    df = {t: int(d) for t, d in rows if d}
     return TermStats(df.pop(DOCS_TERM, 0), df)
 
 
@@ -202,8 +221,10 @@ def _visible(team_id: int | None, sources: list[int]) -> Any:
 
 
 def _candidates(dialect: str, required: Expr) -> Any:
-    """Problems whose terms satisfy `required`, best first by the index's own rank (PostgreSQL ts_rank over the
-    GIN-indexed tsvector, SQLite FTS5's bm25). Terms are [a-z]+ words: no query operator can be injected."""
+    """Problems whose terms satisfy `required`, in an order that depends on nothing but each problem itself (it
+    decides which candidates survive a truncation): PostgreSQL's ts_rank over the GIN-indexed tsvector (a function
+    of the document and the query only), on SQLite the newest first (FTS5's bm25 weighs terms by every team's
+    documents). Terms are [a-z]+ words: no query operator can be injected."""
     columns = (RouteDoc.problem_id, RouteDoc.block_id, RouteDoc.terms)
     if dialect == "postgresql":
         tsq = sa.func.to_tsquery("simple", _render(required, str, {"&": "&", "|": "|"}))
@@ -212,7 +233,7 @@ def _candidates(dialect: str, required: Expr) -> Any:
     fts = sa.table("route_fts", sa.column("rowid"), sa.column("rank"))
     match = _render(required, lambda t: f'"{t}"', {"&": "AND", "|": "OR"})
     return (sa.select(*columns).select_from(fts).join(RouteDoc, RouteDoc.id == fts.c.rowid)
-            .where(sa.literal_column("route_fts").op("MATCH")(match)).order_by(fts.c.rank))
+            .where(sa.literal_column("route_fts").op("MATCH")(match)).order_by(RouteDoc.id.desc()))
 
 
 @dataclass(frozen=True)
@@ -230,7 +251,7 @@ def plan(session: Session, *, question: str, fingerprint: str, team_id: int | No
     """The candidate query for a question: indexed problems of this fingerprint, graftable by the team and not
     quarantined, that satisfy the question's requirement; at most `limit` + 1 rows (one more tells truncation)."""
     query = index_terms(question)
-    stats = term_stats(session, fingerprint=fingerprint, terms=query)
+    stats = term_stats(session, fingerprint=fingerprint, terms=query, team_id=team_id, sources=sources)
     required = requirement(query, stats, threshold)
     if required is None:  # nothing indexed can reach the threshold
         return Plan(None, stats, ())
@@ -257,7 +278,7 @@ def retrieve(session: Session, *, question: str, fingerprint: str, team_id: int 
     stats = found.stats
     doc_terms = {t for c in candidates for t in c.terms} - stats.df.keys()
     if doc_terms:
-        more = term_stats(session, fingerprint=fingerprint, terms=doc_terms)
+        more = term_stats(session, fingerprint=fingerprint, terms=doc_terms, team_id=team_id, sources=sources)
         stats = TermStats(stats.n_docs, {**stats.df, **more.df})
     if truncated:
         log.info("route_index.truncated", searched=len(found.searched), limit=limit)

@@ -68,14 +68,11 @@ class LocalObjectStore(ObjectStore):
         return self.root.joinpath(*validate_key(key).split("/"))
 
     def put(self, key: str, data: Buffer, *, sha256: str) -> PutResult:
+        """Write-once. The bytes are written (and fsynced) whether or not the key already holds them, as an S3
+        conditional put uploads them either way: a put takes the same time whether or not someone else stored
+        the same content before (a deduplicated deposit must not tell its team that another team holds it)."""
         path = self._path(key)
         view = check_sha256(key, data, sha256)
-        if path.is_file():
-            # the content is there already; refresh its time so `blocks gc` never takes an object a deposit is
-            # about to catalogue (an orphan re-put by a redelivered deposit) for an old orphan
-            with contextlib.suppress(OSError):
-                os.utime(path)
-            return PutResult(key, False, view.nbytes)
         if path.is_dir():
             raise InvalidObjectKeyError(f"object key {key!r} names a directory of other objects in {self.url}")
         try:
@@ -89,6 +86,11 @@ class LocalObjectStore(ObjectStore):
             tmp.unlink(missing_ok=True)
         if created:
             _fsync_dir(path.parent)
+        else:
+            # the content is there already; refresh its time so `blocks gc` never takes an object a deposit is
+            # about to catalogue (an orphan re-put by a redelivered deposit) for an old orphan
+            with contextlib.suppress(OSError):
+                os.utime(path)
         log.debug("object_store.put", store=self.url, key=key, created=created, size=view.nbytes)
         return PutResult(key, created, view.nbytes)
 

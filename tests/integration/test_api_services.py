@@ -85,7 +85,8 @@ def test_teams_auditors_and_bad_input_over_http(stack: dict[str, Any], tmp_path:
                      headers={"Content-Type": "application/x-ndjson"})
         assert bad.status_code == 400 and bad.json()["error"]["lines"][0]["line"] == 2
         assert _problems() == before
-        metrics = anonymous.get("/metrics").text
+        assert anonymous.get("/metrics").status_code == 401 and a.get("/metrics").status_code == 403
+        metrics = auditor.get("/metrics").text
         assert 'kvgraft_queue_depth{queue="solve"}' in metrics and "kvgraft_answers_total" in metrics
 
 

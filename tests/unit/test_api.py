@@ -72,10 +72,16 @@ def batch_a(api: dict[str, Any]) -> dict[str, Any]:
     return _wait_batch(api, r.json()["batch_id"])
 
 
-def test_health_and_metrics_need_no_token(api: dict[str, Any]) -> None:
+def test_health_needs_no_token_and_metrics_are_for_operators(api: dict[str, Any]) -> None:
+    """Health is public; the metrics are every team's work together (store bytes, evictions, answers), so neither
+    an anonymous caller nor a submitter reads them: an operator or auditor token does."""
     health = api["client"].get("/healthz").json()
     assert health["status"] == "ok" and health["blocks_signed"] is False and health["block_signing"].startswith("off")
-    text = api["client"].get("/metrics").text
+    assert api["client"].get("/metrics").status_code == 401
+    refused = api["client"].get("/metrics", headers=_h(api, "a"))
+    assert refused.status_code == 403 and refused.json()["error"]["code"] == "forbidden"
+    assert api["client"].get("/metrics", headers=_h(api, "auditor")).status_code == 200
+    text = api["client"].get("/metrics", headers=_h(api, "operator")).text
     for name in ("kvgraft_api_requests_total", "kvgraft_queue_depth", "kvgraft_answers_total",
                  "kvgraft_graft_latency_seconds", "kvgraft_gate_results", "kvgraft_sandbox_verdicts"):
         assert name in text
@@ -181,7 +187,7 @@ def test_cache_metrics_count_every_answer_with_its_denominator(api: dict[str, An
     assert c.post("/v1/queries", json={"question": "Unrelated: what colour is the sky?"},
                   headers=_h(api, "a")).status_code == 200
     values = {}
-    for line in c.get("/metrics").text.splitlines():
+    for line in c.get("/metrics", headers=_h(api, "operator")).text.splitlines():
         if line.startswith(("kvgraft_cache_", "kvgraft_store_bytes", "kvgraft_evict")):
             name, value = line.rsplit(" ", 1)
             values[name] = float(value)

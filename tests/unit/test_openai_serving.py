@@ -96,24 +96,75 @@ def test_a_restored_prefix_is_byte_identical_to_fresh_computation(api: dict[str,
     assert again["usage"]["completion_tokens"] == fresh1["usage"]["completion_tokens"]
 
 
+def _prefix_blocks(api: dict[str, Any], team: str) -> set[str]:
+    listed = api["client"].get("/v1/blocks?kind=prefix", headers=api["h"][team]).json()
+    return {b["id"] for b in listed["items"]}
+
+
 def test_prefixes_are_private_to_a_team_and_deduplicated_across_teams(api: dict[str, Any]) -> None:
     _complete(api, team="team-a")
     _wait_deposits(api)
     assert _complete(api, team="team-a")["kvgraft"]["cache"] == "hit"
+    _complete(api, team="team-a", prompt="Only team A ever sends this prompt about the red line. " * 4)
+    _wait_deposits(api)
+    rt = api["app"].state.runtime
+    with rt.session() as s:
+        a_blocks = set(s.scalars(sa.select(BlockRow.id).where(BlockRow.kind == "prefix")))
+    assert a_blocks and _prefix_blocks(api, "team-a") == a_blocks
+    assert _prefix_blocks(api, "team-b") == set()  # before B sends anything: none of A's prefixes is listed
     other = _complete(api, team="team-b")
     assert other["kvgraft"]["cache"] == "miss" and other["usage"]["prompt_tokens_details"]["cached_tokens"] == 0
     _wait_deposits(api)
     assert _complete(api, team="team-b")["kvgraft"]["cache"] == "hit"
-    rt = api["app"].state.runtime
     with rt.session() as s:
         prefixes = s.scalars(sa.select(PrefixRow)).all()
         blocks = s.scalars(sa.select(BlockRow).where(BlockRow.kind == "prefix")).all()
         owners = s.scalars(sa.select(BlockOwner).where(BlockOwner.block_id.in_([b.id for b in blocks]))).all()
-    assert len(prefixes) == len(blocks) and {o.owner_key for o in owners} == {"1", "2"}
+        b_owned = {o.block_id for o in owners if o.owner_key == "2"}
+    assert len(prefixes) == len(blocks) == len(a_blocks) and {o.owner_key for o in owners} == {"1", "2"}
     assert all("owner" not in b.meta and "team" not in json.dumps(b.meta) for b in blocks)
-    # another team's prefix block is invisible in the block list as well
-    listed = api["client"].get("/v1/blocks?kind=prefix", headers=api["h"]["team-b"]).json()
-    assert {b["id"] for b in listed["items"]} == {b.id for b in blocks}
+    # B lists exactly the prefixes it deposited itself: the shared ones, never the one only A sent
+    assert b_owned and _prefix_blocks(api, "team-b") == b_owned != a_blocks
+
+
+def test_every_restore_of_a_prefix_records_its_use_for_the_team(api: dict[str, Any]) -> None:
+    """Retention's recency: a hit counts as a use of the block and of the team's own ownership of it, so the
+    most used prefixes are the last evicted, and one team's uses never keep another team's ownership alive."""
+    _complete(api, team="team-a")
+    _complete(api, team="team-b")
+    _wait_deposits(api)
+    hit = _complete(api, team="team-b")
+    _wait_deposits(api)
+    block_id = hit["kvgraft"]["restored"][0]["block_id"]
+    rt = api["app"].state.runtime
+    with rt.session() as s:
+        row = s.get(BlockRow, block_id)
+        owners = {o.owner_key: o for o in s.scalars(sa.select(BlockOwner).where(BlockOwner.block_id == block_id))}
+    assert row is not None and row.grafts == 1 and row.last_used_at is not None
+    assert owners["2"].grafts == 1 and owners["2"].last_used_at is not None
+    assert owners["1"].grafts == 0 and owners["1"].last_used_at is None
+
+
+def test_with_the_object_store_unreachable_a_request_is_served_uncached(api: dict[str, Any],
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A request that has a stored prefix, while the object store cannot be reached: served (not a 500), fresh,
+    with the reason in the `kvgraft` object; nothing captured for it."""
+    from store.errors import ObjectStoreUnavailableError
+
+    fresh = _complete(api, kvgraft={"cache": False})
+    _complete(api)
+    _wait_deposits(api)
+    rt = api["app"].state.runtime
+
+    def unreachable(*_: Any, **__: Any) -> Any:
+        raise ObjectStoreUnavailableError("s3://bucket: connection refused")
+
+    monkeypatch.setattr(rt.blocks, "get", unreachable)
+    served = _complete(api)
+    k = served["kvgraft"]
+    assert k["cache"] == "off" and k["reason"].startswith("store_unavailable") and k["restored_tokens"] == 0
+    assert k["deposits_scheduled"] == 0 and k["first_logits_sha256"] == fresh["kvgraft"]["first_logits_sha256"]
+    assert served["choices"][0]["text"] == fresh["choices"][0]["text"]
 
 
 def test_chat_streams_what_it_answers(api: dict[str, Any]) -> None:
@@ -133,19 +184,121 @@ def test_chat_streams_what_it_answers(api: dict[str, Any]) -> None:
     assert any(ch["choices"] and ch["choices"][0]["finish_reason"] for ch in chunks)
 
 
+def _openai_error(r: Any, status: int, code: str, param: str | None) -> dict[str, Any]:
+    """The response is an error in OpenAI's shape with this status, code and param."""
+    assert r.status_code == status, (r.status_code, r.text)
+    error = r.json()["error"]
+    assert set(error) >= {"message", "type", "param", "code"} and error["message"], error
+    assert (error["code"], error["param"]) == (code, param), error
+    assert error["type"] == ("requests" if status == 429 else "server_error" if status >= 500
+                             else "invalid_request_error"), error
+    return error  # type: ignore[no-any-return]
+
+
 def test_errors_are_in_openais_shape(api: dict[str, Any]) -> None:
+    """Every error on the OpenAI routes carries message, type, param and code, whatever raised it: the model check,
+    the context length, a schema violation (400 naming the field, as OpenAI does, not 422), a missing or wrong key
+    (401), and a parameter this server does not implement (400 naming it, never silently ignored)."""
     c, h = api["client"], api["h"]["team-a"]
-    r = c.post("/v1/completions", json={"model": "gpt-4", "prompt": "hi"}, headers=h)
-    assert r.status_code == 404 and r.json()["error"]["code"] == "model_not_found"
-    assert {"message", "type", "param", "code"} <= set(r.json()["error"])
-    r = c.post("/v1/completions", json={"model": "tiny", "prompt": "word " * 5000, "max_tokens": 2048}, headers=h)
-    assert r.status_code == 400 and r.json()["error"]["code"] == "context_length_exceeded"
-    assert c.post("/v1/completions", json={"model": "tiny", "prompt": "hi", "n": 2}, headers=h).status_code == 422
-    r = c.post("/v1/completions", json={"model": "tiny", "prompt": ["a", "b"]}, headers=h)
-    assert r.status_code == 400 and r.json()["error"]["param"] == "prompt"
-    r = c.post("/v1/chat/completions", json={"model": "tiny", "messages": [{"role": "user", "content": [
-        {"type": "image_url", "image_url": {"url": "x"}}]}]}, headers=h)
-    assert r.status_code == 400 and "text" in r.json()["error"]["message"]
+    _openai_error(c.post("/v1/completions", json={"model": "gpt-4", "prompt": "hi"}, headers=h),
+                  404, "model_not_found", "model")
+    _openai_error(c.post("/v1/completions", json={"model": "tiny", "prompt": "word " * 5000, "max_tokens": 2048},
+                         headers=h), 400, "context_length_exceeded", "prompt")
+    _openai_error(c.post("/v1/completions", json={"model": "tiny", "prompt": "hi", "n": 2}, headers=h),
+                  400, "unsupported_parameter", "n")
+    _openai_error(c.post("/v1/completions", json={"model": "tiny", "prompt": ["a", "b"]}, headers=h),
+                  400, "invalid_request_error", "prompt")
+    image = [{"role": "user", "content": [{"type": "image_url", "image_url": {"url": "x"}}]}]
+    error = _openai_error(c.post("/v1/chat/completions", json={"model": "tiny", "messages": image}, headers=h),
+                          400, "invalid_request_error", "messages")
+    assert "text" in error["message"]
+    _openai_error(c.post("/v1/chat/completions", json={"model": "tiny", "messages": []}, headers=h),
+                  400, "invalid_value", "messages")
+    _openai_error(c.post("/v1/completions", json={"model": "tiny", "prompt": "hi", "max_tokens": "many"},
+                         headers=h), 400, "invalid_value", "max_tokens")
+    for path in ("/v1/models", "/v1/completions", "/v1/chat/completions"):
+        method = c.get if path == "/v1/models" else c.post
+        for headers in ({}, {"Authorization": "Bearer wrong"}):
+            kwargs: dict[str, Any] = {"headers": headers} if path == "/v1/models" else {
+                "headers": headers, "json": {"model": "tiny", "prompt": "hi"}}
+            _openai_error(method(path, **kwargs), 401, "invalid_api_key", None)
+
+
+@pytest.mark.parametrize(("field", "value"), [
+    ("tools", [{"type": "function", "function": {"name": "f", "parameters": {}}}]),
+    ("tool_choice", "auto"), ("response_format", {"type": "json_object"}), ("logit_bias", {"50": 5}),
+    ("presence_penalty", 0.5), ("frequency_penalty", 1.0), ("functions", [{"name": "f"}]),
+    ("made_up_option", 1),
+])
+def test_parameters_this_server_does_not_implement_are_refused_naming_them(api: dict[str, Any], field: str,
+                                                                           value: Any) -> None:
+    """Not silently ignored with a 200: a 400 naming the parameter, nothing computed; the neutral value passes."""
+    c, h = api["client"], api["h"]["team-a"]
+    body = {"model": "tiny", "messages": [{"role": "user", "content": "hi"}], "max_tokens": 2, field: value}
+    error = _openai_error(c.post("/v1/chat/completions", json=body, headers=h), 400,
+                          "unknown_parameter" if field == "made_up_option" else "unsupported_parameter", field)
+    assert field in error["message"]
+    neutral = {"tools": [], "tool_choice": "none", "response_format": {"type": "text"}, "logit_bias": {},
+               "presence_penalty": 0, "frequency_penalty": 0, "functions": []}
+    if field in neutral:
+        assert c.post("/v1/chat/completions", json={**body, field: neutral[field]}, headers=h).status_code == 200
+
+
+@pytest.mark.parametrize(("field", "value"), [
+    ("seed", -1), ("temperature", 1e-310), ("temperature", 1e-7), ("temperature", -0.5), ("temperature", 2.5),
+    ("top_p", 0), ("seed", 2**64), ("max_tokens", 0), ("top_logprobs", 21), ("logprobs", "maybe"),
+])
+def test_hostile_sampling_values_are_refused_before_any_computation(api: dict[str, Any], field: str,
+                                                                    value: Any) -> None:
+    """Values that used to fail inside generation, after the prefill (HTTP 500, the resident context closed), are
+    refused with 400 naming them before the prompt is computed; the resident context another request left is
+    still there afterwards."""
+    c, h = api["client"], api["h"]["team-a"]
+    _chat(api, "Which pump runs on Mondays?")  # leaves the resident context
+    serving = api["app"].state.serving
+    resident = serving._resident.ctx
+    assert resident is not None
+    body = {"model": "tiny", "messages": [{"role": "user", "content": "hi"}], "max_tokens": 2, field: value}
+    _openai_error(c.post("/v1/chat/completions", json=body, headers=h), 400, "invalid_value", field)
+    stream = c.post("/v1/chat/completions", json={**body, "stream": True}, headers=h)
+    _openai_error(stream, 400, "invalid_value", field)
+    assert serving._resident.ctx is resident
+
+
+def test_logprobs_are_exact_and_reported_per_token(api: dict[str, Any]) -> None:
+    """`logprobs`/`top_logprobs` (chat) and `logprobs` (completions): one entry per generated token, the chosen
+    token's log-probability equal to the top alternative's where greedy picked it, the alternatives sorted, the
+    same values served from the prompt cache as computed fresh, and streamed the same as returned."""
+    c, h = api["client"], api["h"]["team-a"]
+    body = {"model": "tiny", "messages": [{"role": "system", "content": DOC}, {"role": "user", "content":
+            "Which pump runs on Mondays?"}], "max_tokens": 6, "temperature": 0, "logprobs": True, "top_logprobs": 3}
+    fresh = c.post("/v1/chat/completions", json={**body, "kvgraft": {"cache": False}}, headers=h).json()
+    content = fresh["choices"][0]["logprobs"]["content"]
+    assert len(content) == fresh["usage"]["completion_tokens"] > 0
+    for entry in content:
+        tops = entry["top_logprobs"]
+        assert len(tops) == 3 and [t["logprob"] for t in tops] == sorted((t["logprob"] for t in tops), reverse=True)
+        assert entry["logprob"] == tops[0]["logprob"] <= 0.0 and entry["token"] == tops[0]["token"]  # greedy
+        assert bytes(entry["bytes"]).decode("utf-8", "replace") == entry["token"]
+    assert "".join(e["token"] for e in content).startswith(fresh["choices"][0]["message"]["content"])
+    c.post("/v1/chat/completions", json=body, headers=h)
+    _wait_deposits(api)
+    cached = c.post("/v1/chat/completions", json=body, headers=h).json()
+    assert cached["kvgraft"]["cache"] == "hit" and cached["choices"][0]["logprobs"] == fresh["choices"][0]["logprobs"]
+    with c.stream("POST", "/v1/chat/completions", headers=h, json={**body, "stream": True}) as r:
+        chunks = [json.loads(line[6:]) for line in r.iter_lines() if line.startswith("data: {")]
+    streamed = [e for ch in chunks if ch["choices"] and ch["choices"][0].get("logprobs")
+                for e in ch["choices"][0]["logprobs"]["content"]]
+    assert streamed == content
+    plain = c.post("/v1/completions", json={"model": "tiny", "prompt": "The pump room", "max_tokens": 4,
+                                            "temperature": 0, "logprobs": 2}, headers=h).json()
+    legacy = plain["choices"][0]["logprobs"]
+    assert len(legacy["tokens"]) == len(legacy["token_logprobs"]) == len(legacy["top_logprobs"]) == \
+        plain["usage"]["completion_tokens"]
+    assert all(len(t) <= 2 for t in legacy["top_logprobs"]) and legacy["text_offset"][0] == 0
+    no_logprobs = c.post("/v1/completions", json={"model": "tiny", "prompt": "The pump room", "max_tokens": 4},
+                         headers=h).json()
+    assert no_logprobs["choices"][0]["logprobs"] is None
 
 
 def _chat(api: dict[str, Any], question: str, team: str = "team-a", **extra: Any) -> dict[str, Any]:

@@ -7,6 +7,8 @@ refuses a deposit it cannot make room for."""
 from __future__ import annotations
 
 import json
+import threading
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -16,8 +18,20 @@ from typer.testing import CliRunner
 
 from services.cli import app
 from services.cli_store import parse_size
-from store.db import BlockRow, Eviction, Team
-from store.retention import QuotaExceededError, ensure_quota, held_bytes, record_use
+from store.blockfile import new_block
+from store.blocks import BlockStore, block_key
+from store.db import BlockOwner, BlockRow, Eviction, Team
+from store.repository import get_or_create_team, record_block
+from store.retention import (
+    QuotaExceededError,
+    _evict,
+    ensure_quota,
+    held_bytes,
+    owned_bytes,
+    plan_prune,
+    reap,
+    record_use,
+)
 from workers.runtime import open_runtime
 
 pytestmark = pytest.mark.unit
@@ -79,7 +93,7 @@ def test_a_soak_past_the_budget_never_exceeds_it_by_more_than_one_block(data_dir
 def test_prune_dry_run_changes_nothing_and_spares_recent_and_precious_blocks(data_dir: Path, tmp_path: Path) -> None:
     dep = [_json(["deposit", _doc(tmp_path, i), "--json"])["blocks"][0]["block_id"] for i in range(4)]
     with open_runtime() as rt, rt.session() as s:
-        record_use(s, block_id=dep[0])  # grafted just now: inside the grace period
+        record_use(s, block_id=dep[0], team_id=None)  # grafted just now (by its owner): inside the grace period
     plan = _json(["blocks", "prune", "--budget", "1", "--dry-run", "--json"])
     assert plan["dry_run"] and plan["evicted"] == 0 and plan["bytes_before"] == plan["bytes_now"]
     assert {v["block_id"] for v in plan["evict"]} == set(dep[1:])
@@ -128,3 +142,130 @@ def test_a_team_quota_evicts_only_the_teams_own_blocks_and_refuses_what_it_canno
     assert refused.exit_code == 0
     failed = runner.invoke(app, ["deposit", _doc(tmp_path, 3), "--team", "small", "--json"])
     assert failed.exit_code == 2 and "quota" in failed.stderr
+
+
+def _team_ids(*names: str) -> dict[str, int]:
+    with open_runtime() as rt, rt.session() as s:
+        return {n: get_or_create_team(s, name=n).id for n in names}
+
+
+def test_the_budget_counts_and_evicts_per_owner(data_dir: Path, tmp_path: Path) -> None:
+    """A deduplicated block counts in full for each team that owns it, and the budget drops the least recently
+    used ownership by that owner's own use: team B's unused ownership of a block team A uses goes first, the
+    block itself stays for A (its object too), and B's list no longer shows it."""
+    _team_ids("team-a", "team-b")
+    x = _json(["deposit", _doc(tmp_path, 1), "--team", "team-a", "--json"])["blocks"][0]
+    assert _json(["deposit", _doc(tmp_path, 1), "--team", "team-b", "--json"])["blocks"][0]["block_id"] == x["block_id"]
+    y = _json(["deposit", _doc(tmp_path, 2), "--team", "team-b", "--json"])["blocks"][0]
+    ids = _team_ids("team-a", "team-b")
+    with open_runtime() as rt, rt.session() as s:
+        assert owned_bytes(s, store_url=rt.blocks.url) == 2 * x["bytes"] + y["bytes"]
+        assert held_bytes(s, store_url=rt.blocks.url) == x["bytes"] + y["bytes"]
+        record_use(s, block_id=x["block_id"], team_id=ids["team-a"])  # A uses it: B's ownership is still unused
+    plan = _json(["blocks", "prune", "--budget", str(x["bytes"] + y["bytes"]), "--grace", "0s", "--json"])
+    assert [(v["block_id"], v["owner"]) for v in plan["evict"]] == [(x["block_id"], str(ids["team-b"]))]
+    rows = _blocks()
+    assert rows[x["block_id"]].evicted_at is None and rows[y["block_id"]].evicted_at is None
+    with open_runtime() as rt, rt.session() as s:
+        owners = set(s.scalars(sa.select(BlockOwner.owner_key).where(BlockOwner.block_id == x["block_id"])))
+        assert owners == {str(ids["team-a"])} and rt.blocks.exists(x["fingerprint"], x["block_id"])
+        assert owned_bytes(s, store_url=rt.blocks.url) == x["bytes"] + y["bytes"]
+    # next by the owners' own recency: B's Y (deposited before A's use of X), then A's X, which leaves X
+    # ownerless: now it is evicted and its object deleted
+    plan = _json(["blocks", "prune", "--budget", "0", "--grace", "0s", "--json"])
+    assert [v["owner"] for v in plan["evict"]] == [str(ids["team-b"]), str(ids["team-a"])]
+    assert _blocks()[x["block_id"]].evicted_at is not None
+    with open_runtime() as rt:
+        assert not rt.blocks.exists(x["fingerprint"], x["block_id"])
+
+
+def _evicted_document(tmp_path: Path) -> tuple[dict[str, Any], Any]:
+    """A deposited document marked evicted by a retention pass that has not yet deleted its object."""
+    rec = _json(["deposit", _doc(tmp_path, 5), "--json"])["blocks"][0]
+    with open_runtime() as rt:
+        with rt.session() as s:
+            plan = plan_prune(s, store_url=rt.blocks.url, budget_bytes=0, grace=timedelta(0))
+        marked = _evict(rt.session, rt.blocks, plan.victims, "store_budget")
+    assert marked.marked == ((rec["fingerprint"], rec["block_id"]),) and _blocks()[rec["block_id"]].evicted_at
+    return rec, marked
+
+
+def _consistent(rec: dict[str, Any]) -> None:
+    """No row says live while its object is gone; the block verifies."""
+    row = _blocks()[rec["block_id"]]
+    with open_runtime() as rt:
+        assert row.evicted_at is None and rt.blocks.exists(rec["fingerprint"], rec["block_id"])
+    assert _json(["blocks", "verify", "--json"])["ok"] is True
+
+
+def test_a_re_deposit_between_the_mark_and_the_delete_keeps_its_object(data_dir: Path, tmp_path: Path) -> None:
+    """Eviction marks the row, then deletes the object; the same content deposited in between (its write finds the
+    object still there) used to clear the mark and lose the object to the delete. The reaper re-checks the row
+    under its lock and leaves a restored block alone."""
+    rec, marked = _evicted_document(tmp_path)
+    assert _json(["deposit", _doc(tmp_path, 5), "--json"])["blocks"][0]["block_id"] == rec["block_id"]
+    with open_runtime() as rt:
+        assert reap(rt.session, rt.blocks, marked.marked) == 0
+    _consistent(rec)
+
+
+def test_a_re_deposit_while_the_object_is_being_deleted_writes_it_again(data_dir: Path, tmp_path: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """The other order: the reaper holds the row lock and is deleting the object when the re-deposit (whose write
+    found the object still there) records its row. The deposit waits for the lock, sees the block evicted, and
+    writes its object again before clearing the mark."""
+    rec, marked = _evicted_document(tmp_path)
+    deleting, proceed = threading.Event(), threading.Event()
+    original = BlockStore.delete
+
+    def slow_delete(self: BlockStore, fingerprint: str, block_id: str) -> None:
+        deleting.set()
+        proceed.wait(10)
+        original(self, fingerprint, block_id)
+
+    def reaper() -> None:
+        with open_runtime() as rt:
+            reap(rt.session, rt.blocks, marked.marked)
+
+    monkeypatch.setattr(BlockStore, "delete", slow_delete)
+    thread = threading.Thread(target=reaper)
+    thread.start()
+    assert deleting.wait(10)
+    threading.Timer(0.5, proceed.set).start()  # the deposit below waits on the reaper's lock meanwhile
+    assert _json(["deposit", _doc(tmp_path, 5), "--json"])["blocks"][0]["block_id"] == rec["block_id"]
+    thread.join(10)
+    _consistent(rec)
+
+
+def test_eviction_rechecks_the_pin_when_it_marks(data_dir: Path, tmp_path: Path) -> None:
+    """A block pinned after the plan was made is kept."""
+    rec = _json(["deposit", _doc(tmp_path, 6), "--json"])["blocks"][0]
+    with open_runtime() as rt:
+        with rt.session() as s:
+            plan = plan_prune(s, store_url=rt.blocks.url, budget_bytes=0, grace=timedelta(0))
+        assert [v.block_id for v in plan.victims] == [rec["block_id"]]
+        _json(["blocks", "pin", rec["block_id"], "--json"])
+        assert _evict(rt.session, rt.blocks, plan.victims, "store_budget").victims == ()
+    assert _blocks()[rec["block_id"]].evicted_at is None
+
+
+def test_verify_covers_every_fingerprint_and_says_what_it_skipped(data_dir: Path, tmp_path: Path) -> None:
+    """By default every fingerprint in the catalogue and the store is checked (serving's differs from the CLI
+    engine's); narrowed to a fingerprint with nothing stored, verify names what it skipped and fails."""
+    rec = _json(["deposit", _doc(tmp_path, 7), "--json"])["blocks"][0]
+    other = new_block(kind="document", tokens=[1, 2], pos_start=0, fingerprint="e" * 32, profile={},
+                      payload=b"a state captured under another configuration")
+    with open_runtime() as rt:
+        rt.blocks.put(other)
+        with rt.session() as s:
+            record_block(s, block_id=other.block_id, fingerprint="e" * 32, kind="document", n_tokens=2,
+                         bytes=10, payload_sha256=other.identity.payload_sha256, object_key="k",
+                         store_url=rt.blocks.url, profile={})
+        path = Path(rt.blocks.url.removeprefix("file://")) / block_key("e" * 32, other.block_id)
+    path.write_bytes(path.read_bytes()[:-1] + b"\x00")  # the other fingerprint's block corrupted
+    report = _json(["blocks", "verify", "--json"], code=1)
+    assert {p["block_id"]: p["status"] for p in report["problems"]} == {other.block_id: "corrupted"}
+    assert report["fingerprints_checked"] == sorted({rec["fingerprint"], "e" * 32})
+    narrowed = _json(["blocks", "verify", "--fingerprint", "d" * 32, "--json"], code=1)
+    assert narrowed["counts"] == {} and narrowed["fingerprints_skipped"] == sorted({rec["fingerprint"], "e" * 32})
+    assert _json(["blocks", "verify", "--model", "tiny", "--json"])["fingerprints_skipped"] == ["e" * 32]

@@ -148,6 +148,41 @@ def test_visibility_fingerprint_and_quarantine_apply_inside_the_query(sessions: 
         assert {c.problem_id for c in found.candidates} == {private, shared_untrusted, shared_trusted}
 
 
+def test_another_teams_private_problems_never_change_a_teams_routing(sessions: sessionmaker) -> None:
+    """The statistics a question is weighed with are counted over what the asking team may graft: an untrusted
+    team's private batch full of the question's words changes neither B's term statistics, nor the candidates,
+    nor the routed problem and its score, nor B's abstentions (with global counts, a batch like this made B's
+    routed question abstain, and `route` told B that some team's private text holds a word)."""
+    rng = random.Random(11)
+    library = [question(rng) for _ in range(40)]
+    probes = [re.sub(r"\d+", "5", library[i]) for i in range(0, 40, 4)] + [question(rng) for _ in range(10)]
+    with sessions() as s:
+        solved(s, team="b", shared=False, questions=library)
+        solved(s, team="trusted", shared=True, questions=[question(rng) for _ in range(10)])
+        repository.set_team_trusted(s, name="trusted", trusted=True)
+        b = repository.get_or_create_team(s, name="b").id
+        s.commit()
+
+        def observe() -> list[Any]:
+            sources = repository.graft_sources(s, team_id=b)
+            out = []
+            for q in probes:
+                found = retrieve(s, question=q, fingerprint=FP, team_id=b, sources=sources, threshold=0.7)
+                chosen = route_indexed(q, found, threshold=0.7)
+                out.append((found.stats, [c.problem_id for c in found.candidates], found.searched,
+                            chosen.key, round(chosen.score, 12), round(chosen.runner_up, 12)))
+            return out
+
+        before = observe()
+        assert 0 < sum(r[3] is not None for r in before) < len(probes)  # some route, some abstain
+        words = sorted({w for q in probes for w in index_terms(q) if w != "<num>"})
+        flood = [" ".join(rng.sample(words, 6)) + f" {i} " + " ".join(words[:3]) for i in range(60)]
+        solved(s, team="untrusted", shared=False, questions=flood)
+        solved(s, team="untrusted-shared", shared=True, questions=flood[:20])  # shared, but not trusted by B
+        s.commit()
+        assert observe() == before
+
+
 @pytest.mark.parametrize("hostile", [
     'apples" OR * NEAR(kites) ^ - {marbles}',
     "AND OR NOT NEAR apples",
@@ -172,7 +207,7 @@ def test_a_problem_is_indexed_once_and_counted_once(sessions: sessionmaker) -> N
         assert problem is not None and block is not None
         assert not add_problem(s, problem=problem, block=block)
         s.commit()
-        stats = term_stats(s, fingerprint=FP, terms=index_terms(q))
+        stats = term_stats(s, fingerprint=FP, terms=index_terms(q), team_id=None, sources=[])
         assert stats.n_docs == 1 and stats.df == {"bo": 1, "cups": 1, "bells": 1, "now": 1, "<num>": 1}
         assert s.scalar(sa.select(RouteTerm.docs).where(RouteTerm.term == DOCS_TERM)) == 1
 

@@ -35,7 +35,7 @@ def add_answer_row(session: Session, question: str, team_id: int | None, result:
     session.add(row)
     session.flush()
     if result.block_id is not None:
-        record_use(session, block_id=result.block_id)
+        record_use(session, block_id=result.block_id, team_id=team_id)
     return row
 
 

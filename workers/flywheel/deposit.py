@@ -12,13 +12,14 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+import sqlalchemy as sa
 import structlog
 
 from engine.check import capture_with_reference, check_graft, floor_holds, reference_run
 from engine.graft import GraftEngine
-from store.db import Team, utcnow
+from store.db import BlockOwner, Team, owner_key, utcnow
 from store.repository import get_block, latest_attestation, record_attestation, record_block, record_owner
-from store.retention import ensure_quota, prune
+from store.retention import ensure_quota, prune, reap
 from workers.runtime import Runtime
 from workers.seam import block_to_snapshot, snapshot_to_block
 from workers.upkeep.gate_records import check_fields
@@ -79,8 +80,9 @@ def deposit_tokens(rt: Runtime, engine: GraftEngine, *, tokens: list[int], probe
                    verified_by_team_id: int | None = None) -> DepositResult:
     """Capture `tokens` at [0, N) as a block, store it (object first), gate the stored bytes at the `probe` query
     (graft vs the captured prefill's own reference, and the fresh floor), then record the rows (row second).
-    Depositing content that is already stored and attested here returns at once (after recording this team as one
-    more owner). The signed header names the first depositor (`owner`: team name and shared flag)."""
+    A team depositing again content it already owns, stored and attested here, returns at once (a redelivered
+    task); content another team deposited first is deposited in full, the team becoming one more owner. The signed
+    header names the first depositor (`owner`: team name and shared flag)."""
     if len(tokens) + len(probe) > engine.config.n_ctx:
         raise ValueError(f"the text is {len(tokens)} tokens; a block must fit the serving window of "
                          f"{engine.config.n_ctx - len(probe)} tokens")
@@ -92,17 +94,33 @@ def deposit_tokens(rt: Runtime, engine: GraftEngine, *, tokens: list[int], probe
     block = snapshot_to_block(snapshot, kind=kind, key=rt.settings.block_key_bytes, meta={
         "text": text, "source": source, "created_at": utcnow().isoformat(), "model": engine.name,
         "probe": {"tokens": probe, "reference_sha256": reference.sha256()}, "owner": owner, **(meta or {})})
-    # the team's quota first (its own least recently used documents make room, or the deposit is refused)
-    ensure_quota(rt.session, rt.blocks, team_id=team_id, block_id=block.block_id,
-                 incoming_bytes=block.identity.payload_bytes)
+    # the team's quota first (its own least recently used documents make room, or the deposit is refused); the
+    # objects of blocks that leaves ownerless are deleted once this deposit is recorded
+    made_room = ensure_quota(rt.session, rt.blocks, team_id=team_id, block_id=block.block_id,
+                             incoming_bytes=block.identity.payload_bytes)
+    try:
+        return _deposit(rt, engine, block, snapshot, reference, tokens=tokens, probe=probe, kind=kind, text=text,
+                        source=source, team_id=team_id, shared=shared, meta=meta, gate=gate,
+                        verified_by_team_id=verified_by_team_id, t0=t0)
+    finally:
+        reap(rt.session, rt.blocks, made_room.marked)
+
+
+def _deposit(rt: Runtime, engine: GraftEngine, block: Any, snapshot: Any, reference: Any, *, tokens: list[int],
+             probe: list[int], kind: str, text: str, source: dict[str, Any], team_id: int | None, shared: bool,
+             meta: dict[str, Any] | None, gate: bool, verified_by_team_id: int | None, t0: float) -> DepositResult:
     with rt.session() as session:
         row = get_block(session, block_id=block.block_id)
-        if row is not None:
+        # a team depositing again what it already owns is done; another team's deposit of the same content does
+        # the whole deposit (gate included), so that it takes the same work whether or not the content was there
+        mine = session.scalar(sa.select(BlockOwner.id).where(BlockOwner.block_id == block.block_id,
+                                                             BlockOwner.owner_key == owner_key(team_id)))
+        if row is not None and row.evicted_at is None and mine is not None:
             done = latest_attestation(session, block_id=block.block_id, fingerprint=block.fingerprint,
                                       profile_id=snapshot.profile.id)
             if done is not None and rt.blocks.exists(block.fingerprint, block.block_id):
                 record_owner(session, block_id=block.block_id, team_id=team_id, shared=shared,
-                             verified_by_team_id=verified_by_team_id)
+                             verified_by_team_id=verified_by_team_id, source=source)
                 log.info("deposit.already_present", block_id=block.block_id)
                 return DepositResult(block.block_id, len(tokens), row.bytes, done.byte_exact, False,
                                      block.fingerprint, kind, row.object_key)
@@ -123,7 +141,7 @@ def deposit_tokens(rt: Runtime, engine: GraftEngine, *, tokens: list[int], probe
             store_url=rt.blocks.url, profile=snapshot.profile.as_dict(),
             meta={"model": engine.name, "probe_reference_sha256": reference.sha256(), **(meta or {})},
             source=source, team_id=team_id, shared=shared, text_digest=text_digest(text),
-            verified_by_team_id=verified_by_team_id)
+            verified_by_team_id=verified_by_team_id, restore_object=lambda: rt.blocks.put(block))
         record_attestation(
             session, block_id=block.block_id, probe_digest=reference.sha256(), fingerprint=block.fingerprint,
             profile=snapshot.profile.as_dict(), profile_id=snapshot.profile.id, host=socket.gethostname(),
@@ -154,6 +172,7 @@ def _record_ungated(rt: Runtime, engine: GraftEngine, block: Any, stored: Any, s
             bytes=stored.size, payload_sha256=block.identity.payload_sha256, object_key=stored.key,
             store_url=rt.blocks.url, profile=snapshot.profile.as_dict(),
             meta={"model": engine.name, "probe_reference_sha256": reference_sha256, **(meta or {})},
-            source=source, team_id=team_id, shared=shared, text_digest=text_digest(text))
+            source=source, team_id=team_id, shared=shared, text_digest=text_digest(text),
+            restore_object=lambda: rt.blocks.put(block))
     return DepositResult(block.block_id, len(tokens), stored.size, None, stored.created or created,
                          block.fingerprint, kind, stored.key, gated=False)

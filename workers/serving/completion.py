@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -23,10 +23,12 @@ import structlog
 from engine.errors import DecodeError
 from engine.graft import GraftEngine
 from engine.native import LlamaContext
-from engine.sampling import SamplingParams, generate
+from engine.sampling import OnText, SamplingParams, TokenLogprob, check_params, generate
+from store.errors import ObjectStoreUnavailableError
 from workers.runtime import Runtime
 from workers.serving.exactness import CachePolicy, cache_policy
 from workers.serving.prompt_cache import (
+    Lookup,
     PendingPrefix,
     PrefixDepositor,
     chain_hashes,
@@ -48,6 +50,7 @@ class CompletionRequest:
     team_id: int
     cache: bool = True
     keep_boundaries: tuple[int, ...] = ()  # prompt positions worth a prefix block besides the longest (message ends)
+    logprobs: int | None = None  # report each generated token's log-probability and this many alternatives
 
 
 @dataclass(frozen=True)
@@ -79,6 +82,7 @@ class Completion:
     cache: CacheReport
     first_logits_sha256: str
     timings_ms: dict[str, float] = field(default_factory=dict)
+    logprobs: tuple[TokenLogprob, ...] = ()
 
 
 def _ends(keep: tuple[int, ...], n_prompt: int, granule: int) -> list[int]:
@@ -132,11 +136,12 @@ class Resident:
 
 
 def complete(rt: Runtime, engine: GraftEngine, request: CompletionRequest, depositor: PrefixDepositor | None,
-             on_text: Callable[[str], None] | None = None, resident: Resident | None = None) -> Completion:
+             on_text: OnText | None = None, resident: Resident | None = None) -> Completion:
     tokens = list(request.prompt_tokens)
     n = len(tokens)
     if n == 0:
         raise ValueError("the prompt is empty")
+    check_params(request.params)  # before anything is computed (or the resident context touched)
     if n + request.params.max_tokens > engine.config.n_ctx:
         raise ContextLengthError(f"the prompt is {n} tokens and max_tokens {request.params.max_tokens}: together "
                                  f"more than the serving window of {engine.config.n_ctx} tokens")
@@ -145,8 +150,13 @@ def complete(rt: Runtime, engine: GraftEngine, request: CompletionRequest, depos
     policy = cache_policy(rt, engine, n) if request.cache else CachePolicy("asked off", c, None)
     ends = _ends(request.keep_boundaries, n, policy.granule)
     hashes = chain_hashes(engine, tokens, ends) if policy.refusal is None else {}
+    try:
+        found = lookup(rt, engine, hashes, request.team_id)
+    except ObjectStoreUnavailableError as exc:  # served uncached: nothing restored, nothing captured
+        log.warning("serve.store_unavailable", error=str(exc))
+        policy = CachePolicy(f"store_unavailable: {exc}", c, policy.attestation_id)
+        hashes, found = {}, Lookup(None, frozenset())
     aligned = [b for b in hashes if b % c == 0]
-    found = lookup(rt, engine, hashes, request.team_id)
     cached = found.cached
     start = cached.n_tokens if cached is not None else 0
     capture_at = [b for b in _kept(hashes, max(aligned) if aligned else None, ends)
@@ -173,12 +183,16 @@ def complete(rt: Runtime, engine: GraftEngine, request: CompletionRequest, depos
         logits = engine.prefill_for_generation(ctx, tokens[pos:], pos0=pos, origin=0)
         t3 = time.perf_counter()
         first_sha = hashlib.sha256(logits.tobytes()).hexdigest()
-        out = generate(engine, ctx, pos=n, logits=logits, params=request.params, on_text=on_text)
+        out = generate(engine, ctx, pos=n, logits=logits, params=request.params, on_text=on_text,
+                       logprobs=request.logprobs)
         t4 = time.perf_counter()
         if resident is not None:
             resident.holds(ctx, tokens, request.team_id)
-    if pending and depositor is not None:
-        depositor.submit(engine, pending, request.team_id)
+    if depositor is not None:
+        if cached is not None:
+            depositor.used(cached.block_id, request.team_id)
+        if pending:
+            depositor.submit(engine, pending, request.team_id)
     reason = policy.refusal
     restored = ({"block_id": cached.block_id, "tokens": cached.n_tokens, "attested": True,
                  "attestation_id": policy.attestation_id, "from": "context" if reused else "block"},) if cached else ()
@@ -189,4 +203,4 @@ def complete(rt: Runtime, engine: GraftEngine, request: CompletionRequest, depos
     return Completion(out.text, out.tokens, "length" if out.stopped_by in ("max_tokens", "context") else "stop", n,
                       report, first_sha, {"lookup": round((t1 - t0) * 1000, 2), "restore": round((t2 - t1) * 1000, 2),
                                           "prefill": round((t3 - t2) * 1000, 2),
-                                          "decode": round((t4 - t3) * 1000, 2)})
+                                          "decode": round((t4 - t3) * 1000, 2)}, out.logprobs)

@@ -8,14 +8,16 @@ fingerprint and profile before the cache is used, and which prefix ends it holds
 
 Prefix blocks are deposited after the request, off the request's path (a background thread), write-once and
 deduplicated: the same prefix from another team is the same block (its header names no team and no time), and the
-team becomes one more owner of it. A team only ever finds prefixes it owns (its own deposits), so one team's
-prompts are never revealed to another: a lookup of another team's prefix is a miss like any other."""
+team becomes one more owner of it, within its quota. A team only ever finds prefixes it owns (its own deposits), so
+one team's prompts are never revealed to another: a lookup of another team's prefix is a miss like any other, and
+a deposit takes the same work whether or not another team stored the same prefix. Every restore is recorded as a
+use (on the same background thread), the block's and the team's own."""
 
 from __future__ import annotations
 
 import hashlib
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 
@@ -26,7 +28,7 @@ import structlog
 from engine.graft import GraftEngine, KVSnapshot
 from store.db import BlockRow, PrefixRow
 from store.repository import owned_by, record_block, record_prefix
-from store.retention import prune
+from store.retention import EvictionPass, ensure_quota, prune, reap, record_use
 from workers.runtime import Runtime
 from workers.seam import block_to_snapshot, read_or_miss, snapshot_to_block
 
@@ -88,7 +90,9 @@ class Lookup:
 def lookup(rt: Runtime, engine: GraftEngine, hashes: dict[int, str], team_id: int) -> Lookup:
     """In one query, the prompt's prefixes this team owns: the longest of them that is not quarantined is read and
     verified (a damaged or missing block is a miss, and the next longest is tried), and the owned chain hashes
-    tell which prefixes the request need not capture again."""
+    tell which prefixes the request need not capture again (not one that is quarantined or could not be read: the
+    request captures it, and its deposit restores the block). An unreachable object store raises
+    ObjectStoreUnavailableError (the request is then served uncached)."""
     if not hashes:
         return Lookup(None, frozenset())
     by_hash = {h: n for n, h in hashes.items()}
@@ -98,14 +102,15 @@ def lookup(rt: Runtime, engine: GraftEngine, hashes: dict[int, str], team_id: in
             .join(BlockRow, BlockRow.id == PrefixRow.block_id)
             .where(PrefixRow.chain_hash.in_(list(by_hash)), BlockRow.evicted_at.is_(None), owned_by(team_id))
             .order_by(PrefixRow.n_tokens.desc())).all()
-    owned = frozenset(chain_hash for chain_hash, *_ in rows)
+    owned = {chain_hash for chain_hash, _, _, quarantined_at in rows if quarantined_at is None}
     for chain_hash, block_id, n_tokens, quarantined_at in rows:
         if quarantined_at is not None or by_hash.get(chain_hash) != n_tokens:
             continue
         block = read_or_miss(rt.blocks, engine.fingerprint.id, block_id, purpose="prompt_prefix")
         if block is not None:
-            return Lookup(CachedPrefix(block_id, chain_hash, n_tokens, block_to_snapshot(block)), owned)
-    return Lookup(None, owned)
+            return Lookup(CachedPrefix(block_id, chain_hash, n_tokens, block_to_snapshot(block)), frozenset(owned))
+        owned.discard(chain_hash)
+    return Lookup(None, frozenset(owned))
 
 
 @dataclass(frozen=True)
@@ -121,46 +126,82 @@ class PrefixDepositor:
     def __init__(self, rt: Runtime) -> None:
         self.rt = rt
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="kvgraft-prefix-deposit")
+        self._reaper = ThreadPoolExecutor(max_workers=1, thread_name_prefix="kvgraft-prefix-reap")
         self._futures: list[Future[None]] = []
         self._lock = threading.Lock()
 
     def submit(self, engine: GraftEngine, pending: list[PendingPrefix], team_id: int) -> None:
         for item in pending:
-            future = self._pool.submit(self._deposit, engine, item, team_id)
-            with self._lock:
-                self._futures = [f for f in self._futures if not f.done()] + [future]
+            self._track(self._pool.submit(self._deposit, engine, item, team_id))
+
+    def used(self, block_id: str, team_id: int) -> None:
+        """Record a restore of a prefix block (retention's recency, the block's and the team's), off the path."""
+        self._track(self._pool.submit(self._record_use, block_id, team_id))
+
+    def _track(self, future: Future[None]) -> None:
+        with self._lock:
+            self._futures = [f for f in self._futures if not f.done()] + [future]
 
     def wait(self, timeout: float = 60.0) -> None:
-        with self._lock:
-            futures = list(self._futures)
-        for f in futures:
-            f.result(timeout=timeout)
+        """Until every deposit, use and delete handed over so far (and those they handed over) has finished."""
+        while True:
+            with self._lock:
+                futures = [f for f in self._futures if not f.done()]
+            if not futures:
+                return
+            for f in futures:
+                f.result(timeout=timeout)
 
     def close(self) -> None:
         self._pool.shutdown(wait=True)
+        self._reaper.shutdown(wait=True)
+
+    def _reap_later(self, made_room: EvictionPass) -> None:
+        if made_room.marked:
+            self._track(self._reaper.submit(reap, self.rt.session, self.rt.blocks, made_room.marked))
+
+    def _record_use(self, block_id: str, team_id: int) -> None:
+        try:
+            with self.rt.session() as s:
+                record_use(s, block_id=block_id, team_id=team_id)
+        except Exception as exc:  # noqa: BLE001 - a lost use only makes the block look older to retention
+            log.warning("prompt_cache.use_not_recorded", block_id=block_id, error=str(exc))
 
     def _deposit(self, engine: GraftEngine, item: PendingPrefix, team_id: int) -> None:
         try:
-            deposit_prefix(self.rt, engine, item, team_id)
+            deposit_prefix(self.rt, engine, item, team_id, reap_later=self._reap_later)
         except Exception as exc:  # noqa: BLE001 - a failed deposit only costs a later request a prefill
             log.warning("prompt_cache.deposit_failed", chain_hash=item.chain_hash, error=str(exc))
 
 
-def deposit_prefix(rt: Runtime, engine: GraftEngine, item: PendingPrefix, team_id: int) -> str:
+def deposit_prefix(rt: Runtime, engine: GraftEngine, item: PendingPrefix, team_id: int,
+                   reap_later: Callable[[EvictionPass], None] | None = None) -> str:
     """Store one prefix block (write-once: the same content is the same block id) and record this team as an owner
-    of it and its chain hash; then the retention budget applies (prefix blocks are evictable)."""
+    of it and its chain hash, within the team's quota (its own least recently used prefixes and documents make
+    room, else QuotaExceededError: the prefix is not stored); then the retention budget applies (prefix blocks
+    are evictable). The objects of blocks the quota pass left ownerless are deleted by `reap_later` (the
+    depositor's own thread for it), so that the team's next deposit does not wait on deletes that happen only
+    when no other team owns those blocks; without it, here, once this deposit is recorded."""
     meta = {"chain_hash": item.chain_hash, "model": engine.name, "chunk": chunk_tokens(engine)}
     block = snapshot_to_block(item.snapshot, kind="prefix", meta=meta, key=rt.settings.block_key_bytes)
-    stored = rt.blocks.put(block)
-    rt.blocks.remember(block)  # the next request on this pod restores it from memory
-    with rt.session() as s:
-        record_block(s, block_id=block.block_id, fingerprint=block.fingerprint, kind="prefix",
-                     n_tokens=item.snapshot.n_tokens, bytes=stored.size,
-                     payload_sha256=block.identity.payload_sha256, object_key=stored.key, store_url=rt.blocks.url,
-                     profile=item.snapshot.profile.as_dict(), meta=meta, source=None, team_id=team_id,
-                     shared=False)
-        record_prefix(s, chain_hash=item.chain_hash, block_id=block.block_id, fingerprint=block.fingerprint,
-                      profile_id=serving_profile_id(engine), n_tokens=item.snapshot.n_tokens)
+    made_room = ensure_quota(rt.session, rt.blocks, team_id=team_id, block_id=block.block_id,
+                             incoming_bytes=block.identity.payload_bytes)
+    try:
+        stored = rt.blocks.put(block)
+        with rt.session() as s:
+            record_block(s, block_id=block.block_id, fingerprint=block.fingerprint, kind="prefix",
+                         n_tokens=item.snapshot.n_tokens, bytes=stored.size,
+                         payload_sha256=block.identity.payload_sha256, object_key=stored.key,
+                         store_url=rt.blocks.url, profile=item.snapshot.profile.as_dict(), meta=meta, source=None,
+                         team_id=team_id, shared=False, restore_object=lambda: rt.blocks.put(block))
+            record_prefix(s, chain_hash=item.chain_hash, block_id=block.block_id, fingerprint=block.fingerprint,
+                          profile_id=serving_profile_id(engine), n_tokens=item.snapshot.n_tokens)
+        rt.blocks.remember(block)  # the next request on this pod restores it from memory
+    finally:
+        if reap_later is not None:
+            reap_later(made_room)
+        else:
+            reap(rt.session, rt.blocks, made_room.marked)
     log.info("prompt_cache.deposited", block_id=block.block_id, n_tokens=item.snapshot.n_tokens,
              created=stored.created)
     if rt.settings.store_budget_bytes is not None:

@@ -2,29 +2,22 @@
 (two llama.cpp computations on the same cores slow each other), all of them on one long-lived thread (see
 `Serving`), admission (a team may have
 KVGRAFT_SERVING_TEAM_MAX_IN_FLIGHT completions waiting or running, the process KVGRAFT_SERVING_QUEUE_MAX; more are
-refused at once rather than queued without bound), the background prefix depositor, and the chat format (ChatML
-when the model has its tokens, else plain `role: content` lines)."""
+refused at once rather than queued without bound), the background prefix depositor, and the chat format
+(workers/serving/chat.py)."""
 
 from __future__ import annotations
 
 import threading
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 
 from engine.graft import EngineConfig, GraftEngine
+from engine.sampling import OnText
 from workers.runtime import Runtime
+from workers.serving.chat import ChatPrompt, chat_prompt
 from workers.serving.completion import Completion, CompletionRequest, Resident, complete
 from workers.serving.prompt_cache import PrefixDepositor
-
-
-@dataclass(frozen=True)
-class ChatPrompt:
-    tokens: tuple[int, ...]
-    # where the first message and all before the last end, each with the next message's role header: what the
-    # next turn or another question shares, so where a stored prefix may end
-    message_ends: tuple[int, ...]
 
 
 class ServingBusy(Exception):
@@ -89,34 +82,9 @@ class Serving:
         return tuple(self.engine().tokenize(text, add_special=True, parse_special=False))
 
     def chat(self, messages: Sequence[tuple[str, str]]) -> ChatPrompt:
-        engine = self.engine()
-        chatml = engine.model.has_token("<|im_start|>")
+        return chat_prompt(self.engine(), messages)
 
-        def header(role: str) -> str:
-            return f"<|im_start|>{role}\n" if chatml else f"{role}: "
-
-        def render(items: Sequence[tuple[str, str]], open_reply: bool) -> str:
-            if chatml:
-                body = "".join(f"{header(r)}{c}<|im_end|>\n" for r, c in items)
-            else:
-                body = "".join(f"{header(r)}{c}\n" for r, c in items)
-            return body + ((header("assistant") if chatml else "assistant:") if open_reply else "")
-
-        def end_of(k: int, full: list[int]) -> int | None:
-            """Where the first k messages end in the prompt, with the next message's role header when its tokens
-            are still a prefix of the prompt's (the header is what every question after the same messages
-            shares too), else without it; None when the tokenizer merged across the boundary either way."""
-            for text in (render(messages[:k], False) + header(messages[k][0]), render(messages[:k], False)):
-                head = engine.tokenize(text, add_special=True, parse_special=chatml)
-                if full[:len(head)] == head:
-                    return len(head)
-            return None
-
-        full = engine.tokenize(render(messages, True), add_special=True, parse_special=chatml)
-        ends = {end_of(k, full) for k in {1, len(messages) - 1} if 0 < k < len(messages)}
-        return ChatPrompt(tuple(full), tuple(sorted(e for e in ends if e)))
-
-    def complete(self, request: CompletionRequest, on_text: Callable[[str], None] | None = None) -> Completion:
+    def complete(self, request: CompletionRequest, on_text: OnText | None = None) -> Completion:
         """Run one completion on the engine's thread (in arrival order, one at a time) and wait for it."""
         engine = self.engine()
         return self._compute.submit(complete, self.rt, engine, request, self.depositor, on_text,

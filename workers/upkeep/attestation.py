@@ -51,7 +51,8 @@ def _register(s: Any, rt: Runtime, block: Block) -> None:
                                                                           if k != "block_id"}))
         s.flush()
     else:
-        record_block(s, team_id=team_id, shared=bool(owner.get("shared", False)), **row_values)
+        record_block(s, team_id=team_id, shared=bool(owner.get("shared", False)),
+                     restore_object=lambda: rt.blocks.put(block), **row_values)
     log.info("attest.registered", block_id=block.block_id, fingerprint=ident.fingerprint,
              owner=owner.get("team") if owner else None, shared=bool(owner and owner.get("shared")))
 

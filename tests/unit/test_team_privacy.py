@@ -1,0 +1,197 @@
+"""Teams learn nothing about each other, tried as the other team would (tiny model, SQLite, local blocks, the real
+HTTP app): team B guesses team A's system prompt, and every observable B has must be the same whether the guess
+is right or wrong. Each test builds two worlds that differ only in A's secret (A holds B's guess, or another text
+of the same token count), runs B's same requests in both, and compares everything B sees: its answers and their
+`kvgraft` objects, its block list and each block it can show, the metrics it can (not) read, and the statements
+and object-store calls of its own quota passes (the work, hence the time, they take)."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+import sqlalchemy as sa
+from fastapi.testclient import TestClient
+
+from services.api import create_app
+from store.db import BlockOwner, BlockRow, Team
+from store.repository import create_api_token, get_or_create_team
+from store.retention import team_bytes
+from workers.runtime import open_runtime
+from workers.settings import Settings
+
+pytestmark = pytest.mark.unit
+
+GUESS = ("Team memo, not for other teams: the vault code is 4417, the depot opens at six and the launch window is "
+         "on Friday. Answer in one word. ")
+OTHER = ("Team memo, not for other teams: the vault code is 9982, the depot opens at six and the launch window is "
+         "on Friday. Answer in one word. ")
+QUESTION = "What is the vault code?"
+
+
+def _settings(data: Path) -> Settings:
+    return Settings(data_dir=data, model="tiny", database_url=None, store_url=None, broker_url=None,
+                    prompt_chunk_tokens=16, query_timeout_s=60)
+
+
+class QuotaPasses:
+    """The work of team B's quota passes: the SQL statements each pass ran and the object-store calls it made,
+    recorded on the thread running it (the prefix depositor's)."""
+
+    def __init__(self, team_id: int) -> None:
+        self.team_id = team_id
+        self.passes: list[dict[str, Any]] = []
+        self._local = threading.local()
+
+    def note_statement(self, _conn: Any, _cursor: Any, statement: str, *_: Any) -> None:
+        if getattr(self._local, "current", None) is not None:
+            self._local.current["sql"].append(statement)
+
+    def note_object_call(self, name: str) -> None:
+        if getattr(self._local, "current", None) is not None:
+            self._local.current["objects"].append(name)
+
+    def wrap(self, ensure_quota: Callable[..., Any]) -> Callable[..., Any]:
+        def recorded(*args: Any, **kwargs: Any) -> Any:
+            if kwargs.get("team_id") != self.team_id:
+                return ensure_quota(*args, **kwargs)
+            self._local.current = {"sql": [], "objects": [], "dropped": [], "refused": None}
+            try:
+                result = ensure_quota(*args, **kwargs)
+                self._local.current["dropped"] = [v.block_id for v in result.victims]
+                return result
+            except Exception as exc:
+                self._local.current["refused"] = type(exc).__name__
+                raise
+            finally:
+                self.passes.append(self._local.current)
+                self._local.current = None
+        return recorded
+
+
+@contextmanager
+def _world(data: Path, monkeypatch: pytest.MonkeyPatch, secret: str) -> Iterator[dict[str, Any]]:
+    """A deployment where team A has chatted with `secret` as its system prompt (and its prefixes are stored)."""
+    import workers.serving.prompt_cache as prompt_cache
+
+    settings = _settings(data)
+    with open_runtime(settings) as rt, rt.session() as s:
+        tokens = {n: create_api_token(s, team=get_or_create_team(s, name=t), role=r)[1]
+                  for n, t, r in [("a", "team-a", "submitter"), ("b", "team-b", "submitter"),
+                                  ("ops", "ops", "operator")]}
+        team_b = get_or_create_team(s, name="team-b").id
+    passes = QuotaPasses(team_b)
+    monkeypatch.setattr(prompt_cache, "ensure_quota", passes.wrap(prompt_cache.ensure_quota))
+    sa.event.listen(sa.engine.Engine, "before_cursor_execute", passes.note_statement)
+    try:
+        with TestClient(create_app(settings)) as client:
+            app_rt = client.app.state.runtime  # type: ignore[attr-defined]
+            objects = app_rt.blocks.objects
+            for name in ("put", "open", "exists", "delete", "list", "replace"):
+                original = getattr(objects, name)
+                monkeypatch.setattr(objects, name, (lambda n, f: lambda *a, **k: (passes.note_object_call(n),
+                                                                                    f(*a, **k))[1])(name, original))
+            world = {"client": client, "h": {n: {"Authorization": f"Bearer {t}"} for n, t in tokens.items()},
+                     "app": client.app, "rt": app_rt, "team_b": team_b, "passes": passes}
+            for _ in range(2):  # A asks twice: its prefixes are stored, then used
+                _chat(world, "a", secret, QUESTION)
+            yield world
+    finally:
+        sa.event.remove(sa.engine.Engine, "before_cursor_execute", passes.note_statement)
+
+
+def _wait(world: dict[str, Any]) -> None:
+    world["app"].state.serving.depositor.wait()
+
+
+def _chat(world: dict[str, Any], team: str, system: str, question: str) -> dict[str, Any]:
+    r = world["client"].post("/v1/chat/completions", headers=world["h"][team], json={
+        "model": "tiny", "max_tokens": 6, "temperature": 0, "logprobs": True, "top_logprobs": 2,
+        "messages": [{"role": "system", "content": system}, {"role": "user", "content": question}]})
+    assert r.status_code == 200, r.text
+    _wait(world)
+    body = r.json()
+    for volatile in ("id", "created"):
+        body.pop(volatile)
+    body["kvgraft"].pop("timings_ms")
+    return body  # type: ignore[no-any-return]
+
+
+def _b_observes(world: dict[str, Any]) -> dict[str, Any]:
+    """B's requests, the same in both worlds, and everything B can see afterwards."""
+    c, h = world["client"], world["h"]["b"]
+    seen: dict[str, Any] = {"answers": []}
+    warehouse = "Warehouse notes: aisle seven holds the spare pumps. " * 2
+    seen["answers"].append(_chat(world, "b", warehouse, "Where?"))
+    seen["answers"].append(_chat(world, "b", GUESS, QUESTION))  # the guess: a miss in both worlds
+    seen["answers"].append(_chat(world, "b", warehouse, "Where?"))  # a hit: B's warehouse prefixes are its newest use
+    with world["rt"].session() as s:  # B's quota: what it holds now (its own data), so the next deposit evicts
+        team = s.get(Team, world["team_b"])
+        team.quota_bytes = team_bytes(s, team_id=world["team_b"]) + 1000
+    # B's quota pass must drop B's least recently used prefixes, the guess's, whoever else owns them
+    seen["answers"].append(_chat(world, "b", "Canteen rota: soup on Mondays, stew on Thursdays. " * 2, "When?"))
+    seen["answers"].append(_chat(world, "b", GUESS, QUESTION))  # a miss again: B deposits the guess once more
+    listing = c.get("/v1/blocks", headers=h).json()
+    times = [item.pop("created_at") for item in listing["items"]]
+    assert times == sorted(times, reverse=True), "B's list must follow the times B is shown"
+    seen["blocks"] = listing
+    shown = []
+    for item in listing["items"]:
+        block = c.get(f"/v1/blocks/{item['id']}", headers=h).json()
+        block.pop("created_at")
+        for att in block["attestations"]:
+            att.pop("created_at")
+        shown.append(block)
+    seen["shown"] = shown
+    seen["metrics"] = [_metrics(c.get("/metrics", headers=h)), _metrics(c.get("/metrics"))]
+    seen["models"] = c.get("/v1/models", headers=h).json()
+    seen["quota_passes"] = world["passes"].passes
+    assert any(p["dropped"] for p in world["passes"].passes), "B's quota pass must have evicted something"
+    return seen
+
+
+def _first_difference(path: str, a: Any, b: Any) -> str:
+    """Where two observables first differ (for the failure message)."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        for k in sorted(set(a) | set(b), key=str):
+            if a.get(k) != b.get(k):
+                return _first_difference(f"{path}.{k}", a.get(k), b.get(k))
+    if isinstance(a, list) and isinstance(b, list):
+        for i, (x, y) in enumerate(zip(a, b, strict=False)):
+            if x != y:
+                return _first_difference(f"{path}[{i}]", x, y)
+        return f"{path}: {len(a)} items vs {len(b)}: {a[len(b):]!r} / {b[len(a):]!r}"
+    return f"{path}: right {a!r} / wrong {b!r}"
+
+
+def _metrics(r: Any) -> Any:
+    """What a metrics answer tells: its status, and the store's figures when it answered."""
+    if r.status_code != 200:
+        return r.status_code
+    return [ln for ln in r.text.splitlines() if ln.startswith(("kvgraft_store", "kvgraft_evict", "kvgraft_cache"))]
+
+
+def test_a_guessed_system_prompt_is_unconfirmable_through_every_observable(tmp_path: Path,
+                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    with open_runtime(_settings(tmp_path / "probe")) as rt:
+        engine = rt.engine()
+        assert len(engine.tokenize(GUESS)) == len(engine.tokenize(OTHER))  # A's two secrets cost the same
+    observed = {}
+    for world, secret in (("right", GUESS), ("wrong", OTHER)):
+        with monkeypatch.context() as m, _world(tmp_path / world, m, secret) as w:
+            observed[world] = _b_observes(w)
+            with w["rt"].session() as s:  # the worlds do differ: in one, B's guess deduplicated with A's prefix
+                shared = s.scalar(sa.select(sa.func.count()).select_from(BlockRow).where(sa.exists(
+                    sa.select(BlockOwner.id).where(BlockOwner.block_id == BlockRow.id, BlockOwner.owner_key == "1"))
+                    & sa.exists(sa.select(BlockOwner.id).where(BlockOwner.block_id == BlockRow.id,
+                                                               BlockOwner.owner_key == "2"))))
+                observed[world]["_co_owned"] = shared
+    right, wrong = observed["right"], observed["wrong"]
+    assert right.pop("_co_owned") >= 1 and wrong.pop("_co_owned") == 0
+    for key in right:
+        assert right[key] == wrong[key], _first_difference(key, right[key], wrong[key])
+    assert right["metrics"] == [403, 401]
