@@ -27,6 +27,7 @@ class SeenAs:
     shared: bool
     created_at: datetime
     source: Any
+    bytes: int  # the size of the deposit seen (a header names its depositor)
 
 
 def _seen_as(s: Any, row: BlockRow, who: Principal) -> SeenAs:
@@ -35,16 +36,18 @@ def _seen_as(s: Any, row: BlockRow, who: Principal) -> SeenAs:
     and source, otherwise the team that shared it or the deployment's own library; operators and auditors see the
     first depositor. Nothing about another team's private deposit is shown, not even its time."""
     if who.deployment_wide:
-        return SeenAs(row.team_id, row.shared, row.created_at, row.source)
+        return SeenAs(row.team_id, row.shared, row.created_at, row.source, row.bytes)
     owners = s.scalars(sa.select(BlockOwner).where(BlockOwner.block_id == row.id)
                        .order_by(BlockOwner.created_at, BlockOwner.id)).all()
     own = next((o for o in owners if o.owner_key == owner_key(who.team_id)), None)
     if own is not None:
-        return SeenAs(own.team_id, own.shared, own.created_at, own.source)
+        return SeenAs(own.team_id, own.shared, own.created_at, own.source,
+                      own.bytes if own.bytes is not None else row.bytes)
     chosen = next((o for o in owners if o.shared), None) or next((o for o in owners if o.team_id is None), None)
     if chosen is None:
-        return SeenAs(None, False, row.created_at, None)
-    return SeenAs(chosen.team_id, chosen.shared, chosen.created_at, None)
+        return SeenAs(None, False, row.created_at, None, row.bytes)
+    return SeenAs(chosen.team_id, chosen.shared, chosen.created_at, None,
+                  chosen.bytes if chosen.bytes is not None else row.bytes)
 
 
 def _seen_at(team_id: int) -> Any:
@@ -62,7 +65,7 @@ def _seen_at(team_id: int) -> Any:
 def _block_item(row: BlockRow, team_names: dict[int, str], seen: SeenAs) -> dict[str, Any]:
     return {"id": row.id, "kind": row.kind, "fingerprint": row.fingerprint,
             "team": team_names.get(seen.team_id) if seen.team_id is not None else None, "n_tokens": row.n_tokens,
-            "bytes": row.bytes, "shared": seen.shared, "created_at": iso(seen.created_at)}
+            "bytes": seen.bytes, "shared": seen.shared, "created_at": iso(seen.created_at)}
 
 
 def _visible(query: Any, who: Principal) -> Any:
@@ -98,10 +101,11 @@ def show_block(block_id: str, request: Request,
         if row is None:
             raise ApiError(404, "not_found", f"no block {block_id}")
         names = dict(s.execute(sa.select(Team.id, Team.name)).all())
-        atts, _ = list_attestations(s, block_id=row.id, limit=100)
         seen = _seen_as(s, row, who)
-        if not who.deployment_wide:  # attestations older than the deposit the team sees would date another's
-            atts = [a for a in atts if a.created_at >= seen.created_at]
+        # a team sees the measurements its own deposits and questions caused, its sharers', and operators' since
+        # it holds the block (store/repository.attestation_visible_to): never one another team caused
+        atts, _ = list_attestations(s, block_id=row.id, limit=100,
+                                    visible_to=None if who.deployment_wide else who.team_id)
         return _block_item(row, names, seen) | {
             "object_key": row.object_key, "payload_sha256": row.payload_sha256, "profile": row.profile,
             "source": seen.source,
@@ -184,6 +188,7 @@ def attestations(request: Request, who: Staff, block_id: str | None = None, fing
 
 def _attestation_item(a: Attestation) -> dict[str, Any]:
     return {"id": a.id, "kind": a.kind, "block_id": a.block_id, "fingerprint": a.fingerprint,
+            "requested_by": a.requested_by,
             "profile_id": a.profile_id, "profile": a.profile, "host": a.host, "status": a.status,
             "byte_exact": a.byte_exact, "floor_equal": a.floor_equal, "kl_mean": a.kl_mean, "kl_max": a.kl_max,
             "argmax_agree": a.argmax_agree, "max_abs_diff": a.max_abs_diff, "reason": a.reason,

@@ -263,11 +263,13 @@ class BlockOwner(Base):
     shared: Mapped[bool] = mapped_column(sa.Boolean, default=False, server_default=sa.false())
     verified_by_team_id: Mapped[int | None] = mapped_column(sa.ForeignKey("teams.id"))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
-    # this owner's own use of the block (answers and restores of this team) and its own deposit's provenance
-    # (0013): quotas and the budget evict per owner by this recency, and a team is shown only its own source
+    # this owner's own use of the block (answers and restores of this team), its own deposit's provenance and its
+    # own deposit's size (a header names its depositor; null: the block's) (0013): quotas and the budget count
+    # these bytes and evict per owner by this recency, and a team is shown only its own source and size
     last_used_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
     grafts: Mapped[int] = mapped_column(sa.Integer, default=0, server_default="0")
     source: Mapped[Any | None] = mapped_column(_json())
+    bytes: Mapped[int | None] = mapped_column(sa.BigInteger)
 
 
 def owner_key(team_id: int | None) -> str:
@@ -301,6 +303,9 @@ class Attestation(Base):
     reason: Mapped[str | None] = mapped_column(NulSafeText())
     timings: Mapped[Any] = mapped_column(sa.JSON)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    # the team (owner key) whose deposit or question caused this measurement; null: an operator or the serving
+    # process itself (0013). A team is shown only what it may see (store/repository.attestation_visible_to)
+    requested_by: Mapped[str | None] = mapped_column(sa.String(32))
 
 
 class Query(Base):

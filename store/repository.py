@@ -172,7 +172,7 @@ def record_block(session: Session, *, block_id: str, fingerprint: str, kind: str
             existing.evicted_at = None
             log.info("db.block_restored", block_id=block_id)
         record_owner(session, block_id=block_id, team_id=team_id, shared=shared,
-                     verified_by_team_id=verified_by_team_id, source=source)
+                     verified_by_team_id=verified_by_team_id, source=source, bytes=bytes)
         if existing.quarantined_at is not None:  # the caller has just stored and verified a fresh object
             existing.quarantined_at = None
             log.info("db.block_unquarantined", block_id=block_id)
@@ -186,17 +186,18 @@ def record_block(session: Session, *, block_id: str, fingerprint: str, kind: str
     if row is None:
         raise StoreError(f"block {block_id} was neither inserted nor found")
     record_owner(session, block_id=block_id, team_id=team_id, shared=shared, verified_by_team_id=verified_by_team_id,
-                 source=source)
+                 source=source, bytes=bytes)
     log.info("db.block_recorded", block_id=block_id, created=created, kind=kind)
     return row, created
 
 
 def record_owner(session: Session, *, block_id: str, team_id: int | None, shared: bool,
-                 verified_by_team_id: int | None = None, source: dict[str, Any] | None = None) -> BlockOwner:
+                 verified_by_team_id: int | None = None, source: dict[str, Any] | None = None,
+                 bytes: int | None = None) -> BlockOwner:
     """One team's ownership of a block (idempotent); a later shared deposit by the same team makes it shared. The
-    owner's `source` is its own first deposit's provenance."""
+    owner's `source` and `bytes` are its own first deposit's provenance and size."""
     values = {"block_id": block_id, "owner_key": owner_key(team_id), "team_id": team_id, "shared": shared,
-              "verified_by_team_id": verified_by_team_id, "source": source}
+              "verified_by_team_id": verified_by_team_id, "source": source, "bytes": bytes}
     _insert_ignoring_conflict(session, BlockOwner, values, ["block_id", "owner_key"])
     owner = session.scalars(sa.select(BlockOwner).where(BlockOwner.block_id == block_id,
                                                         BlockOwner.owner_key == owner_key(team_id))).one()
@@ -264,29 +265,53 @@ def record_attestation(session: Session, **fields: Any) -> Attestation:
     return attestation
 
 
+def attestation_visible_to(team_id: int | None) -> Any:
+    """SQL condition on Attestation: the measurements a team may see, and that its answers count: those its own
+    deposits and questions caused; those of a team that shares the block; and an operator's (or a probe's) made
+    since the team holds the block. Never one another team's private deposit or question caused, nor one dated
+    before the team's own deposit, so whether a block is attested for a team, and what it is shown of it, is the
+    same whether or not another team holds the same content. Team None (operators, auditors, embedded runs):
+    every one."""
+    if team_id is None:
+        return sa.true()
+    key = owner_key(team_id)
+    since = (sa.select(BlockOwner.created_at).where(BlockOwner.block_id == Attestation.block_id,
+                                                    BlockOwner.owner_key == key).scalar_subquery())
+    sharer = sa.exists(sa.select(BlockOwner.id).where(BlockOwner.block_id == Attestation.block_id,
+                                                      BlockOwner.owner_key == Attestation.requested_by,
+                                                      BlockOwner.shared.is_(True)))
+    return sa.or_(Attestation.requested_by == key, sharer,
+                  sa.and_(Attestation.requested_by.is_(None),
+                          sa.or_(since.is_(None), Attestation.created_at >= since)))
+
+
 def latest_attestation(session: Session, *, block_id: str | None, fingerprint: str,
-                       profile_id: str, kind: str = "graft") -> Attestation | None:
-    """The newest `kind` attestation of `block_id` (None: of a probe) on this fingerprint and numerics profile."""
+                       profile_id: str, kind: str = "graft", team_id: int | None = None) -> Attestation | None:
+    """The newest `kind` attestation of `block_id` (None: of a probe) on this fingerprint and numerics profile,
+    among those the team may see (team None: any)."""
     block_condition = Attestation.block_id.is_(None) if block_id is None else Attestation.block_id == block_id
     return session.scalar(sa.select(Attestation)
                           .where(block_condition, Attestation.fingerprint == fingerprint,
-                                 Attestation.profile_id == profile_id, Attestation.kind == kind)
+                                 Attestation.profile_id == profile_id, Attestation.kind == kind,
+                                 attestation_visible_to(team_id))
                           .order_by(Attestation.created_at.desc(), Attestation.id.desc()).limit(1))
 
 
 def list_attestations(session: Session, *, block_id: str | None = None, fingerprint: str | None = None,
-                      status: str | None = None, limit: int = 100,
-                      offset: int = 0) -> tuple[list[Attestation], int]:
-    """A page of attestations (newest first) matching the filters, and the total number that match."""
+                      status: str | None = None, limit: int = 100, offset: int = 0,
+                      visible_to: int | None = None) -> tuple[list[Attestation], int]:
+    """A page of attestations (newest first) matching the filters, and the total number that match; with
+    `visible_to`, only those that team may see."""
     filters = [(Attestation.block_id, block_id), (Attestation.fingerprint, fingerprint), (Attestation.status, status)]
-    return _newest_first_page(session, Attestation, filters, Attestation.id.desc(), limit=limit, offset=offset)
+    return _newest_first_page(session, Attestation, filters, Attestation.id.desc(), limit=limit, offset=offset,
+                              where=[attestation_visible_to(visible_to)])
 
 
 def _newest_first_page(session: Session, model: Any, filters: list[tuple[Any, Any]], tiebreak: Any, *,
-                       limit: int, offset: int) -> tuple[list[Any], int]:
-    """Rows of `model` equal to every filter whose value is not None, newest first (then `tiebreak`): one page,
-    and the total number that match."""
-    conditions = [column == value for column, value in filters if value is not None]
+                       limit: int, offset: int, where: list[Any] | None = None) -> tuple[list[Any], int]:
+    """Rows of `model` equal to every filter whose value is not None (and satisfying `where`), newest first (then
+    `tiebreak`): one page, and the total number that match."""
+    conditions = [column == value for column, value in filters if value is not None] + (where or [])
     total = session.scalar(sa.select(sa.func.count()).select_from(model).where(*conditions)) or 0
     rows = session.scalars(sa.select(model).where(*conditions).order_by(model.created_at.desc(), tiebreak)
                            .limit(limit).offset(offset)).all()

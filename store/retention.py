@@ -112,20 +112,27 @@ def held_bytes(session: Session, *, store_url: str) -> int:
                               .where(*_live(store_url))) or 0)
 
 
+def _owner_bytes() -> Any:
+    """SQL: an ownership's bytes, its own deposit's size (a header names its depositor), else the block's."""
+    return sa.func.coalesce(BlockOwner.bytes, BlockRow.bytes)
+
+
 def owned_bytes(session: Session, *, store_url: str) -> int:
     """Bytes of the store counted per owner, what the budget bounds: each live block in full for every team that
-    owns it, and once if no team does."""
-    per_owner = sa.select(sa.func.coalesce(sa.func.sum(BlockRow.bytes), 0)).join(
+    owns it (its own deposit's size), and once if no team does."""
+    per_owner = sa.select(sa.func.coalesce(sa.func.sum(_owner_bytes()), 0)).select_from(BlockRow).join(
         BlockOwner, BlockOwner.block_id == BlockRow.id).where(*_live(store_url))
     unowned = sa.select(sa.func.coalesce(sa.func.sum(BlockRow.bytes), 0)).where(*_live(store_url), _ownerless())
     return int(session.scalar(per_owner) or 0) + int(session.scalar(unowned) or 0)
 
 
 def team_bytes(session: Session, *, team_id: int) -> int:
-    """Bytes of the blocks a team owns (each deduplicated block counts in full for every owner)."""
-    owned = sa.select(BlockOwner.block_id).where(BlockOwner.owner_key == owner_key(team_id))
-    return int(session.scalar(sa.select(sa.func.coalesce(sa.func.sum(BlockRow.bytes), 0)).where(
-        BlockRow.id.in_(owned), BlockRow.evicted_at.is_(None))) or 0)
+    """Bytes of the blocks a team owns, each its own deposit's size (a deduplicated block counts in full for every
+    owner)."""
+    return int(session.scalar(sa.select(sa.func.coalesce(sa.func.sum(_owner_bytes()), 0)).select_from(BlockRow)
+                              .join(BlockOwner, BlockOwner.block_id == BlockRow.id)
+                              .where(BlockOwner.owner_key == owner_key(team_id), BlockRow.evicted_at.is_(None)))
+               or 0)
 
 
 def _evictable(session: Session, *, store_url: str, now: datetime, grace: timedelta,
@@ -149,7 +156,8 @@ def _evictable(session: Session, *, store_url: str, now: datetime, grace: timede
 
 def _victim(row: BlockRow, owner: BlockOwner | None) -> Victim:
     used = owner.last_used_at if owner is not None else row.last_used_at
-    return Victim(row.id, row.fingerprint, row.kind, int(row.bytes),
+    size = owner.bytes if owner is not None and owner.bytes is not None else row.bytes
+    return Victim(row.id, row.fingerprint, row.kind, int(size),
                   int(owner.grafts if owner is not None else row.grafts),
                   used.isoformat() if used else None, owner.owner_key if owner is not None else None)
 

@@ -1,9 +1,14 @@
 """Accounting per team, so that nothing a team sees depends on what another team holds:
 
-- `block_owners.last_used_at`, `grafts` and `source`: each owner's own use of a (possibly deduplicated) block and
-  its own deposit's provenance. Quotas and the store budget evict per owner, least recently used by that owner;
-  backfilled from the `queries` each team answered with the block, and the first depositor's `source`.
+- `block_owners.last_used_at`, `grafts`, `source` and `bytes`: each owner's own use of a (possibly deduplicated)
+  block, its own deposit's provenance and size (a header names its depositor, so the same content stored by
+  another team first may differ by a few bytes). Quotas and the store budget count these bytes and evict per
+  owner, least recently used by that owner; backfilled from the `queries` each team answered with the block, and
+  the first depositor's `source`; `bytes` null: the block's.
 - `evictions.owner_key`: whose ownership an eviction dropped (null: a block no team owned).
+- `attestations.requested_by`: the team (owner key) whose deposit or question caused the measurement (null: an
+  operator's `kvgraft attest` or `gate`, or a serving process's own check). A team's answers and lists count only
+  its own, its sharers' and operators' measurements made since it holds the block; earlier rows stay null.
 - `route_terms` keyed by (fingerprint, team_key, shared, term): document frequencies per partition of the routing
   index (a team's own problems, and its shared ones), summed at query time over what the asking team may graft;
   rebuilt from `route_docs`.
@@ -54,7 +59,9 @@ def upgrade() -> None:
     op.add_column("block_owners", sa.Column("last_used_at", UTCDateTime(), nullable=True))
     op.add_column("block_owners", sa.Column("grafts", sa.Integer, server_default="0", nullable=False))
     op.add_column("block_owners", sa.Column("source", sa.JSON, nullable=True))
+    op.add_column("block_owners", sa.Column("bytes", sa.BigInteger, nullable=True))
     op.add_column("evictions", sa.Column("owner_key", sa.String(32), nullable=True))
+    op.add_column("attestations", sa.Column("requested_by", sa.String(32), nullable=True))
     op.execute(f"UPDATE block_owners SET "
                f"grafts = (SELECT count(*) FROM queries q WHERE q.block_id = block_owners.block_id AND {SAME_TEAM}), "
                f"last_used_at = (SELECT max(q.created_at) FROM queries q "
@@ -82,5 +89,6 @@ def downgrade() -> None:
     if rows:
         bind.execute(sa.text("INSERT INTO route_terms (fingerprint, term, docs) VALUES (:f, :t, :d)"), rows)
     op.drop_column("evictions", "owner_key")  # native DROP COLUMN (SQLite >= 3.35): the views stay valid
-    for column in ("source", "grafts", "last_used_at"):
+    op.drop_column("attestations", "requested_by")
+    for column in ("bytes", "source", "grafts", "last_used_at"):
         op.drop_column("block_owners", column)

@@ -195,3 +195,50 @@ def test_a_guessed_system_prompt_is_unconfirmable_through_every_observable(tmp_p
     for key in right:
         assert right[key] == wrong[key], _first_difference(key, right[key], wrong[key])
     assert right["metrics"] == [403, 401]
+
+
+DOC_GUESS = ("Team A's incident runbook. Step 1: isolate the pump room. Step 2: call the duty officer on 4417. "
+             "Step 3: log the valve positions. ") * 2
+DOC_OTHER = ("Team A's incident runbook. Step 1: isolate the pump room. Step 2: call the duty officer on 9982. "
+             "Step 3: log the valve positions. ") * 2
+
+
+def _document_world(data: Path, secret: str) -> dict[str, Any]:
+    """A deposits `secret` privately and its questions have a long query class attested for it; then B deposits
+    its guess. Everything B can see of its block: the deposit's result, whether its answers count the block as
+    attested (short and long query classes), and the block as the API shows it."""
+    from workers.flywheel.attested import attestation
+    from workers.flywheel.deposit import deposit_text
+    from workers.upkeep.attestation import attest_stored_block
+
+    settings = _settings(data)
+    with open_runtime(settings) as rt:
+        with rt.session() as s:
+            a, b = (get_or_create_team(s, name=n).id for n in ("team-a", "team-b"))
+            token = create_api_token(s, team=s.get(Team, b), role="submitter")[1]
+        engine = rt.engine()
+        mine = deposit_text(rt, engine, text=secret, kind="document", source={"file": "runbook.txt"}, team_id=a)
+        attest_stored_block(rt, mine.block_id, n_query=70, team_id=a)  # what A's long questions caused
+        guess = deposit_text(rt, engine, text=DOC_GUESS, kind="document", source={"file": "guess.txt"}, team_id=b)
+        seen: dict[str, Any] = {"deposit": {k: v for k, v in guess.as_dict().items() if k != "created"},
+                                "attested": {n: attestation(rt, engine, guess.block_id, n, team_id=b)
+                                             for n in (8, 70)}}
+    with TestClient(create_app(settings)) as client:
+        shown = client.get(f"/v1/blocks/{guess.block_id}", headers={"Authorization": f"Bearer {token}"}).json()
+    shown.pop("created_at")
+    shown["attestations"] = [{k: v for k, v in att.items() if k not in ("id", "created_at")}
+                             for att in shown["attestations"]]
+    seen["shown"] = shown
+    return seen
+
+
+def test_a_guessed_document_is_unconfirmable_through_attestations(tmp_path: Path) -> None:
+    """Attestations are facts about content, but their existence tells who asked: B's answers and B's view of
+    its block count only the measurements its own deposits and questions caused (and operators' since it holds
+    the block), so a class attested because A asked stays pending for B in both worlds, and B's own deposit of
+    content A holds is gated in full like any other."""
+    right = _document_world(tmp_path / "right", DOC_GUESS)
+    wrong = _document_world(tmp_path / "wrong", DOC_OTHER)
+    assert right["attested"][8].ok and right["attested"][70].via == "pending"
+    for key in right:
+        assert right[key] == wrong[key], _first_difference(key, right[key], wrong[key])

@@ -42,36 +42,42 @@ def prefill_classes(engine: GraftEngine, n_tokens: int) -> tuple[int, ...]:
     return tuple(sorted(sizes))
 
 
-def attestation(rt: Runtime, engine: GraftEngine, block_id: str, n_queries: int | Sequence[int]) -> Attested:
+def attestation(rt: Runtime, engine: GraftEngine, block_id: str, n_queries: int | Sequence[int], *,
+                team_id: int | None = None) -> Attested:
+    """Counting only the measurements the team may see (store/repository.attestation_visible_to): whether a block is
+    attested for a team never depends on what another team's private deposits or questions caused."""
     sizes = (n_queries,) if isinstance(n_queries, int) else tuple(n_queries)
     by_profile = {engine.profile(n).id: n for n in sizes}
     via = "own"
     for profile_id, n in by_profile.items():
         with rt.session() as s:
-            att = latest_attestation(s, block_id=block_id, fingerprint=engine.fingerprint.id, profile_id=profile_id)
+            att = latest_attestation(s, block_id=block_id, fingerprint=engine.fingerprint.id, profile_id=profile_id,
+                                     team_id=team_id)
             if att is None:
                 row = get_block(s, block_id=block_id)
                 probe = latest_attestation(s, block_id=None, fingerprint=engine.fingerprint.id,
-                                           profile_id=profile_id)
+                                           profile_id=profile_id, team_id=team_id)
                 if row is not None and row.kind == "document" and probe is not None:
                     if probe.status != "attested":
                         return Attested(False, "refused")
                     via = "probe"
                     continue
         if att is None:
-            schedule_attestation(rt, block_id, n)
+            schedule_attestation(rt, block_id, n, team_id=team_id)
             return Attested(False, "pending")
         if att.status != "attested":
             return Attested(False, "refused")
     return Attested(True, via)
 
 
-def attested(rt: Runtime, engine: GraftEngine, block_id: str, n_queries: int | Sequence[int]) -> bool:
-    return attestation(rt, engine, block_id, n_queries).ok
+def attested(rt: Runtime, engine: GraftEngine, block_id: str, n_queries: int | Sequence[int], *,
+             team_id: int | None = None) -> bool:
+    return attestation(rt, engine, block_id, n_queries, team_id=team_id).ok
 
 
-def schedule_attestation(rt: Runtime, block_id: str, n_query: int) -> None:
-    key = f"attest-scheduled|{block_id}|{n_query}"
+def schedule_attestation(rt: Runtime, block_id: str, n_query: int, *, team_id: int | None = None) -> None:
+    """An `attest` task for this block and query class, on behalf of the team (its result counts for it)."""
+    key = f"attest-scheduled|{block_id}|{n_query}|{team_id}"
     if rt.memo.get(key):
         return
     rt.memo[key] = True
@@ -89,7 +95,8 @@ def schedule_attestation(rt: Runtime, block_id: str, n_query: int) -> None:
         except NoLiveWorkerError as exc:
             log.warning("answer.attest_no_live_worker", block_id=block_id, error=str(exc))
             return
-        send(rt.settings.broker_url, "kvgraft.attest_block", block_id, str(n_query), queue=queue)
+        send(rt.settings.broker_url, "kvgraft.attest_block", block_id, str(n_query),
+             "" if team_id is None else str(team_id), queue=queue)
         log.info("answer.attest_enqueued", block_id=block_id, n_query=n_query, queue=queue)
     else:
         log.info("answer.attestation_pending", block_id=block_id, n_query=n_query,

@@ -117,7 +117,7 @@ def _deposit(rt: Runtime, engine: GraftEngine, block: Any, snapshot: Any, refere
                                                              BlockOwner.owner_key == owner_key(team_id)))
         if row is not None and row.evicted_at is None and mine is not None:
             done = latest_attestation(session, block_id=block.block_id, fingerprint=block.fingerprint,
-                                      profile_id=snapshot.profile.id)
+                                      profile_id=snapshot.profile.id, team_id=team_id)
             if done is not None and rt.blocks.exists(block.fingerprint, block.block_id):
                 record_owner(session, block_id=block.block_id, team_id=team_id, shared=shared,
                              verified_by_team_id=verified_by_team_id, source=source)
@@ -145,7 +145,8 @@ def _deposit(rt: Runtime, engine: GraftEngine, block: Any, snapshot: Any, refere
         record_attestation(
             session, block_id=block.block_id, probe_digest=reference.sha256(), fingerprint=block.fingerprint,
             profile=snapshot.profile.as_dict(), profile_id=snapshot.profile.id, host=socket.gethostname(),
-            timings=timings, **check_fields(check, floor))
+            timings=timings, requested_by=None if team_id is None else owner_key(team_id),
+            **check_fields(check, floor))
     log.info("deposit.done", block_id=block.block_id, n_tokens=len(tokens), byte_exact=check.byte_exact,
              continuation=check.continuation_equal, recapture=check.recapture_equal,
              created=created or stored.created, kind=kind)

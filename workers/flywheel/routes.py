@@ -114,7 +114,8 @@ class RecurrenceRoute:
         verdict = checked(decoded, request.expected, request.verifier)
         detail = "" if agrees else f"decoded {decoded!r} differs from the verified answer {stored!r}"
         t0 = time.perf_counter()
-        is_attested = attested(rt, engine, block_id, len(tokens_of(engine, recurrence_query(style))))
+        is_attested = attested(rt, engine, block_id, len(tokens_of(engine, recurrence_query(style))),
+                               team_id=request.team_id)
         timings["attestation_lookup"] = _ms(time.perf_counter() - t0)
         return Answer(decoded, "recurrence", block_id, n, agrees and verdict is not False, is_attested, detail,
                       verified_by=by, timings_ms=timings)
@@ -141,7 +142,7 @@ class ContextRoute:
         answer, n = answer_from_block(rt, engine, block, request.question)
         request.ledger.add(n)
         n_query = len(context_query(engine, request.question))  # one decode call: the class the check attests
-        att = attestation(rt, engine, block_id, n_query)
+        att = attestation(rt, engine, block_id, n_query, team_id=request.team_id)
         detail = "; ".join(d for d in (f"document block routed with coverage {score:.2f}",
                                        att.detail([engine.profile(n_query).id])) if d)
         return Answer(answer, "context", block_id, n, bool(checked(answer, request.expected, request.verifier)),

@@ -39,6 +39,7 @@ class Routed:
     score: float
     question: str  # the routed problem's question
     verified_by: str | None
+    team_id: int | None = None  # the team it was routed for: whose view of its attestations counts
 
 
 def route_solution(rt: Runtime, engine: GraftEngine, question: str, team_id: int | None,
@@ -58,7 +59,7 @@ def route_solution(rt: Runtime, engine: GraftEngine, question: str, team_id: int
         if problem is None:
             return None
         # whose key verified it: looked up for the routed block only, not the whole pool
-        return Routed(routed.block_id, chosen.score, problem.question, verifying_team(s, problem=problem))
+        return Routed(routed.block_id, chosen.score, problem.question, verifying_team(s, problem=problem), team_id)
 
 
 def _by_program(form: ParameterizedProgram, mine: Structure, routed: Routed, expected: Any, verifier: Any,
@@ -111,13 +112,13 @@ def _by_graft(rt: Runtime, engine: GraftEngine, style: PromptStyle, question: st
         answer = check.answer if check.ran_cleanly or check.verdict in ("verified", "wrong") else None
         if check.verdict == "verified":
             return Answer(answer, "transfer", routed.block_id, spent, True,
-                          attested(rt, engine, routed.block_id, classes),
+                          attested(rt, engine, routed.block_id, classes, team_id=routed.team_id),
                           f"router score {routed.score:.2f}; sample {k} verified", verified_by=routed.verified_by)
         fit = program_fit(program, check.ran_cleanly, mine, theirs)
         answers.append(answer)
         fitting.append(answer if fit.passed else None)
         reasons.append(fit.reason())
-    is_attested = attested(rt, engine, routed.block_id, classes)
+    is_attested = attested(rt, engine, routed.block_id, classes, team_id=routed.team_id)
     if not params.post_graft_gate:
         first = next((a for a in answers if a is not None), None)
         return Answer(first, "transfer", routed.block_id, spent, False, is_attested, "post-graft gate off",

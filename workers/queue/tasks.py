@@ -66,12 +66,15 @@ def answer_query_task(self: Task, request_id: str) -> str:
 
 
 @app.task(name="kvgraft.attest_block", base=KvgraftTask, bind=True)
-def attest_block_task(self: Task, block_id: str, n_query: str | None = None) -> dict[str, Any]:
-    """Check one stored block here; `n_query`: the query size whose class to check (default: its probe's)."""
+def attest_block_task(self: Task, block_id: str, n_query: str | None = None,
+                      team_id: str | None = None) -> dict[str, Any]:
+    """Check one stored block here; `n_query`: the query size whose class to check (default: its probe's);
+    `team_id`: the team whose question asked for it (the measurement counts for that team)."""
     from workers.upkeep.attestation import attest_stored_block
 
-    log.info("task.attest.start", block_id=block_id, n_query=n_query)
-    return attest_stored_block(runtime(), block_id, n_query=int(n_query) if n_query else None)
+    log.info("task.attest.start", block_id=block_id, n_query=n_query, team_id=team_id)
+    return attest_stored_block(runtime(), block_id, n_query=int(n_query) if n_query else None,
+                               team_id=int(team_id) if team_id else None)
 
 
 @app.task(name="kvgraft.requeue_lost", base=KvgraftTask, bind=True)

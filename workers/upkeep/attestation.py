@@ -16,7 +16,7 @@ from engine.check import check_graft, floor_holds, reference_run
 from engine.errors import EngineError
 from store.blockfile import Block
 from store.blocks import block_key
-from store.db import BlockRow
+from store.db import BlockRow, owner_key
 from store.errors import StoreError
 from store.repository import get_block, get_or_create_team, record_attestation, record_block
 from workers.flywheel.deposit import probe_query
@@ -59,7 +59,7 @@ def _register(s: Any, rt: Runtime, block: Block) -> None:
 
 def attest_stored_block(rt: Runtime, block_id: str, *, fingerprint: str | None = None,
                         model: str | None = None, register: bool = False,
-                        n_query: int | None = None) -> dict[str, Any]:
+                        n_query: int | None = None, team_id: int | None = None) -> dict[str, Any]:
     """Gate one stored block here and record the attestation; a block of another fingerprint is refused. With
     `register`, a block this database has never seen is catalogued from its header, but only after a full verified
     read, and in the same transaction as its attestation: a block refused on read is never catalogued."""
@@ -101,7 +101,7 @@ def attest_stored_block(rt: Runtime, block_id: str, *, fingerprint: str | None =
             registered = True
         record_attestation(s, block_id=block_id, probe_digest=reference.sha256(), fingerprint=fp.id,
                            profile=profile.as_dict(), profile_id=profile.id, host=socket.gethostname(), timings={},
-                           **fields)
+                           requested_by=None if team_id is None else owner_key(team_id), **fields)
     return record | {"status": fields["status"], "byte_exact": check.byte_exact, "reason": fields["reason"],
                      "continuation_equal": check.continuation_equal, "recapture_equal": check.recapture_equal,
                      "registered": registered, "profile": profile.as_dict(), "profile_id": profile.id}
