@@ -27,6 +27,11 @@ def block_key(fingerprint: str, block_id: str) -> str:
     return f"{BLOCKS_PREFIX}{fingerprint}/{block_id}"
 
 
+def _scoped(scope: str | None, key: str) -> str:
+    """The key a cached copy is held under: one per scope (a team), so that no scope's reads warm another's."""
+    return key if scope is None else f"{scope}|{key}"
+
+
 def parse_block_key(key: str) -> tuple[str, str] | None:
     """(fingerprint, block id) of a well-formed block key, else None."""
     parts = key.split("/")
@@ -67,6 +72,7 @@ class BlockStore:
         self.verified_cache_bytes = verified_cache_bytes
         self._verified: OrderedDict[str, Block] = OrderedDict()
         self._verified_size = 0
+        self._scopes: set[str] = set()  # scopes that have read through the local read cache
         self._lock = threading.Lock()
 
     def _remember(self, key: str, block: Block) -> Block:
@@ -85,16 +91,21 @@ class BlockStore:
                 self._verified_size -= len(old.payload)
         return block
 
-    def remember(self, block: Block) -> None:
+    def remember(self, block: Block, *, scope: str | None = None) -> None:
         """Keep a block this process made (its payload hashed here) as verified, so that this process's next get
-        of it need not read it back."""
-        self._remember(block_key(block.fingerprint, block.block_id), block)
+        of it (in the same `scope`) need not read it back."""
+        self._remember(_scoped(scope, block_key(block.fingerprint, block.block_id)), block)
 
     def _forget(self, key: str) -> None:
+        """Drop every scope's copy of the object under `key`, from memory and from the local read cache."""
         with self._lock:
-            old = self._verified.pop(key, None)
-            if old is not None:
+            for cached in [k for k in self._verified if k == key or k.endswith("|" + key)]:
+                old = self._verified.pop(cached)
                 self._verified_size -= len(old.payload)
+            scopes = list(self._scopes)
+        if self.cache is not None:
+            for cache_key in [key] + [_scoped(scope, key) for scope in scopes]:
+                self.cache.evict(cache_key)
 
     @property
     def url(self) -> str:
@@ -108,34 +119,41 @@ class BlockStore:
                  created=result.created, store=self.url)
         return StoredBlock(block.block_id, block.fingerprint, key, len(data), result.created)
 
-    def get(self, fingerprint: str, block_id: str, *, use_cache: bool = True) -> Block:
+    def get(self, fingerprint: str, block_id: str, *, use_cache: bool = True, scope: str | None = None) -> Block:
         """Read and verify a block (hash, id, fingerprint, HMAC when a key is set), or return the copy this process
-        verified before; `use_cache=False` reads the origin store directly (verification, attestation, copies)."""
+        verified before; `use_cache=False` reads the origin store directly (verification, attestation, copies).
+        With a `scope` (a team), both caches are that scope's own: whether a read is served from memory or the
+        local disk, hence how long it takes, depends only on that scope's reads and deposits, never on another
+        team having read the same block."""
         key = block_key(fingerprint, block_id)
+        cache_key = _scoped(scope, key)
+        if scope is not None and scope not in self._scopes:
+            with self._lock:
+                self._scopes.add(scope)
         if use_cache:
             with self._lock:
-                hit = self._verified.get(key)
+                hit = self._verified.get(cache_key)
                 if hit is not None:
-                    self._verified.move_to_end(key)
+                    self._verified.move_to_end(cache_key)
                     return hit
-        block = self._read(key, block_id, fingerprint, use_cache)
-        return self._remember(key, block) if use_cache else block
+        block = self._read(key, block_id, fingerprint, cache_key if use_cache else None)
+        return self._remember(cache_key, block) if use_cache else block
 
-    def _read(self, key: str, block_id: str, fingerprint: str, use_cache: bool) -> Block:
+    def _read(self, key: str, block_id: str, fingerprint: str, cache_key: str | None) -> Block:
         checks: dict[str, Any] = {"expected_id": block_id, "expected_fingerprint": fingerprint,
                                   "key": self.hmac_key}
-        if self.cache is None or not use_cache:
+        if self.cache is None or cache_key is None:
             with self.objects.open(key) as stream:
                 return read_block(stream, **checks)
-        path = self.cache.fetch(key, lambda: self.objects.open(key))
+        path = self.cache.fetch(cache_key, lambda: self.objects.open(key))
         try:
             return read_block_file(path, **checks)
         except FileNotFoundError:  # evicted by another process between fetch and open
             log.info("store.cache_raced", block_id=block_id)
         except (BlockIntegrityError, BlockFormatError) as exc:
             log.warning("store.cache_corrupt", block_id=block_id, error=str(exc))
-            self.cache.evict(key)
-        path = self.cache.fetch(key, lambda: self.objects.open(key))
+            self.cache.evict(cache_key)
+        path = self.cache.fetch(cache_key, lambda: self.objects.open(key))
         return read_block_file(path, **checks)  # a second failure is the origin's and is raised
 
     def header(self, fingerprint: str, block_id: str) -> tuple[BlockIdentity, dict[str, Any]]:
@@ -154,8 +172,6 @@ class BlockStore:
         key = block_key(block.fingerprint, block.block_id)
         self.objects.replace(key, data, sha256=hashlib.sha256(data).hexdigest())
         self._forget(key)
-        if self.cache is not None:
-            self.cache.evict(key)
         log.warning("store.block_replaced", block_id=block.block_id, fingerprint=block.fingerprint)
         return StoredBlock(block.block_id, block.fingerprint, key, len(data), True)
 
@@ -180,8 +196,6 @@ class BlockStore:
         key = block_key(fingerprint, block_id)
         self.objects.delete(key)
         self._forget(key)
-        if self.cache is not None:
-            self.cache.evict(key)
 
     def list(self, fingerprint: str | None = None) -> Iterator[BlockObject]:
         prefix = BLOCKS_PREFIX + (f"{fingerprint}/" if fingerprint else "")

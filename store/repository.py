@@ -151,40 +151,35 @@ def record_block(session: Session, *, block_id: str, fingerprint: str, kind: str
                  text_digest: str | None = None, verified_by_team_id: int | None = None,
                  restore_object: Callable[[], object] | None = None) -> tuple[BlockRow, bool]:
     """Catalogue a stored block, idempotently by block id, and record this deposit's owner (team, shared, whose key
-    verified it, its own source): returns the row and whether this call created it.
+    verified it, its own source and size): returns the row and whether this call created it.
 
-    A block already catalogued (by this session, an earlier one, or a concurrent one) is returned unchanged; the
-    depositing team becomes one more owner of it, so deduplication never hides a block from its own depositor. A
-    block that was evicted is restored: under its row lock (store/retention), `restore_object` writes its object
-    again (eviction may have deleted it after this deposit's own write found it still there), then the mark is
-    cleared, so the row never says live while its object is gone. Without `restore_object` an evicted block is
-    refused (StoreError).
+    A block already catalogued (by this session, an earlier one, or a concurrent one) is kept as it is; the
+    depositing team becomes one more owner of it, so deduplication never hides a block from its own depositor.
+    The same statements run whether or not the block was there (an insert that may find it, the row's lock, the
+    owner), so a team's deposit does the same work whether or not another team deposited the same content. The
+    owner is recorded under the row's lock (store/retention), so a concurrent eviction either sees it or has marked
+    the block first; a block that was evicted is restored: `restore_object` writes its object again (the eviction
+    may have deleted it after this deposit's own write found it still there), then the mark is cleared, so the row
+    never says live while its object is gone. Without `restore_object` an evicted block is refused (StoreError).
     """
-    existing = session.get(BlockRow, block_id)
-    if existing is not None:
-        if existing.evicted_at is not None:
-            lock_block_row(session, block_id=block_id)
-            session.refresh(existing)
-        if existing.evicted_at is not None:  # evicted under a budget or quota, and deposited again
-            if restore_object is None:
-                raise StoreError(f"block {block_id} was evicted; depositing it again must restore its object")
-            restore_object()
-            existing.evicted_at = None
-            log.info("db.block_restored", block_id=block_id)
-        record_owner(session, block_id=block_id, team_id=team_id, shared=shared,
-                     verified_by_team_id=verified_by_team_id, source=source, bytes=bytes)
-        if existing.quarantined_at is not None:  # the caller has just stored and verified a fresh object
-            existing.quarantined_at = None
-            log.info("db.block_unquarantined", block_id=block_id)
-        return existing, False
     values = {"id": block_id, "fingerprint": fingerprint, "kind": kind, "n_tokens": n_tokens, "bytes": bytes,
               "payload_sha256": payload_sha256, "object_key": object_key, "store_url": store_url,
               "profile": profile, "meta": meta or {}, "source": source, "team_id": team_id, "shared": shared,
               "text_digest": text_digest}
     created = _insert_ignoring_conflict(session, BlockRow, values, ["id"])
-    row = session.get(BlockRow, block_id)
+    lock_block_row(session, block_id=block_id)
+    row = session.get(BlockRow, block_id, populate_existing=True)
     if row is None:
         raise StoreError(f"block {block_id} was neither inserted nor found")
+    if row.evicted_at is not None:  # evicted under a budget, and deposited again
+        if restore_object is None:
+            raise StoreError(f"block {block_id} was evicted; depositing it again must restore its object")
+        restore_object()
+        row.evicted_at = None
+        log.info("db.block_restored", block_id=block_id)
+    if row.quarantined_at is not None and not created:  # the caller has just stored and verified a fresh object
+        row.quarantined_at = None
+        log.info("db.block_unquarantined", block_id=block_id)
     record_owner(session, block_id=block_id, team_id=team_id, shared=shared, verified_by_team_id=verified_by_team_id,
                  source=source, bytes=bytes)
     log.info("db.block_recorded", block_id=block_id, created=created, kind=kind)

@@ -4,19 +4,21 @@ team, and eviction of the least recently used evictable ownerships.
 Only document and prompt-prefix blocks are evictable (they are re-derivable from their text; solution blocks are
 verified work, skill and probe blocks are what solutions and attestations stand on), and never a pinned one.
 
-Everything is counted and evicted per owner, so that nothing a team sees depends on what another team holds: a
-deduplicated block counts in full for each team that deposited it (the budget counts the same way, so the bytes
-actually stored are at most the budget), each owner has its own recency (`block_owners.last_used_at`, set by that
-team's answers and restores), and evicting drops one team's ownership of a block. A block whose last owner is
-dropped is evicted: its row marked (`evicted_at`, kept for provenance, with an `evictions` record per dropped
-ownership), then its object deleted by `reap`. Neither a quota pass nor the budget pass ever asks whether another
-team owns a block: which of a team's ownerships go, and in what order, is a function of that team's own deposits
-and uses (and, for the budget, of how many bytes every team holds).
+Everything a team can see is counted and evicted per owner, so that nothing it sees depends on what another team
+holds: a deduplicated block counts in full for each team that deposited it (its own deposit's size; the budget
+counts the same way, so the bytes actually stored are at most the budget), each owner has its own recency
+(`block_owners.last_used_at`, set by that team's answers and restores, and for a shared or deployment block by
+the uses of the teams that see it through that owner), and evicting drops one team's ownership of a block. A team's
+quota pass only ever drops the team's own ownerships: it never marks, deletes or even asks about a block's other
+owners, so it does the same work whether or not another team holds the same content. A block left with no owner
+is invisible to every team; the store budget pass (and `blocks gc`) evicts such blocks: its row marked
+(`evicted_at`, kept for provenance), then its object deleted by `reap`, never one grafted within the grace period.
+Each dropped ownership and each evicted ownerless block is an `evictions` record.
 
-Marking, reaping and re-depositing take turns on the block's row lock (`lock_block_row`): eviction re-checks the
-pin and the owners under it, the reaper deletes the object under it only if the row is still evicted, and a
-re-deposit of the same content restores the object under it before clearing the mark
-(store/repository.record_block). So a row that is not evicted always has its object.
+Marking, reaping and re-depositing take turns on the block's row lock (`lock_block_row`): the budget pass
+re-checks the pin and the owners under it, the reaper deletes the object under it only if the row is still
+evicted, and a deposit of an existing block records its owner under it and restores the object of an evicted one
+before clearing the mark (store/repository.record_block). So a row that is not evicted always has its object.
 """
 
 from __future__ import annotations
@@ -89,13 +91,18 @@ class PrunePlan:
 
 def record_use(session: Session, *, block_id: str, team_id: int | None) -> None:
     """One more use of this block (an answer grafted it, or a prompt restored it), now: counted for the block and
-    for the using team's own ownership of it (a team grafting another team's shared block has none)."""
+    for the ownership the team uses it through: its own, else the shared and deployment ownerships it sees it by
+    (a team that shares a block keeps it alive while others use it)."""
     now = utcnow()
     session.execute(sa.update(BlockRow).where(BlockRow.id == block_id)
                     .values(grafts=BlockRow.grafts + 1, last_used_at=now))
-    session.execute(sa.update(BlockOwner).where(BlockOwner.block_id == block_id,
-                                                BlockOwner.owner_key == owner_key(team_id))
-                    .values(grafts=BlockOwner.grafts + 1, last_used_at=now))
+    bump = {"grafts": BlockOwner.grafts + 1, "last_used_at": now}
+    if not session.execute(sa.update(BlockOwner).where(BlockOwner.block_id == block_id,
+                                                       BlockOwner.owner_key == owner_key(team_id))
+                           .values(**bump)).rowcount:
+        session.execute(sa.update(BlockOwner).where(
+            BlockOwner.block_id == block_id, sa.or_(BlockOwner.shared.is_(True), BlockOwner.team_id.is_(None)))
+            .values(**bump))
 
 
 def _live(store_url: str) -> list[Any]:
@@ -185,10 +192,12 @@ def plan_prune(session: Session, *, store_url: str, budget_bytes: int, grace: ti
                      held_bytes(session, store_url=store_url))
 
 
-def _evict(sessions: Sessions, blocks: BlockStore, victims: Iterable[Victim], reason: str) -> EvictionPass:
-    """Drop each victim's ownership (once, even against a concurrent pass) under its block's row lock, re-checking
-    the pin there; a block left with no owner is marked evicted in the same transaction. Objects are left to
-    `reap`."""
+def _evict(sessions: Sessions, blocks: BlockStore, victims: Iterable[Victim], reason: str, *,
+           grace: timedelta | None = None) -> EvictionPass:
+    """Drop each victim's ownership (once, even against a concurrent pass), under its block's row lock, re-checking
+    the pin there. With `grace` (the store budget), a block left with no owner is marked evicted in the same
+    transaction unless any team grafted it within the grace period (a graft may be reading it); its object is left
+    to `reap`. Without (a team's quota), nothing but the ownership changes."""
     done: list[Victim] = []
     marked: list[tuple[str, str]] = []
     for victim in victims:
@@ -206,14 +215,43 @@ def _evict(sessions: Sessions, blocks: BlockStore, victims: Iterable[Victim], re
                 continue
             s.add(Eviction(block_id=victim.block_id, bytes=victim.bytes, reason=reason, store_url=blocks.url,
                            owner_key=victim.owner))
-            # one conditional statement whether or not another owner remains: the same work either way
-            if s.execute(sa.update(BlockRow).where(BlockRow.id == victim.block_id, ~sa.exists(owners))
-                         .values(evicted_at=utcnow()).execution_options(synchronize_session=False)).rowcount:
+            if grace is not None and _mark_if_ownerless(s, victim.block_id, grace):
                 marked.append((victim.fingerprint, victim.block_id))
         done.append(victim)
         log.info("retention.evicted", block_id=victim.block_id, owner=victim.owner, bytes=victim.bytes,
                  reason=reason)
     return EvictionPass(tuple(done), tuple(marked))
+
+
+def _mark_if_ownerless(session: Session, block_id: str, grace: timedelta) -> bool:
+    """Mark the block evicted if no team owns it, it is not pinned and no one grafted it within `grace` (the row
+    lock is held)."""
+    owned = sa.exists(sa.select(BlockOwner.id).where(BlockOwner.block_id == block_id))
+    return bool(session.execute(sa.update(BlockRow).where(
+        BlockRow.id == block_id, ~owned, BlockRow.pinned.is_(False), BlockRow.evicted_at.is_(None),
+        sa.or_(BlockRow.last_used_at.is_(None), BlockRow.last_used_at < utcnow() - grace))
+        .values(evicted_at=utcnow()).execution_options(synchronize_session=False)).rowcount)
+
+
+def collect_ownerless(sessions: Sessions, blocks: BlockStore, *, grace: timedelta = DEFAULT_GRACE,
+                      dry_run: bool = False) -> list[tuple[str, str]]:
+    """Evict the evictable blocks of this store that no team owns any more (their last owner's quota dropped them)
+    and that no one grafted within `grace`: marked under the row lock, then their objects deleted. Returns
+    (fingerprint, block id) of each."""
+    with sessions() as s:
+        found = s.execute(sa.select(BlockRow.fingerprint, BlockRow.id).where(
+            *_live(blocks.url), BlockRow.kind.in_(EVICTABLE_KINDS), BlockRow.pinned.is_(False), _ownerless(),
+            sa.or_(BlockRow.last_used_at.is_(None), BlockRow.last_used_at < utcnow() - grace))).all()
+    if dry_run:
+        return [(fp, bid) for fp, bid in found]
+    marked = []
+    for fingerprint, block_id in found:
+        with sessions() as s:
+            lock_block_row(s, block_id=block_id)
+            if _mark_if_ownerless(s, block_id, grace):
+                marked.append((fingerprint, block_id))
+    reap(sessions, blocks, marked)
+    return marked
 
 
 def reap(sessions: Sessions, blocks: BlockStore, marked: Iterable[tuple[str, str]]) -> int:
@@ -250,7 +288,7 @@ def prune(sessions: Sessions, blocks: BlockStore, *, budget_bytes: int, grace: t
         plan = plan_prune(s, store_url=blocks.url, budget_bytes=budget_bytes, grace=grace)
     if dry_run or not plan.victims:
         return plan, []
-    evicted = _evict(sessions, blocks, plan.victims, "store_budget")
+    evicted = _evict(sessions, blocks, plan.victims, "store_budget", grace=grace)
     reap(sessions, blocks, evicted.marked)
     if plan.short_by:
         log.warning("retention.over_budget", store_url=blocks.url, short_by=plan.short_by,
@@ -262,8 +300,8 @@ def ensure_quota(sessions: Sessions, blocks: BlockStore, *, team_id: int | None,
                  incoming_bytes: int, grace: timedelta = DEFAULT_GRACE) -> EvictionPass:
     """Make room for a deposit of `incoming_bytes` under the team's quota by dropping its own least recently used
     evictable ownerships; raise QuotaExceededError if that is not enough. A block the team already owns is free.
-    Nothing here depends on whether another team owns any of these blocks; the caller reaps `marked` after its
-    deposit is recorded."""
+    Only the team's ownerships change: a block left with no owner is evicted by the store budget or `blocks gc`,
+    never here, so this pass does the same work whether or not another team owns any of these blocks."""
     if team_id is None:
         return EvictionPass()
     with sessions() as s:

@@ -22,11 +22,13 @@ log = structlog.get_logger(__name__)
 UNREADABLE = (BlockIntegrityError, BlockFormatError, BlockNotFoundError)
 
 
-def read_or_miss(blocks: BlockStore, fingerprint: str, block_id: str, *, purpose: str) -> Block | None:
+def read_or_miss(blocks: BlockStore, fingerprint: str, block_id: str, *, purpose: str,
+                 scope: str | None = None) -> Block | None:
     """The verified block, or None (with a `blocks.unreadable` event) when it cannot be used; an unreachable store
-    still raises (ObjectStoreUnavailableError is retried, not a miss)."""
+    still raises (ObjectStoreUnavailableError is retried, not a miss). `scope`: the team reading it, whose own
+    share of the caches serves it (BlockStore.get)."""
     try:
-        return blocks.get(fingerprint, block_id)
+        return blocks.get(fingerprint, block_id, scope=scope)
     except UNREADABLE as exc:
         log.warning("blocks.unreadable", block_id=block_id, fingerprint=fingerprint, purpose=purpose,
                     error=type(exc).__name__, detail=str(exc))

@@ -20,6 +20,7 @@ import sqlalchemy as sa
 from fastapi.testclient import TestClient
 
 from engine.logits import Divergence
+from engine.sampling import SamplingParams
 from services.api import create_app
 from store.db import Attestation, BlockOwner, BlockRow, PrefixRow
 from store.repository import create_api_token, get_or_create_team
@@ -263,6 +264,28 @@ def test_hostile_sampling_values_are_refused_before_any_computation(api: dict[st
     stream = c.post("/v1/chat/completions", json={**body, "stream": True}, headers=h)
     _openai_error(stream, 400, "invalid_value", field)
     assert serving._resident.ctx is resident
+
+
+@pytest.mark.parametrize("params", [SamplingParams(seed=-1, temperature=0.7), SamplingParams(temperature=1e-310),
+                                    SamplingParams(temperature=float("nan")), SamplingParams(top_p=0.0)])
+def test_the_engine_refuses_unsampleable_values_before_computing(api: dict[str, Any], params: Any) -> None:
+    """Behind the API's validation, the serving engine itself refuses what cannot be sampled before it touches
+    the context: nothing is prefilled, and the resident context another request left is still there."""
+    from engine.sampling import SamplingError
+    from workers.serving.completion import CompletionRequest
+
+    _chat(api, "Which pump runs on Mondays?")
+    serving = api["app"].state.serving
+    resident = serving._resident.ctx
+    decoded: list[int] = []
+    original = resident.decode
+    resident.decode = lambda *a, **k: (decoded.append(1), original(*a, **k))[1]
+    try:
+        with pytest.raises(SamplingError):
+            serving.complete(CompletionRequest(serving.tokens("Which pump?"), params, team_id=1))
+    finally:
+        resident.decode = original
+    assert decoded == [] and serving._resident.ctx is resident
 
 
 def test_logprobs_are_exact_and_reported_per_token(api: dict[str, Any]) -> None:

@@ -7,7 +7,6 @@ and object-store calls of its own quota passes (the work, hence the time, they t
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -38,38 +37,39 @@ def _settings(data: Path) -> Settings:
                     prompt_chunk_tokens=16, query_timeout_s=60)
 
 
-class QuotaPasses:
-    """The work of team B's quota passes: the SQL statements each pass ran and the object-store calls it made,
-    recorded on the thread running it (the prefix depositor's)."""
+class Work:
+    """What team B's requests cost the deployment, in the units their time is made of: every SQL statement and
+    every object-store call made while B's requests (and the deposits and uses they hand to the background) run,
+    on any thread, in order; and each of B's quota passes, with what it dropped or refused."""
 
     def __init__(self, team_id: int) -> None:
         self.team_id = team_id
+        self.recording = False
+        self.calls: list[str] = []
         self.passes: list[dict[str, Any]] = []
-        self._local = threading.local()
 
     def note_statement(self, _conn: Any, _cursor: Any, statement: str, *_: Any) -> None:
-        if getattr(self._local, "current", None) is not None:
-            self._local.current["sql"].append(statement)
+        if self.recording:
+            self.calls.append(statement)
 
     def note_object_call(self, name: str) -> None:
-        if getattr(self._local, "current", None) is not None:
-            self._local.current["objects"].append(name)
+        if self.recording:
+            self.calls.append(f"object.{name}")
 
     def wrap(self, ensure_quota: Callable[..., Any]) -> Callable[..., Any]:
         def recorded(*args: Any, **kwargs: Any) -> Any:
             if kwargs.get("team_id") != self.team_id:
                 return ensure_quota(*args, **kwargs)
-            self._local.current = {"sql": [], "objects": [], "dropped": [], "refused": None}
+            record: dict[str, Any] = {"dropped": [], "refused": None}
             try:
                 result = ensure_quota(*args, **kwargs)
-                self._local.current["dropped"] = [v.block_id for v in result.victims]
+                record["dropped"] = [v.block_id for v in result.victims]
                 return result
             except Exception as exc:
-                self._local.current["refused"] = type(exc).__name__
+                record["refused"] = type(exc).__name__
                 raise
             finally:
-                self.passes.append(self._local.current)
-                self._local.current = None
+                self.passes.append(record)
         return recorded
 
 
@@ -84,24 +84,24 @@ def _world(data: Path, monkeypatch: pytest.MonkeyPatch, secret: str) -> Iterator
                   for n, t, r in [("a", "team-a", "submitter"), ("b", "team-b", "submitter"),
                                   ("ops", "ops", "operator")]}
         team_b = get_or_create_team(s, name="team-b").id
-    passes = QuotaPasses(team_b)
-    monkeypatch.setattr(prompt_cache, "ensure_quota", passes.wrap(prompt_cache.ensure_quota))
-    sa.event.listen(sa.engine.Engine, "before_cursor_execute", passes.note_statement)
+    work = Work(team_b)
+    monkeypatch.setattr(prompt_cache, "ensure_quota", work.wrap(prompt_cache.ensure_quota))
+    sa.event.listen(sa.engine.Engine, "before_cursor_execute", work.note_statement)
     try:
         with TestClient(create_app(settings)) as client:
             app_rt = client.app.state.runtime  # type: ignore[attr-defined]
             objects = app_rt.blocks.objects
             for name in ("put", "open", "exists", "delete", "list", "replace"):
                 original = getattr(objects, name)
-                monkeypatch.setattr(objects, name, (lambda n, f: lambda *a, **k: (passes.note_object_call(n),
+                monkeypatch.setattr(objects, name, (lambda n, f: lambda *a, **k: (work.note_object_call(n),
                                                                                     f(*a, **k))[1])(name, original))
             world = {"client": client, "h": {n: {"Authorization": f"Bearer {t}"} for n, t in tokens.items()},
-                     "app": client.app, "rt": app_rt, "team_b": team_b, "passes": passes}
+                     "app": client.app, "rt": app_rt, "team_b": team_b, "work": work}
             for _ in range(2):  # A asks twice: its prefixes are stored, then used
                 _chat(world, "a", secret, QUESTION)
             yield world
     finally:
-        sa.event.remove(sa.engine.Engine, "before_cursor_execute", passes.note_statement)
+        sa.event.remove(sa.engine.Engine, "before_cursor_execute", work.note_statement)
 
 
 def _wait(world: dict[str, Any]) -> None:
@@ -109,11 +109,13 @@ def _wait(world: dict[str, Any]) -> None:
 
 
 def _chat(world: dict[str, Any], team: str, system: str, question: str) -> dict[str, Any]:
+    world["work"].recording = team == "b"
     r = world["client"].post("/v1/chat/completions", headers=world["h"][team], json={
         "model": "tiny", "max_tokens": 6, "temperature": 0, "logprobs": True, "top_logprobs": 2,
         "messages": [{"role": "system", "content": system}, {"role": "user", "content": question}]})
     assert r.status_code == 200, r.text
     _wait(world)
+    world["work"].recording = False
     body = r.json()
     for volatile in ("id", "created"):
         body.pop(volatile)
@@ -149,8 +151,9 @@ def _b_observes(world: dict[str, Any]) -> dict[str, Any]:
     seen["shown"] = shown
     seen["metrics"] = [_metrics(c.get("/metrics", headers=h)), _metrics(c.get("/metrics"))]
     seen["models"] = c.get("/v1/models", headers=h).json()
-    seen["quota_passes"] = world["passes"].passes
-    assert any(p["dropped"] for p in world["passes"].passes), "B's quota pass must have evicted something"
+    seen["quota_passes"] = world["work"].passes
+    assert any(p["dropped"] for p in world["work"].passes), "B's quota pass must have evicted something"
+    seen["work"] = world["work"].calls  # every statement and object call of B's requests and their deposits
     return seen
 
 

@@ -57,3 +57,32 @@ def test_the_bound_holds_and_zero_keeps_nothing(tmp_path: Path) -> None:
     none.put(blocks[0])
     none.get(blocks[0].fingerprint, blocks[0].block_id)
     assert none._verified_size == 0 and not none._verified
+
+
+@pytest.mark.parametrize("read_cache", [False, True])
+def test_one_teams_reads_never_warm_another_teams_cache(tmp_path: Path, read_cache: bool) -> None:
+    """With a scope (a team), memory and the local read cache are that scope's own: team B's read of a block is
+    served from the origin (an object read, the slow path) whether or not team A just read or deposited the same
+    block; a second read of B's own is from B's copy; deleting a block drops every scope's copy."""
+    from store.cache import LocalReadCache
+
+    objects = LocalObjectStore(tmp_path / "origin")
+    opens: list[str] = []
+    original = objects.open
+    objects.open = lambda key: (opens.append(key), original(key))[1]  # type: ignore[method-assign]
+    cache = LocalReadCache(tmp_path / "read-cache", 1 << 20) if read_cache else None
+    store = BlockStore(objects, cache=cache, verified_cache_bytes=1 << 20)
+    block = _block(3)
+    store.put(block)
+    store.remember(block, scope="1")  # team A's deposit
+    store.get(block.fingerprint, block.block_id, scope="1")  # and its read
+    assert opens == []
+    b_first = store.get(block.fingerprint, block.block_id, scope="2")
+    assert len(opens) == 1  # B's first read goes to the origin, as if A had never held the block
+    assert store.get(block.fingerprint, block.block_id, scope="2") is b_first and len(opens) == 1
+    store.delete(block.fingerprint, block.block_id)
+    store.put(block)
+    _flip(tmp_path / "origin", block)
+    for scope in ("1", "2"):
+        with pytest.raises(BlockIntegrityError):  # no scope kept a copy of the deleted block
+            store.get(block.fingerprint, block.block_id, scope=scope)

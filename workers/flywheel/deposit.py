@@ -19,7 +19,7 @@ from engine.check import capture_with_reference, check_graft, floor_holds, refer
 from engine.graft import GraftEngine
 from store.db import BlockOwner, Team, owner_key, utcnow
 from store.repository import get_block, latest_attestation, record_attestation, record_block, record_owner
-from store.retention import ensure_quota, prune, reap
+from store.retention import ensure_quota, prune
 from workers.runtime import Runtime
 from workers.seam import block_to_snapshot, snapshot_to_block
 from workers.upkeep.gate_records import check_fields
@@ -94,16 +94,12 @@ def deposit_tokens(rt: Runtime, engine: GraftEngine, *, tokens: list[int], probe
     block = snapshot_to_block(snapshot, kind=kind, key=rt.settings.block_key_bytes, meta={
         "text": text, "source": source, "created_at": utcnow().isoformat(), "model": engine.name,
         "probe": {"tokens": probe, "reference_sha256": reference.sha256()}, "owner": owner, **(meta or {})})
-    # the team's quota first (its own least recently used documents make room, or the deposit is refused); the
-    # objects of blocks that leaves ownerless are deleted once this deposit is recorded
-    made_room = ensure_quota(rt.session, rt.blocks, team_id=team_id, block_id=block.block_id,
-                             incoming_bytes=block.identity.payload_bytes)
-    try:
-        return _deposit(rt, engine, block, snapshot, reference, tokens=tokens, probe=probe, kind=kind, text=text,
-                        source=source, team_id=team_id, shared=shared, meta=meta, gate=gate,
-                        verified_by_team_id=verified_by_team_id, t0=t0)
-    finally:
-        reap(rt.session, rt.blocks, made_room.marked)
+    # the team's quota first (its own least recently used documents make room, or the deposit is refused)
+    ensure_quota(rt.session, rt.blocks, team_id=team_id, block_id=block.block_id,
+                 incoming_bytes=block.identity.payload_bytes)
+    return _deposit(rt, engine, block, snapshot, reference, tokens=tokens, probe=probe, kind=kind, text=text,
+                    source=source, team_id=team_id, shared=shared, meta=meta, gate=gate,
+                    verified_by_team_id=verified_by_team_id, t0=t0)
 
 
 def _deposit(rt: Runtime, engine: GraftEngine, block: Any, snapshot: Any, reference: Any, *, tokens: list[int],
@@ -113,8 +109,8 @@ def _deposit(rt: Runtime, engine: GraftEngine, block: Any, snapshot: Any, refere
         row = get_block(session, block_id=block.block_id)
         # a team depositing again what it already owns is done; another team's deposit of the same content does
         # the whole deposit (gate included), so that it takes the same work whether or not the content was there
-        mine = session.scalar(sa.select(BlockOwner.id).where(BlockOwner.block_id == block.block_id,
-                                                             BlockOwner.owner_key == owner_key(team_id)))
+        mine = session.scalar(sa.select(BlockOwner).where(BlockOwner.block_id == block.block_id,
+                                                          BlockOwner.owner_key == owner_key(team_id)))
         if row is not None and row.evicted_at is None and mine is not None:
             done = latest_attestation(session, block_id=block.block_id, fingerprint=block.fingerprint,
                                       profile_id=snapshot.profile.id, team_id=team_id)
@@ -122,7 +118,7 @@ def _deposit(rt: Runtime, engine: GraftEngine, block: Any, snapshot: Any, refere
                 record_owner(session, block_id=block.block_id, team_id=team_id, shared=shared,
                              verified_by_team_id=verified_by_team_id, source=source)
                 log.info("deposit.already_present", block_id=block.block_id)
-                return DepositResult(block.block_id, len(tokens), row.bytes, done.byte_exact, False,
+                return DepositResult(block.block_id, len(tokens), mine.bytes or row.bytes, done.byte_exact, False,
                                      block.fingerprint, kind, row.object_key)
     stored = rt.blocks.put(block)  # object first
     if not gate:

@@ -144,8 +144,9 @@ def route_document(rt: Runtime, engine: GraftEngine, question: str, *, team_id: 
                                                            BlockRow.quarantined_at.is_(None),
                                                            BlockRow.evicted_at.is_(None),
                                                            block_visible_to(team_id))
+        # in block id order: the first of equal scores wins, and which one must not follow another team's deposit
         passages: list[tuple[str, str]] = [(bid, str((meta or {}).get("passage", ""))) for bid, meta in
-                                           s.execute(query)]
+                                           s.execute(query.order_by(BlockRow.id))]
     chosen = route_passages(question, passages, threshold=threshold)
     return chosen
 

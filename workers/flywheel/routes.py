@@ -14,6 +14,7 @@ import structlog
 
 from engine.graft import GraftEngine
 from engine.sampling import SamplingParams, generate_after_graft
+from store.db import owner_key
 from store.repository import (
     find_recurrence,
     get_block,
@@ -63,7 +64,7 @@ def _recurrence(rt: Runtime, engine: GraftEngine, style: PromptStyle, question: 
     if row is None or row.fingerprint != engine.fingerprint.id:
         return None
     t1 = time.perf_counter()
-    block = read_or_miss(rt.blocks, row.fingerprint, row.id, purpose="recurrence")
+    block = read_or_miss(rt.blocks, row.fingerprint, row.id, purpose="recurrence", scope=owner_key(team_id))
     if block is None:
         return None
     snapshot = block_to_snapshot(block)
@@ -136,7 +137,8 @@ class ContextRoute:
         if chosen is None:
             return None
         block_id, score = chosen
-        block = read_or_miss(rt.blocks, engine.fingerprint.id, block_id, purpose="context")
+        block = read_or_miss(rt.blocks, engine.fingerprint.id, block_id, purpose="context",
+                             scope=owner_key(request.team_id))
         if block is None:
             return None
         answer, n = answer_from_block(rt, engine, block, request.question)

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.graft import GraftEngine
+from store.db import owner_key
 from store.repository import get_problem, graft_sources, verifying_team
 from store.route_index import retrieve
 from workers.flywheel.answer import Answer, AnswerParams, agreeing
@@ -143,7 +144,8 @@ def transfer_answer(rt: Runtime, engine: GraftEngine, style: PromptStyle, questi
     routed = route_solution(rt, engine, question, team_id, params.router_threshold)
     if routed is None:
         return None
-    block = read_or_miss(rt.blocks, engine.fingerprint.id, routed.block_id, purpose="transfer")
+    block = read_or_miss(rt.blocks, engine.fingerprint.id, routed.block_id, purpose="transfer",
+                         scope=owner_key(team_id))
     if block is None:
         return None
     mine = structure_of(question)

@@ -178,7 +178,8 @@ def complete(rt: Runtime, engine: GraftEngine, request: CompletionRequest, depos
         pos = start
         for b in capture_at:  # prefill up to each boundary worth keeping, and capture the state there
             engine.prefill(ctx, tokens[pos:b], pos0=pos, origin=0)
-            pending.append(PendingPrefix(hashes[b], engine.snapshot(ctx, tokens[:b], n_query=c)))
+            pending.append(PendingPrefix(hashes[b], engine.snapshot(ctx, tokens[:b], n_query=c),
+                                         replace=hashes[b] in found.unreadable))
             pos = b
         logits = engine.prefill_for_generation(ctx, tokens[pos:], pos0=pos, origin=0)
         t3 = time.perf_counter()

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 
@@ -26,9 +26,9 @@ import sqlalchemy as sa
 import structlog
 
 from engine.graft import GraftEngine, KVSnapshot
-from store.db import BlockRow, PrefixRow
+from store.db import BlockRow, PrefixRow, owner_key
 from store.repository import owned_by, record_block, record_prefix
-from store.retention import EvictionPass, ensure_quota, prune, reap, record_use
+from store.retention import ensure_quota, prune, record_use
 from workers.runtime import Runtime
 from workers.seam import block_to_snapshot, read_or_miss, snapshot_to_block
 
@@ -84,7 +84,8 @@ class CachedPrefix:
 @dataclass(frozen=True)
 class Lookup:
     cached: CachedPrefix | None  # the longest stored prefix the team owns, read and verified
-    owned: frozenset[str]  # chain hashes of the prompt the team owns a live prefix block for (not evicted)
+    owned: frozenset[str]  # chain hashes of the prompt the team owns a live, readable prefix block for
+    unreadable: frozenset[str] = frozenset()  # chain hashes whose block the team owns but could not be read
 
 
 def lookup(rt: Runtime, engine: GraftEngine, hashes: dict[int, str], team_id: int) -> Lookup:
@@ -103,20 +104,26 @@ def lookup(rt: Runtime, engine: GraftEngine, hashes: dict[int, str], team_id: in
             .where(PrefixRow.chain_hash.in_(list(by_hash)), BlockRow.evicted_at.is_(None), owned_by(team_id))
             .order_by(PrefixRow.n_tokens.desc())).all()
     owned = {chain_hash for chain_hash, _, _, quarantined_at in rows if quarantined_at is None}
+    unreadable: set[str] = set()
     for chain_hash, block_id, n_tokens, quarantined_at in rows:
         if quarantined_at is not None or by_hash.get(chain_hash) != n_tokens:
             continue
-        block = read_or_miss(rt.blocks, engine.fingerprint.id, block_id, purpose="prompt_prefix")
+        # read through this team's own share of the process's caches: how fast it comes back never depends on
+        # another team having read the same block
+        block = read_or_miss(rt.blocks, engine.fingerprint.id, block_id, purpose="prompt_prefix",
+                             scope=owner_key(team_id))
         if block is not None:
-            return Lookup(CachedPrefix(block_id, chain_hash, n_tokens, block_to_snapshot(block)), frozenset(owned))
-        owned.discard(chain_hash)
-    return Lookup(None, frozenset(owned))
+            return Lookup(CachedPrefix(block_id, chain_hash, n_tokens, block_to_snapshot(block)),
+                          frozenset(owned - unreadable), frozenset(unreadable))
+        unreadable.add(chain_hash)
+    return Lookup(None, frozenset(owned - unreadable), frozenset(unreadable))
 
 
 @dataclass(frozen=True)
 class PendingPrefix:
     chain_hash: str
     snapshot: KVSnapshot
+    replace: bool = False  # the team's stored block for it could not be read: overwrite the damaged object
 
 
 class PrefixDepositor:
@@ -126,7 +133,6 @@ class PrefixDepositor:
     def __init__(self, rt: Runtime) -> None:
         self.rt = rt
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="kvgraft-prefix-deposit")
-        self._reaper = ThreadPoolExecutor(max_workers=1, thread_name_prefix="kvgraft-prefix-reap")
         self._futures: list[Future[None]] = []
         self._lock = threading.Lock()
 
@@ -143,7 +149,7 @@ class PrefixDepositor:
             self._futures = [f for f in self._futures if not f.done()] + [future]
 
     def wait(self, timeout: float = 60.0) -> None:
-        """Until every deposit, use and delete handed over so far (and those they handed over) has finished."""
+        """Until every deposit and use handed over so far has finished."""
         while True:
             with self._lock:
                 futures = [f for f in self._futures if not f.done()]
@@ -154,11 +160,6 @@ class PrefixDepositor:
 
     def close(self) -> None:
         self._pool.shutdown(wait=True)
-        self._reaper.shutdown(wait=True)
-
-    def _reap_later(self, made_room: EvictionPass) -> None:
-        if made_room.marked:
-            self._track(self._reaper.submit(reap, self.rt.session, self.rt.blocks, made_room.marked))
 
     def _record_use(self, block_id: str, team_id: int) -> None:
         try:
@@ -169,39 +170,30 @@ class PrefixDepositor:
 
     def _deposit(self, engine: GraftEngine, item: PendingPrefix, team_id: int) -> None:
         try:
-            deposit_prefix(self.rt, engine, item, team_id, reap_later=self._reap_later)
+            deposit_prefix(self.rt, engine, item, team_id)
         except Exception as exc:  # noqa: BLE001 - a failed deposit only costs a later request a prefill
             log.warning("prompt_cache.deposit_failed", chain_hash=item.chain_hash, error=str(exc))
 
 
-def deposit_prefix(rt: Runtime, engine: GraftEngine, item: PendingPrefix, team_id: int,
-                   reap_later: Callable[[EvictionPass], None] | None = None) -> str:
-    """Store one prefix block (write-once: the same content is the same block id) and record this team as an owner
-    of it and its chain hash, within the team's quota (its own least recently used prefixes and documents make
-    room, else QuotaExceededError: the prefix is not stored); then the retention budget applies (prefix blocks
-    are evictable). The objects of blocks the quota pass left ownerless are deleted by `reap_later` (the
-    depositor's own thread for it), so that the team's next deposit does not wait on deletes that happen only
-    when no other team owns those blocks; without it, here, once this deposit is recorded."""
+def deposit_prefix(rt: Runtime, engine: GraftEngine, item: PendingPrefix, team_id: int) -> str:
+    """Store one prefix block (write-once: the same content is the same block id; `replace` overwrites a damaged
+    object) and record this team as an owner of it and its chain hash, within the team's quota (its own least
+    recently used prefixes and documents make room, else QuotaExceededError: the prefix is not stored); then the
+    retention budget applies (prefix blocks are evictable)."""
     meta = {"chain_hash": item.chain_hash, "model": engine.name, "chunk": chunk_tokens(engine)}
     block = snapshot_to_block(item.snapshot, kind="prefix", meta=meta, key=rt.settings.block_key_bytes)
-    made_room = ensure_quota(rt.session, rt.blocks, team_id=team_id, block_id=block.block_id,
-                             incoming_bytes=block.identity.payload_bytes)
-    try:
-        stored = rt.blocks.put(block)
-        with rt.session() as s:
-            record_block(s, block_id=block.block_id, fingerprint=block.fingerprint, kind="prefix",
-                         n_tokens=item.snapshot.n_tokens, bytes=stored.size,
-                         payload_sha256=block.identity.payload_sha256, object_key=stored.key,
-                         store_url=rt.blocks.url, profile=item.snapshot.profile.as_dict(), meta=meta, source=None,
-                         team_id=team_id, shared=False, restore_object=lambda: rt.blocks.put(block))
-            record_prefix(s, chain_hash=item.chain_hash, block_id=block.block_id, fingerprint=block.fingerprint,
-                          profile_id=serving_profile_id(engine), n_tokens=item.snapshot.n_tokens)
-        rt.blocks.remember(block)  # the next request on this pod restores it from memory
-    finally:
-        if reap_later is not None:
-            reap_later(made_room)
-        else:
-            reap(rt.session, rt.blocks, made_room.marked)
+    ensure_quota(rt.session, rt.blocks, team_id=team_id, block_id=block.block_id,
+                 incoming_bytes=block.identity.payload_bytes)
+    stored = rt.blocks.replace(block) if item.replace else rt.blocks.put(block)
+    with rt.session() as s:
+        record_block(s, block_id=block.block_id, fingerprint=block.fingerprint, kind="prefix",
+                     n_tokens=item.snapshot.n_tokens, bytes=stored.size,
+                     payload_sha256=block.identity.payload_sha256, object_key=stored.key,
+                     store_url=rt.blocks.url, profile=item.snapshot.profile.as_dict(), meta=meta, source=None,
+                     team_id=team_id, shared=False, restore_object=lambda: rt.blocks.put(block))
+        record_prefix(s, chain_hash=item.chain_hash, block_id=block.block_id, fingerprint=block.fingerprint,
+                      profile_id=serving_profile_id(engine), n_tokens=item.snapshot.n_tokens)
+    rt.blocks.remember(block, scope=owner_key(team_id))  # the team's next request on this pod: from memory
     log.info("prompt_cache.deposited", block_id=block.block_id, n_tokens=item.snapshot.n_tokens,
              created=stored.created)
     if rt.settings.store_budget_bytes is not None:
