@@ -136,8 +136,9 @@ def teams_untrust(name: Annotated[str, typer.Argument(help="Team name.")]) -> No
 def teams_quota(name: Annotated[str, typer.Argument(help="Team name.")],
                 size: Annotated[str, typer.Argument(help="Bytes of blocks the team may own (500MB, 2GiB), or none.")],
                 json_out: JsonOpt = False) -> None:
-    """Set a team's byte quota: a deposit that would exceed it first evicts the team's own least recently used
-    document blocks, and is refused if that is not enough."""
+    """Set a team's byte quota (the blocks it owns, each at its own deposit's size): a deposit that would exceed it
+    first drops the team's own least recently used document and prompt-prefix ownerships, and is refused if that
+    is not enough."""
     import sqlalchemy as sa
 
     from services.cli_store import parse_size

@@ -344,24 +344,25 @@ def blocks_gc(
 ) -> None:
     """Remove orphaned objects: stored under a block id that no catalogue row has (whatever store a row names), e.g.
     by an interrupted deposit; evict the document and prefix blocks no team owns any more (their last owner's
-    quota dropped them), unless pinned or grafted within the last minute; and delete the objects of evicted blocks
-    that are still there (a retention pass stopped between marking and deleting), each under its row lock and only
-    while the row is still evicted. A block some team owns is never deleted."""
+    quota or the budget dropped them), unless pinned or grafted within the last minute; and delete the objects of
+    evicted blocks that are still there (a retention pass stopped between marking and deleting), each under its
+    row lock and only while the row is still evicted. A block some team owns is never deleted."""
     from store.integrity import collect_orphans
-    from store.retention import collect_ownerless, evicted_with_objects, reap
+    from store.retention import collect_abandoned, evicted_with_objects, reap
 
     def body() -> dict[str, Any]:
         age = parse_age(older_than)
         with _runtime() as rt:
             with rt.session() as s:
                 removed = collect_orphans(rt.blocks, s, older_than=age, dry_run=dry_run)
-            ownerless = collect_ownerless(rt.session, rt.blocks, dry_run=dry_run)
+            abandoned = collect_abandoned(rt.session, rt.blocks, dry_run=dry_run)
             with rt.session() as s:
                 evicted = evicted_with_objects(s, rt.blocks)
             reaped = len(evicted) if dry_run else reap(rt.session, rt.blocks, evicted)
         return {"dry_run": dry_run, "removed": [{"block_id": o.block_id, "fingerprint": o.fingerprint,
                                                  "bytes": o.info.size} for o in removed],
-                "ownerless_evicted": [{"block_id": b, "fingerprint": f} for f, b in ownerless],
+                "ownerless_evicted": [{"block_id": v.block_id, "fingerprint": v.fingerprint, "bytes": v.bytes}
+                                      for v in abandoned],
                 "evicted_objects_removed": reaped}
 
     record = guard(body)

@@ -32,6 +32,10 @@ def _scoped(scope: str | None, key: str) -> str:
     return key if scope is None else f"{scope}|{key}"
 
 
+def _unscoped(cache_key: str) -> str:
+    return cache_key.rsplit("|", 1)[-1]
+
+
 def parse_block_key(key: str) -> tuple[str, str] | None:
     """(fingerprint, block id) of a well-formed block key, else None."""
     parts = key.split("/")
@@ -72,6 +76,7 @@ class BlockStore:
         self.verified_cache_bytes = verified_cache_bytes
         self._verified: OrderedDict[str, Block] = OrderedDict()
         self._verified_size = 0
+        self._copies: dict[str, set[str]] = {}  # object key -> the keys its copies are held under, one per scope
         self._scopes: set[str] = set()  # scopes that have read through the local read cache
         self._lock = threading.Lock()
 
@@ -86,9 +91,11 @@ class BlockStore:
             if key not in self._verified:
                 self._verified[key] = block
                 self._verified_size += size
+                self._copies.setdefault(_unscoped(key), set()).add(key)
             while self._verified_size > self.verified_cache_bytes:
-                _, old = self._verified.popitem(last=False)
+                gone, old = self._verified.popitem(last=False)
                 self._verified_size -= len(old.payload)
+                self._copies.get(_unscoped(gone), set()).discard(gone)
         return block
 
     def remember(self, block: Block, *, scope: str | None = None) -> None:
@@ -97,11 +104,14 @@ class BlockStore:
         self._remember(_scoped(scope, block_key(block.fingerprint, block.block_id)), block)
 
     def _forget(self, key: str) -> None:
-        """Drop every scope's copy of the object under `key`, from memory and from the local read cache."""
+        """Drop every scope's copy of the object under `key` from this process's memory and from the local read
+        cache (entries another process made under scopes this one never served stay until they age out; every
+        read re-verifies them, and a block id commits to its content)."""
         with self._lock:
-            for cached in [k for k in self._verified if k == key or k.endswith("|" + key)]:
-                old = self._verified.pop(cached)
-                self._verified_size -= len(old.payload)
+            for cached in self._copies.pop(key, set()):
+                old = self._verified.pop(cached, None)
+                if old is not None:
+                    self._verified_size -= len(old.payload)
             scopes = list(self._scopes)
         if self.cache is not None:
             for cache_key in [key] + [_scoped(scope, key) for scope in scopes]:

@@ -11,9 +11,10 @@ counts the same way, so the bytes actually stored are at most the budget), each 
 the uses of the teams that see it through that owner), and evicting drops one team's ownership of a block. A team's
 quota pass only ever drops the team's own ownerships: it never marks, deletes or even asks about a block's other
 owners, so it does the same work whether or not another team holds the same content. A block left with no owner
-is invisible to every team; the store budget pass (and `blocks gc`) evicts such blocks: its row marked
-(`evicted_at`, kept for provenance), then its object deleted by `reap`, never one grafted within the grace period.
-Each dropped ownership and each evicted ownerless block is an `evictions` record.
+is invisible to every team and is not counted any more; the store budget pass evicts such blocks first (and
+`blocks gc` evicts them): its row marked (`evicted_at`, kept for provenance), then its object deleted by `reap`,
+never one grafted within the grace period. Each dropped ownership and each evicted ownerless block is an
+`evictions` record.
 
 Marking, reaping and re-depositing take turns on the block's row lock (`lock_block_row`): the budget pass
 re-checks the pin and the owners under it, the reaper deletes the object under it only if the row is still
@@ -81,12 +82,13 @@ class PrunePlan:
     victims: tuple[Victim, ...]
     short_by: int  # bytes still over the budget once every evictable ownership is gone (pinned or precious blocks)
     stored_bytes: int = 0  # the bytes the store actually holds (each block once)
+    abandoned: tuple[Victim, ...] = ()  # blocks whose last owner was dropped: evicted first, whatever the budget
 
     def as_dict(self) -> dict[str, Any]:
         return {"store_url": self.store_url, "budget_bytes": self.budget_bytes, "bytes_before": self.bytes_before,
                 "bytes_after": self.bytes_after, "stored_bytes": self.stored_bytes, "counted": "per owner",
                 "evict": [asdict(v) for v in self.victims], "evict_bytes": sum(v.bytes for v in self.victims),
-                "short_by": self.short_by}
+                "evict_abandoned": [asdict(v) for v in self.abandoned], "short_by": self.short_by}
 
 
 def record_use(session: Session, *, block_id: str, team_id: int | None) -> None:
@@ -113,6 +115,18 @@ def _ownerless() -> Any:
     return ~sa.exists(sa.select(BlockOwner.id).where(BlockOwner.block_id == BlockRow.id))
 
 
+def _abandoned() -> Any:
+    """SQL on BlockRow: no team owns it any more, and one did (a quota or the budget dropped its last owner)."""
+    return sa.and_(_ownerless(), sa.exists(sa.select(Eviction.id).where(Eviction.block_id == BlockRow.id,
+                                                                         Eviction.owner_key.is_not(None))))
+
+
+def _never_owned() -> Any:
+    """SQL on BlockRow: no team ever owned it (registered from a header that names none: operators' only)."""
+    return sa.and_(_ownerless(), ~sa.exists(sa.select(Eviction.id).where(Eviction.block_id == BlockRow.id,
+                                                                          Eviction.owner_key.is_not(None))))
+
+
 def held_bytes(session: Session, *, store_url: str) -> int:
     """Bytes of the blocks this store holds (catalogued, not evicted), each block once."""
     return int(session.scalar(sa.select(sa.func.coalesce(sa.func.sum(BlockRow.bytes), 0))
@@ -126,10 +140,12 @@ def _owner_bytes() -> Any:
 
 def owned_bytes(session: Session, *, store_url: str) -> int:
     """Bytes of the store counted per owner, what the budget bounds: each live block in full for every team that
-    owns it (its own deposit's size), and once if no team does."""
+    owns it (its own deposit's size), and once if no team ever did. Blocks whose last owner was dropped are not
+    counted: the budget pass evicts them first, so how many of them another team's quota left never weighs on
+    which ownerships of a team the budget drops."""
     per_owner = sa.select(sa.func.coalesce(sa.func.sum(_owner_bytes()), 0)).select_from(BlockRow).join(
         BlockOwner, BlockOwner.block_id == BlockRow.id).where(*_live(store_url))
-    unowned = sa.select(sa.func.coalesce(sa.func.sum(BlockRow.bytes), 0)).where(*_live(store_url), _ownerless())
+    unowned = sa.select(sa.func.coalesce(sa.func.sum(BlockRow.bytes), 0)).where(*_live(store_url), _never_owned())
     return int(session.scalar(per_owner) or 0) + int(session.scalar(unowned) or 0)
 
 
@@ -144,8 +160,8 @@ def team_bytes(session: Session, *, team_id: int) -> int:
 
 def _evictable(session: Session, *, store_url: str, now: datetime, grace: timedelta,
                only_team: int | None = None) -> list[tuple[datetime, Victim]]:
-    """Evictable ownerships (and, for the whole store, blocks no team owns) with each one's recency: the owner's
-    own last use, else its deposit. Ownerships used by their owner within the grace period are kept. With
+    """Evictable ownerships (and, for the whole store, blocks no team ever owned) with each one's recency: the
+    owner's own last use, else its deposit. Ownerships used by their owner within the grace period are kept. With
     `only_team`, that team's ownerships only: nothing here reads another team's rows."""
     base = [*_live(store_url), BlockRow.kind.in_(EVICTABLE_KINDS), BlockRow.pinned.is_(False),
             ~sa.exists(sa.select(Problem.id).where(Problem.block_id == BlockRow.id))]
@@ -155,8 +171,8 @@ def _evictable(session: Session, *, store_url: str, now: datetime, grace: timede
         owned = owned.where(BlockOwner.owner_key == owner_key(only_team))
     units = [(o.last_used_at or o.created_at, _victim(b, o)) for b, o in session.execute(owned)]
     if only_team is None:
-        unowned = sa.select(BlockRow).where(*base, _ownerless(), sa.or_(BlockRow.last_used_at.is_(None),
-                                                                        BlockRow.last_used_at < now - grace))
+        unowned = sa.select(BlockRow).where(*base, _never_owned(), sa.or_(BlockRow.last_used_at.is_(None),
+                                                                          BlockRow.last_used_at < now - grace))
         units += [(b.last_used_at or b.created_at, _victim(b, None)) for b in session.scalars(unowned)]
     return sorted(units, key=lambda u: (u[0], u[1].block_id, u[1].owner or ""))
 
@@ -189,7 +205,15 @@ def plan_prune(session: Session, *, store_url: str, budget_bytes: int, grace: ti
     chosen = _choose(_evictable(session, store_url=store_url, now=now, grace=grace), over) if over > 0 else []
     after = before - sum(v.bytes for v in chosen)
     return PrunePlan(store_url, budget_bytes, before, after, tuple(chosen), max(0, after - budget_bytes),
-                     held_bytes(session, store_url=store_url))
+                     held_bytes(session, store_url=store_url), tuple(_abandoned_blocks(session, store_url, now, grace)))
+
+
+def _abandoned_blocks(session: Session, store_url: str, now: datetime, grace: timedelta) -> list[Victim]:
+    """Evictable blocks of the store whose last owner was dropped, not pinned, not grafted within `grace`."""
+    rows = session.scalars(sa.select(BlockRow).where(
+        *_live(store_url), BlockRow.kind.in_(EVICTABLE_KINDS), BlockRow.pinned.is_(False), _abandoned(),
+        sa.or_(BlockRow.last_used_at.is_(None), BlockRow.last_used_at < now - grace)).order_by(BlockRow.id))
+    return [_victim(row, None) for row in rows]
 
 
 def _evict(sessions: Sessions, blocks: BlockStore, victims: Iterable[Victim], reason: str, *,
@@ -206,17 +230,19 @@ def _evict(sessions: Sessions, blocks: BlockStore, victims: Iterable[Victim], re
             row = s.get(BlockRow, victim.block_id, populate_existing=True)
             if row is None or row.evicted_at is not None or row.pinned:  # pinned after the plan was made: kept
                 continue
-            owners = sa.select(BlockOwner.id).where(BlockOwner.block_id == victim.block_id)
-            if victim.owner is not None:
+            if victim.owner is None:  # a block no team owns: evicted now, or (owned or used meanwhile) kept
+                if grace is None or not _mark_if_ownerless(s, victim.block_id, grace):
+                    continue
+                marked.append((victim.fingerprint, victim.block_id))
+                s.add(Eviction(block_id=victim.block_id, bytes=victim.bytes, reason=reason, store_url=blocks.url))
+            else:
                 if not s.execute(sa.delete(BlockOwner).where(BlockOwner.block_id == victim.block_id,
                                                              BlockOwner.owner_key == victim.owner)).rowcount:
                     continue
-            elif s.scalar(owners.limit(1)) is not None:  # a team deposited it meanwhile
-                continue
-            s.add(Eviction(block_id=victim.block_id, bytes=victim.bytes, reason=reason, store_url=blocks.url,
-                           owner_key=victim.owner))
-            if grace is not None and _mark_if_ownerless(s, victim.block_id, grace):
-                marked.append((victim.fingerprint, victim.block_id))
+                s.add(Eviction(block_id=victim.block_id, bytes=victim.bytes, reason=reason, store_url=blocks.url,
+                               owner_key=victim.owner))
+                if grace is not None and _mark_if_ownerless(s, victim.block_id, grace):
+                    marked.append((victim.fingerprint, victim.block_id))
         done.append(victim)
         log.info("retention.evicted", block_id=victim.block_id, owner=victim.owner, bytes=victim.bytes,
                  reason=reason)
@@ -233,25 +259,18 @@ def _mark_if_ownerless(session: Session, block_id: str, grace: timedelta) -> boo
         .values(evicted_at=utcnow()).execution_options(synchronize_session=False)).rowcount)
 
 
-def collect_ownerless(sessions: Sessions, blocks: BlockStore, *, grace: timedelta = DEFAULT_GRACE,
-                      dry_run: bool = False) -> list[tuple[str, str]]:
-    """Evict the evictable blocks of this store that no team owns any more (their last owner's quota dropped them)
-    and that no one grafted within `grace`: marked under the row lock, then their objects deleted. Returns
-    (fingerprint, block id) of each."""
+def collect_abandoned(sessions: Sessions, blocks: BlockStore, *, grace: timedelta = DEFAULT_GRACE,
+                      dry_run: bool = False) -> list[Victim]:
+    """Evict the evictable blocks of this store whose last owner was dropped (a team's quota, or the budget) and
+    that no one grafted within `grace`: marked under the row lock (each an `evictions` record, reason
+    `abandoned`), then their objects deleted."""
     with sessions() as s:
-        found = s.execute(sa.select(BlockRow.fingerprint, BlockRow.id).where(
-            *_live(blocks.url), BlockRow.kind.in_(EVICTABLE_KINDS), BlockRow.pinned.is_(False), _ownerless(),
-            sa.or_(BlockRow.last_used_at.is_(None), BlockRow.last_used_at < utcnow() - grace))).all()
+        found = _abandoned_blocks(s, blocks.url, utcnow(), grace)
     if dry_run:
-        return [(fp, bid) for fp, bid in found]
-    marked = []
-    for fingerprint, block_id in found:
-        with sessions() as s:
-            lock_block_row(s, block_id=block_id)
-            if _mark_if_ownerless(s, block_id, grace):
-                marked.append((fingerprint, block_id))
-    reap(sessions, blocks, marked)
-    return marked
+        return found
+    evicted = _evict(sessions, blocks, found, "abandoned", grace=grace)
+    reap(sessions, blocks, evicted.marked)
+    return list(evicted.victims)
 
 
 def reap(sessions: Sessions, blocks: BlockStore, marked: Iterable[tuple[str, str]]) -> int:
@@ -286,9 +305,9 @@ def prune(sessions: Sessions, blocks: BlockStore, *, budget_bytes: int, grace: t
     """Bring the store under `budget_bytes`: the plan, and what was evicted (nothing on a dry run)."""
     with sessions() as s:
         plan = plan_prune(s, store_url=blocks.url, budget_bytes=budget_bytes, grace=grace)
-    if dry_run or not plan.victims:
+    if dry_run or not (plan.victims or plan.abandoned):
         return plan, []
-    evicted = _evict(sessions, blocks, plan.victims, "store_budget", grace=grace)
+    evicted = _evict(sessions, blocks, plan.abandoned + plan.victims, "store_budget", grace=grace)
     reap(sessions, blocks, evicted.marked)
     if plan.short_by:
         log.warning("retention.over_budget", store_url=blocks.url, short_by=plan.short_by,

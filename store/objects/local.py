@@ -69,9 +69,9 @@ class LocalObjectStore(ObjectStore):
 
     def put(self, key: str, data: Buffer, *, sha256: str) -> PutResult:
         """Write-once. The bytes are written (and fsynced) whether or not the key already holds them, as an S3
-        conditional put below the multipart threshold uploads them either way: a put takes the same time whether
-        or not someone else stored the same content before (a deduplicated deposit must not tell its team that
-        another team holds it)."""
+        conditional put (or multipart upload) uploads them either way: a put takes the same time whether or not
+        someone else stored the same content before (a deduplicated deposit must not tell its team that another
+        team holds it)."""
         path = self._path(key)
         view = check_sha256(key, data, sha256)
         if path.is_dir():

@@ -271,7 +271,10 @@ class S3ObjectStore(ObjectStore):
         raise ObjectStoreUnavailableError(f"{op} of {key!r} at {self.endpoint} kept conflicting; retry later")
 
     def _put_multipart(self, key: str, full: str, view: memoryview) -> bool:
-        if self.exists(key):  # spare the upload; the conditional completion still decides
+        """Every part is uploaded whether or not the key already holds the object (the conditional completion
+        decides): a put takes the same time whether or not another team stored the same content first. A server
+        without conditional writes is asked whether the object exists first (the only way to stay write-once)."""
+        if not self._conditional_writes and self.exists(key):
             return False
         with self._errors("put (create multipart upload)", key):
             upload_id = self.client.create_multipart_upload(

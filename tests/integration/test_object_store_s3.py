@@ -129,8 +129,12 @@ def test_multipart_put_round_trip_and_write_once(s3_store_url: str, s3_server: s
     etag = raw_client.head_object(Bucket=bucket_of(s3_store_url), Key="kvgraft/big")["ETag"]
     assert etag.strip('"').endswith("-2")  # 8 MiB + 1 MiB parts
     other = b"\x01" * (9 * MiB)
+    parts: list[Any] = []
+    assert isinstance(store, S3ObjectStore)
+    store.client.meta.events.register("before-call.s3.UploadPart", lambda **_: parts.append(1))
     assert store.put("big", other, sha256=sha(other)).created is False
     assert store.get("big") == data
+    assert len(parts) == 2  # uploaded in full though the key was taken: a put's time never tells who was first
     assert raw_client.list_multipart_uploads(Bucket=bucket_of(s3_store_url)).get("Uploads", []) == []
     store.close()
 

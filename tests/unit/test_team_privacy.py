@@ -245,3 +245,51 @@ def test_a_guessed_document_is_unconfirmable_through_attestations(tmp_path: Path
     assert right["attested"][8].ok and right["attested"][70].via == "pending"
     for key in right:
         assert right[key] == wrong[key], _first_difference(key, right[key], wrong[key])
+
+
+def _budget_world(data: Path, secret: str) -> dict[str, Any]:
+    """A deposits `secret` and uses it; later its quota drops its ownership of it. B, which deposited its guess and
+    three notes long before, is then pruned to a store budget. What the budget dropped of B's, as B sees it: its
+    list."""
+    from datetime import timedelta
+
+    from store.db import utcnow
+    from store.retention import ensure_quota, prune
+    from workers.flywheel.deposit import deposit_text
+
+    settings = _settings(data)
+    with open_runtime(settings) as rt:
+        with rt.session() as s:
+            a, b = (get_or_create_team(s, name=n).id for n in ("team-a", "team-b"))
+            token = create_api_token(s, team=s.get(Team, b), role="submitter")[1]
+        engine = rt.engine()
+        first = deposit_text(rt, engine, text=secret, kind="document", source={"file": "a.txt"}, team_id=a)
+        deposit_text(rt, engine, text=DOC_GUESS, kind="document", source={"file": "guess.txt"}, team_id=b)
+        for i in range(3):
+            deposit_text(rt, engine, text=f"Team B's notes, page {i}: the pumps are serviced in spring. " * 4,
+                         kind="document", source={"file": f"b{i}.txt"}, team_id=b)
+        now = utcnow()
+        with rt.session() as s:  # B's deposits are 20 minutes old; A used its document 5 minutes ago
+            s.execute(sa.update(BlockOwner).where(BlockOwner.team_id == b)
+                      .values(created_at=now - timedelta(minutes=20)))
+            s.execute(sa.update(BlockRow).where(BlockRow.id == first.block_id)
+                      .values(last_used_at=now - timedelta(minutes=5)))
+            s.get(Team, a).quota_bytes = 1
+        ensure_quota(rt.session, rt.blocks, team_id=a, block_id="0" * 64, incoming_bytes=0,
+                     grace=timedelta(0))  # A's quota drops its ownership: in one world the block is B's guess
+        with rt.session() as s:
+            held = team_bytes(s, team_id=b)
+        prune(rt.session, rt.blocks, budget_bytes=held - 1)  # the budget must take one of B's four
+    with TestClient(create_app(settings)) as client:
+        listing = client.get("/v1/blocks", headers={"Authorization": f"Bearer {token}"}).json()
+    return {"kept": [(item["id"], item["bytes"]) for item in listing["items"]], "total": listing["total"]}
+
+
+def test_blocks_another_teams_quota_abandoned_never_change_what_the_budget_takes_from_a_team(tmp_path: Path) -> None:
+    """A block whose last owner a quota dropped is not counted against the budget (it is evicted first), so
+    whether A's abandoned block is B's guess (still owned by B) or another text (abandoned) never changes which
+    of B's ownerships the budget drops."""
+    right = _budget_world(tmp_path / "right", DOC_GUESS)
+    wrong = _budget_world(tmp_path / "wrong", DOC_OTHER)
+    assert right["total"] == 3  # the budget dropped one of B's four ownerships
+    assert right == wrong, _first_difference("budget", right, wrong)

@@ -18,7 +18,14 @@ import structlog
 from engine.check import capture_with_reference, check_graft, floor_holds, reference_run
 from engine.graft import GraftEngine
 from store.db import BlockOwner, Team, owner_key, utcnow
-from store.repository import get_block, latest_attestation, record_attestation, record_block, record_owner
+from store.repository import (
+    get_block,
+    latest_attestation,
+    lock_block_row,
+    record_attestation,
+    record_block,
+    record_owner,
+)
 from store.retention import ensure_quota, prune
 from workers.runtime import Runtime
 from workers.seam import block_to_snapshot, snapshot_to_block
@@ -112,9 +119,11 @@ def _deposit(rt: Runtime, engine: GraftEngine, block: Any, snapshot: Any, refere
         mine = session.scalar(sa.select(BlockOwner).where(BlockOwner.block_id == block.block_id,
                                                           BlockOwner.owner_key == owner_key(team_id)))
         if row is not None and row.evicted_at is None and mine is not None:
+            lock_block_row(session, block_id=block.block_id)  # an eviction takes turns with this deposit
+            session.refresh(row)
             done = latest_attestation(session, block_id=block.block_id, fingerprint=block.fingerprint,
                                       profile_id=snapshot.profile.id, team_id=team_id)
-            if done is not None and rt.blocks.exists(block.fingerprint, block.block_id):
+            if row.evicted_at is None and done is not None and rt.blocks.exists(block.fingerprint, block.block_id):
                 record_owner(session, block_id=block.block_id, team_id=team_id, shared=shared,
                              verified_by_team_id=verified_by_team_id, source=source)
                 log.info("deposit.already_present", block_id=block.block_id)
@@ -152,8 +161,8 @@ def _deposit(rt: Runtime, engine: GraftEngine, block: Any, snapshot: Any, refere
 
 
 def enforce_store_budget(rt: Runtime) -> None:
-    """The automatic retention pass after a deposit: evict least recently used documents while the store holds
-    more than KVGRAFT_STORE_BUDGET_BYTES (none: no budget)."""
+    """The automatic retention pass after a deposit: drop least recently used document and prefix ownerships while
+    the store holds more than KVGRAFT_STORE_BUDGET_BYTES counted per owner (none: no budget)."""
     budget = rt.settings.store_budget_bytes
     if budget is not None:
         prune(rt.session, rt.blocks, budget_bytes=budget)
