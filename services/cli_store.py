@@ -409,8 +409,9 @@ def blocks_prune(
         limit, age = parse_size(budget), parse_age(grace)
         with _runtime() as rt:
             plan, evicted = prune(rt.session, rt.blocks, budget_bytes=limit, grace=age, dry_run=dry_run)
+        counted = [v for v in evicted if v not in plan.abandoned]  # abandoned blocks are not counted
         return {**plan.as_dict(), "dry_run": dry_run, "evicted": len(evicted),
-                "bytes_now": plan.bytes_before - sum(v.bytes for v in evicted)}
+                "bytes_now": plan.bytes_before - sum(v.bytes for v in counted)}
 
     record = guard(body)
     if json_out:

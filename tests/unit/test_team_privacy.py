@@ -206,6 +206,13 @@ DOC_OTHER = ("Team A's incident runbook. Step 1: isolate the pump room. Step 2: 
              "Step 3: log the valve positions. ") * 2
 
 
+def _teams(rt: Any) -> tuple[int, int, str]:
+    """Team A's and team B's ids, and a submitter token of B's."""
+    with rt.session() as s:
+        a, b = (get_or_create_team(s, name=n).id for n in ("team-a", "team-b"))
+        return a, b, create_api_token(s, team=s.get(Team, b), role="submitter")[1]
+
+
 def _document_world(data: Path, secret: str) -> dict[str, Any]:
     """A deposits `secret` privately and its questions have a long query class attested for it; then B deposits
     its guess. Everything B can see of its block: the deposit's result, whether its answers count the block as
@@ -216,9 +223,7 @@ def _document_world(data: Path, secret: str) -> dict[str, Any]:
 
     settings = _settings(data)
     with open_runtime(settings) as rt:
-        with rt.session() as s:
-            a, b = (get_or_create_team(s, name=n).id for n in ("team-a", "team-b"))
-            token = create_api_token(s, team=s.get(Team, b), role="submitter")[1]
+        a, b, token = _teams(rt)
         engine = rt.engine()
         mine = deposit_text(rt, engine, text=secret, kind="document", source={"file": "runbook.txt"}, team_id=a)
         attest_stored_block(rt, mine.block_id, n_query=70, team_id=a)  # what A's long questions caused
@@ -259,9 +264,7 @@ def _budget_world(data: Path, secret: str) -> dict[str, Any]:
 
     settings = _settings(data)
     with open_runtime(settings) as rt:
-        with rt.session() as s:
-            a, b = (get_or_create_team(s, name=n).id for n in ("team-a", "team-b"))
-            token = create_api_token(s, team=s.get(Team, b), role="submitter")[1]
+        a, b, token = _teams(rt)
         engine = rt.engine()
         first = deposit_text(rt, engine, text=secret, kind="document", source={"file": "a.txt"}, team_id=a)
         deposit_text(rt, engine, text=DOC_GUESS, kind="document", source={"file": "guess.txt"}, team_id=b)
