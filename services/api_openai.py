@@ -280,10 +280,9 @@ def _stream(serving: Serving, body: _Sampling, req: CompletionRequest, pieces: q
                         if kind == "chat" else
                         {"index": 0, "text": text, "finish_reason": None, "logprobs": logprobs})
         elif what == "error":
-            code, kind_of = (("context_length_exceeded", "invalid_request_error")
-                             if isinstance(value, ContextLengthError) else
-                             ("invalid_request_error", "invalid_request_error") if isinstance(value, SamplingError)
-                             else ("server_error", "server_error"))
+            code = ("context_length_exceeded" if isinstance(value, ContextLengthError) else
+                    "invalid_request_error" if isinstance(value, SamplingError) else "server_error")
+            kind_of = "server_error" if code == "server_error" else "invalid_request_error"
             yield "data: " + json.dumps({"error": {"message": str(value), "type": kind_of, "param": None,
                                                    "code": code}}) + "\n\n"
             break

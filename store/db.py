@@ -329,15 +329,15 @@ class Query(Base):
 
 
 class Eviction(Base):
-    """One ownership dropped under a byte budget or a team quota (`owner_key`; null: a block no team owned). A
-    block whose last owner is dropped is evicted: its object deleted, its row kept with `evicted_at`."""
+    """One ownership dropped under a byte budget or a team quota (`owner_key`), or one block no team owned evicted
+    (`owner_key` null): its object deleted, its row kept with `evicted_at` (store/retention.py)."""
 
     __tablename__ = "evictions"
 
     id: Mapped[int] = mapped_column(sa.Integer, primary_key=True)
     block_id: Mapped[str] = mapped_column(sa.ForeignKey("blocks.id"), index=True)
     bytes: Mapped[int] = mapped_column(sa.BigInteger)
-    reason: Mapped[str] = mapped_column(sa.String(32))  # store_budget | team_quota
+    reason: Mapped[str] = mapped_column(sa.String(32))  # store_budget | team_quota | abandoned
     store_url: Mapped[str] = mapped_column(sa.String(1024))
     owner_key: Mapped[str | None] = mapped_column(sa.String(32))  # whose ownership was dropped (0013)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)

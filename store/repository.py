@@ -260,6 +260,12 @@ def record_attestation(session: Session, **fields: Any) -> Attestation:
     return attestation
 
 
+def requester(team_id: int | None) -> str | None:
+    """The `requested_by` of a measurement a team's deposit or question caused (None: the deployment's own, an
+    operator's, visible to every team that holds the block)."""
+    return None if team_id is None else owner_key(team_id)
+
+
 def attestation_visible_to(team_id: int | None) -> Any:
     """SQL condition on Attestation: the measurements a team may see, and that its answers count: those its own
     deposits and questions caused; those of a team that shares the block; and an operator's (or a probe's) made

@@ -107,6 +107,11 @@ def record_use(session: Session, *, block_id: str, team_id: int | None) -> None:
             .values(**bump))
 
 
+def _idle(last_used_at: Any, cutoff: datetime) -> Any:
+    """SQL: never used, or last used before `cutoff` (outside the grace period)."""
+    return sa.or_(last_used_at.is_(None), last_used_at < cutoff)
+
+
 def _live(store_url: str) -> list[Any]:
     return [BlockRow.store_url == store_url, BlockRow.evicted_at.is_(None)]
 
@@ -166,13 +171,12 @@ def _evictable(session: Session, *, store_url: str, now: datetime, grace: timede
     base = [*_live(store_url), BlockRow.kind.in_(EVICTABLE_KINDS), BlockRow.pinned.is_(False),
             ~sa.exists(sa.select(Problem.id).where(Problem.block_id == BlockRow.id))]
     owned = (sa.select(BlockRow, BlockOwner).join(BlockOwner, BlockOwner.block_id == BlockRow.id)
-             .where(*base, sa.or_(BlockOwner.last_used_at.is_(None), BlockOwner.last_used_at < now - grace)))
+             .where(*base, _idle(BlockOwner.last_used_at, now - grace)))
     if only_team is not None:
         owned = owned.where(BlockOwner.owner_key == owner_key(only_team))
     units = [(o.last_used_at or o.created_at, _victim(b, o)) for b, o in session.execute(owned)]
     if only_team is None:
-        unowned = sa.select(BlockRow).where(*base, _never_owned(), sa.or_(BlockRow.last_used_at.is_(None),
-                                                                          BlockRow.last_used_at < now - grace))
+        unowned = sa.select(BlockRow).where(*base, _never_owned(), _idle(BlockRow.last_used_at, now - grace))
         units += [(b.last_used_at or b.created_at, _victim(b, None)) for b in session.scalars(unowned)]
     return sorted(units, key=lambda u: (u[0], u[1].block_id, u[1].owner or ""))
 
@@ -212,7 +216,7 @@ def _abandoned_blocks(session: Session, store_url: str, now: datetime, grace: ti
     """Evictable blocks of the store whose last owner was dropped, not pinned, not grafted within `grace`."""
     rows = session.scalars(sa.select(BlockRow).where(
         *_live(store_url), BlockRow.kind.in_(EVICTABLE_KINDS), BlockRow.pinned.is_(False), _abandoned(),
-        sa.or_(BlockRow.last_used_at.is_(None), BlockRow.last_used_at < now - grace)).order_by(BlockRow.id))
+        _idle(BlockRow.last_used_at, now - grace)).order_by(BlockRow.id))
     return [_victim(row, None) for row in rows]
 
 
@@ -255,7 +259,7 @@ def _mark_if_ownerless(session: Session, block_id: str, grace: timedelta) -> boo
     owned = sa.exists(sa.select(BlockOwner.id).where(BlockOwner.block_id == block_id))
     return bool(session.execute(sa.update(BlockRow).where(
         BlockRow.id == block_id, ~owned, BlockRow.pinned.is_(False), BlockRow.evicted_at.is_(None),
-        sa.or_(BlockRow.last_used_at.is_(None), BlockRow.last_used_at < utcnow() - grace))
+        _idle(BlockRow.last_used_at, utcnow() - grace))
         .values(evicted_at=utcnow()).execution_options(synchronize_session=False)).rowcount)
 
 

@@ -25,6 +25,7 @@ from store.repository import (
     record_attestation,
     record_block,
     record_owner,
+    requester,
 )
 from store.retention import ensure_quota, prune
 from workers.runtime import Runtime
@@ -104,14 +105,6 @@ def deposit_tokens(rt: Runtime, engine: GraftEngine, *, tokens: list[int], probe
     # the team's quota first (its own least recently used documents make room, or the deposit is refused)
     ensure_quota(rt.session, rt.blocks, team_id=team_id, block_id=block.block_id,
                  incoming_bytes=block.identity.payload_bytes)
-    return _deposit(rt, engine, block, snapshot, reference, tokens=tokens, probe=probe, kind=kind, text=text,
-                    source=source, team_id=team_id, shared=shared, meta=meta, gate=gate,
-                    verified_by_team_id=verified_by_team_id, t0=t0)
-
-
-def _deposit(rt: Runtime, engine: GraftEngine, block: Any, snapshot: Any, reference: Any, *, tokens: list[int],
-             probe: list[int], kind: str, text: str, source: dict[str, Any], team_id: int | None, shared: bool,
-             meta: dict[str, Any] | None, gate: bool, verified_by_team_id: int | None, t0: float) -> DepositResult:
     with rt.session() as session:
         row = get_block(session, block_id=block.block_id)
         # a team depositing again what it already owns is done; another team's deposit of the same content does
@@ -150,7 +143,7 @@ def _deposit(rt: Runtime, engine: GraftEngine, block: Any, snapshot: Any, refere
         record_attestation(
             session, block_id=block.block_id, probe_digest=reference.sha256(), fingerprint=block.fingerprint,
             profile=snapshot.profile.as_dict(), profile_id=snapshot.profile.id, host=socket.gethostname(),
-            timings=timings, requested_by=None if team_id is None else owner_key(team_id),
+            timings=timings, requested_by=requester(team_id),
             **check_fields(check, floor))
     log.info("deposit.done", block_id=block.block_id, n_tokens=len(tokens), byte_exact=check.byte_exact,
              continuation=check.continuation_equal, recapture=check.recapture_equal,

@@ -16,9 +16,9 @@ from engine.check import check_graft, floor_holds, reference_run
 from engine.errors import EngineError
 from store.blockfile import Block
 from store.blocks import block_key
-from store.db import BlockRow, owner_key
+from store.db import BlockRow
 from store.errors import StoreError
-from store.repository import get_block, get_or_create_team, record_attestation, record_block
+from store.repository import get_block, get_or_create_team, record_attestation, record_block, requester
 from workers.flywheel.deposit import probe_query
 from workers.runtime import Runtime
 from workers.seam import block_to_snapshot
@@ -101,7 +101,7 @@ def attest_stored_block(rt: Runtime, block_id: str, *, fingerprint: str | None =
             registered = True
         record_attestation(s, block_id=block_id, probe_digest=reference.sha256(), fingerprint=fp.id,
                            profile=profile.as_dict(), profile_id=profile.id, host=socket.gethostname(), timings={},
-                           requested_by=None if team_id is None else owner_key(team_id), **fields)
+                           requested_by=requester(team_id), **fields)
     return record | {"status": fields["status"], "byte_exact": check.byte_exact, "reason": fields["reason"],
                      "continuation_equal": check.continuation_equal, "recapture_equal": check.recapture_equal,
                      "registered": registered, "profile": profile.as_dict(), "profile_id": profile.id}
