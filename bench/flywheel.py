@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bench.sets import ROLES, load_sets
+from bench.sets import ROLES, TRANSFER_ROLES, load_sets
 from bench.stats import fraction, wilson
 from store.db import Problem
 from store.repository import get_block, get_or_create_team
@@ -57,6 +57,7 @@ class FlywheelBenchRequest:
     max_tokens: int = 160
     model: str | None = None
     methods: bool = True  # run the two transfer methods alone too
+    arms: tuple[str, ...] = ()  # only these arms (of ARMS and METHOD_ARMS); empty: all
 
 
 def _cpu_s() -> float:
@@ -172,14 +173,23 @@ def run_flywheel_bench(request: FlywheelBenchRequest, progress: Callable[[str], 
                 "dataset": request.dataset if request.library is None else "files"}
 
 
+def _wanted(request: FlywheelBenchRequest) -> frozenset[str]:
+    unknown = [a for a in request.arms if a not in ARMS + METHOD_ARMS]
+    if unknown:
+        raise ValueError(f"unknown arms {', '.join(unknown)}; known: {', '.join(ARMS + METHOD_ARMS)}")
+    return frozenset(request.arms or ARMS + METHOD_ARMS)
+
+
 def _run(rt: Runtime, request: FlywheelBenchRequest, library: list[dict[str, Any]], items: list[dict[str, Any]],
          say: Callable[[str], None]) -> dict[str, Any]:
+    wanted = _wanted(request)
     engine = rt.engine(request.model)
     style = style_for(engine)
     skill = ensure_skill(rt, engine, style)
     k = request.samples
     solve = SolveParams(samples=k, temperature=request.temperature, max_tokens=request.max_tokens)
-    solved = _deposit(rt, library, team="bench-solved", reference=False, params=solve, model=request.model, say=say)
+    solved = _deposit(rt, library, team="bench-solved", reference=False, params=solve, model=request.model,
+                      say=say) if wanted & {"library", "library_gated"} else None
     seeded = _deposit(rt, library, team="bench-reference", reference=True, params=solve, model=request.model,
                       say=say)
     with rt.session() as s:
@@ -196,27 +206,31 @@ def _run(rt: Runtime, request: FlywheelBenchRequest, library: list[dict[str, Any
             check = verify_program(extract_program(text))
             return (check.answer if check.ran_cleanly else None), used
 
-        (answer, used), cpu = _timed(greedy)
-        tally.add(role, "base_greedy", qid, answer, want, used, cpu)
+        if "base_greedy" in wanted:
+            (answer, used), cpu = _timed(greedy)
+            tally.add(role, "base_greedy", qid, answer, want, used, cpu)
 
         def best_of_k(q: dict[str, Any] = item, p: list[int] = prompt) -> tuple[str | None, int]:
             answers, used = direct_samples(rt, engine, style, p, skill, f"bench/{q['id']}", AnswerParams(
                 samples=k, temperature=request.temperature, max_tokens=request.max_tokens))
             return plurality(answers), used
 
-        (answer, used), cpu = _timed(best_of_k)
-        tally.add(role, "base_best_of_k", qid, answer, want, used, cpu)
+        if "base_best_of_k" in wanted:
+            (answer, used), cpu = _timed(best_of_k)
+            tally.add(role, "base_best_of_k", qid, answer, want, used, cpu)
 
         arms = [("library", teams["bench-solved"], False, "auto"), ("library_gated", teams["bench-solved"], True,
                                                                    "auto"),
                 ("reference_library", teams["bench-reference"], False, "auto"),
                 ("reference_library_gated", teams["bench-reference"], True, "auto")]
-        if request.methods and role in ("transfer", "near_miss"):
+        if request.methods and role in TRANSFER_ROLES:
             arms += [(f"{method}{'_gated' if gate else ''}", teams["bench-reference"], gate, method)
                      for method in ("program", "graft") for gate in (False, True)]
         if n % 2:  # alternate which of a gated/ungated pair runs first: the second finds warm caches
             arms = [arms[i ^ 1] for i in range(len(arms))]  # every pair is (ungated, gated)
         for arm, team_id, gate, method in arms:
+            if arm not in wanted:
+                continue
             params = AnswerParams(samples=k, temperature=request.temperature, max_tokens=request.max_tokens,
                                   post_graft_gate=gate, use_direct=False, use_context=False,
                                   transfer_method=method)
@@ -228,12 +242,12 @@ def _run(rt: Runtime, request: FlywheelBenchRequest, library: list[dict[str, Any
     phases = {role: {"questions": sum(i["role"] == role for i in items),
                      "arms": {arm: tally.arm(role, arm) for arm in ARMS},
                      **({"transfer_methods": {arm: tally.arm(role, arm) for arm in METHOD_ARMS}}
-                        if request.methods and role in ("transfer", "near_miss") else {})}
+                        if request.methods and role in TRANSFER_ROLES else {})}
               for role in present}
     shifted = tuple(r for r in present if r != "recurrence")
     return {
         "benchmark": "flywheel", "model": engine.name, "fingerprint": engine.fingerprint.id, "samples": k,
-        "temperature": request.temperature, "max_tokens": request.max_tokens,
+        "temperature": request.temperature, "max_tokens": request.max_tokens, "arms": sorted(wanted),
         "recurrence_answer_cap": MAX_ANSWER_TOKENS,
         "recurrence_answers_at_cap": sum(r["route"] == "recurrence" and r["decode_tokens"] >= MAX_ANSWER_TOKENS
                                          for r in tally.rows),
@@ -242,7 +256,7 @@ def _run(rt: Runtime, request: FlywheelBenchRequest, library: list[dict[str, Any
         "gate_reference": gate_figures(tally, "reference_library", "reference_library_gated", shifted),
         "gate_by_phase": {role: gate_figures(tally, "reference_library", "reference_library_gated", (role,))
                           for role in shifted},
-        "recurrence": _recurrence_costs(tally, solved, seeded),
+        "recurrence": _recurrence_costs(tally, solved, seeded) if solved is not None else None,
         "rows": tally.rows,
         "finished_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     }

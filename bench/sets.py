@@ -8,13 +8,19 @@ from pathlib import Path
 from typing import Any
 
 DATA_DIR = Path(__file__).parent / "data"
-ROLES = ("recurrence", "transfer", "near_miss", "off_distribution")
+# transfer: new constants or a paraphrase; renamed: new constants, people and objects; reordered: the statements in
+# another order; near_miss*: the library problem's wording and numbers asking for something else (another quantity,
+# another entity, another unit, another step)
+ROLES = ("recurrence", "transfer", "renamed", "reordered", "near_miss", "near_miss_entity", "near_miss_unit",
+         "near_miss_step", "off_distribution")
+TRANSFER_ROLES = tuple(r for r in ROLES if r not in ("recurrence", "off_distribution"))
 
 
 def dataset_files(name: str) -> tuple[Path, Path]:
     library, evaluation = DATA_DIR / f"flywheel-{name}-library.jsonl", DATA_DIR / f"flywheel-{name}-eval.jsonl"
     if not library.exists() or not evaluation.exists():
-        known = sorted({p.name.split("-")[1] for p in DATA_DIR.glob("flywheel-*-library.jsonl")})
+        known = sorted(p.name.removeprefix("flywheel-").removesuffix("-library.jsonl")
+                       for p in DATA_DIR.glob("flywheel-*-library.jsonl"))
         raise ValueError(f"no shipped dataset {name!r}; known: {', '.join(known)}")
     return library, evaluation
 

@@ -298,7 +298,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         row = s.get(QueryRow, req.query_id)
         return {"request_id": req.id, "status": "done", "answer": row.answer, "route": row.route,
                 "block_id": row.block_id, "decode_tokens": row.decode_tokens, "verified": row.verified,
-                "attested": row.attested, "verified_by": row.verified_by}
+                "attested": row.attested, "verified_by": row.verified_by, "detail": row.detail,
+                "binding": row.binding}
 
     def _read_outcome(rt: Runtime, request_id: str) -> dict[str, Any]:
         with rt.session() as s:

@@ -166,42 +166,55 @@ def bench_api(
 
 @bench_app.command("flywheel")
 def bench_flywheel(
-    dataset: Annotated[str, typer.Option(help="Shipped set: dev (thresholds were chosen on it) or check (never "
-                                              "used to choose anything).")] = "dev",
+    dataset: Annotated[str, typer.Option(help="Shipped set: dev (thresholds were chosen on it), check (never "
+                                              "used to choose anything), gsm-dev (GSM8K-style families with "
+                                              "renamed people and objects, reordered statements and near-misses "
+                                              "of entity, unit and step) or gsm-check (the same templates, other "
+                                              "seeds).")] = "dev",
     library: Annotated[Path | None, typer.Option(help="Library JSONL (id, question, answer, optional solution): "
                                                       "problems to solve and deposit.")] = None,
     eval_file: Annotated[Path | None, typer.Option("--eval", help="Eval JSONL (id, question, answer, role: "
-                                                                  "recurrence|transfer|near_miss|off_distribution; "
-                                                                  "default transfer).")] = None,
+                                                                  "recurrence|transfer|renamed|reordered|near_miss|"
+                                                                  "near_miss_entity|near_miss_unit|near_miss_step|"
+                                                                  "off_distribution; default transfer).")] = None,
     model: ModelOpt = None,
     samples: Annotated[int, typer.Option("--samples", "-k", min=1, max=64, help="Sampling budget K.")] = 4,
     methods: Annotated[bool, typer.Option(help="Also run each transfer method alone on transfer and near-miss "
                                                "questions.")] = True,
+    arms: Annotated[str | None, typer.Option(help="Comma-separated arms to run (default all): base_greedy, "
+                                                  "base_best_of_k, library, library_gated, reference_library, "
+                                                  "reference_library_gated, program, program_gated, graft, "
+                                                  "graft_gated. The model-solved library is solved only for "
+                                                  "library arms.")] = None,
     json_out: JsonOpt = False,
 ) -> None:
     """Deposit (model-solved and reference-seeded libraries), then recurrence, transfer, near-miss and
     off-distribution questions asked with no answer key: correct, wrong and abstain per arm with Wilson intervals,
     decode tokens and CPU-seconds, and the post-graft gate as a classifier."""
-    from bench.flywheel import ARMS, FlywheelBenchRequest, run_flywheel_bench
+    from bench.flywheel import FlywheelBenchRequest, run_flywheel_bench
 
     def body() -> dict[str, Any]:
         progress = (lambda msg: err.print(f"[dim]bench flywheel: {msg}[/]")) if not json_out else None
         return run_flywheel_bench(FlywheelBenchRequest(dataset=dataset, library=library, eval=eval_file,
-                                                       samples=samples, model=model_name(model), methods=methods),
+                                                       samples=samples, model=model_name(model), methods=methods,
+                                                       arms=tuple(a.strip() for a in (arms or "").split(",")
+                                                                  if a.strip())),
                                   progress=progress)
 
     record = guard(body)
     if json_out:
         print_json(record)
         return
-    rows = [{"phase": role, "arm": arm, **{k: (phase["arms"][arm] or {}).get(k) for k in
+    rows = [{"phase": role, "arm": arm, **{k: figures.get(k) for k in
                                             ("correct", "wrong", "abstain", "decode_tokens_per_question",
                                              "cpu_s_per_question")}}
-            for role, phase in record["phases"].items() for arm in ARMS]
+            for role, phase in record["phases"].items()
+            for arm, figures in {**phase["arms"], **phase.get("transfer_methods", {})}.items() if figures]
     out.print(records_table(f"bench flywheel: {record['model']}, K={samples}, {record['dataset']}", rows,
                             ["phase", "arm", "correct", "wrong", "abstain", "decode_tokens_per_question",
                              "cpu_s_per_question"]))
-    out.print(key_value_table("library (model-solved)", record["library"]))
+    if record["library"] is not None:
+        out.print(key_value_table("library (model-solved)", record["library"]))
     out.print(key_value_table("post-graft gate (model-solved library)", record["gate"]))
     out.print(key_value_table("post-graft gate (reference-seeded library)", record["gate_reference"]))
 

@@ -131,7 +131,8 @@ def ask(
                     row = s.get(Query, req.query_id)
                     return {"answer": row.answer, "route": row.route, "block_id": row.block_id,
                             "decode_tokens": row.decode_tokens, "verified": row.verified,
-                            "attested": row.attested, "query_id": row.id}
+                            "attested": row.attested, "query_id": row.id, "detail": row.detail,
+                            "binding": row.binding}
             time.sleep(0.5)
         raise TimeoutError(f"no graft worker answered within {wait_s:.0f} s (request {request_id})")
 
@@ -139,7 +140,9 @@ def ask(
     if json_out:
         print_json(record)
     else:
-        out.print(key_value_table(question, record))
+        from workers.flywheel.transfer import binding_summary
+
+        out.print(key_value_table(question, {**record, "binding": binding_summary(record.get("binding"))}))
 
 
 def worker(

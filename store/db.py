@@ -325,6 +325,8 @@ class Query(Base):
     verified: Mapped[bool] = mapped_column(sa.Boolean, default=False, server_default=sa.false())
     attested: Mapped[bool] = mapped_column(sa.Boolean, default=False, server_default=sa.false())
     verified_by: Mapped[str | None] = mapped_column(sa.String(200))  # the team whose key verified the block used
+    detail: Mapped[str | None] = mapped_column(NulSafeText())  # the route's words: the gate's verdict, a refusal
+    binding: Mapped[Any | None] = mapped_column(_json())  # the transfer route's binding report (Answer.binding)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
 
 

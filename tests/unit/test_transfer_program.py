@@ -14,12 +14,13 @@ import pytest
 from store.blockfile import signature_status
 from store.db import Problem
 from store.repository import get_or_create_team
+from workers.flywheel.alignment import align
 from workers.flywheel.answer import AnswerParams
 from workers.flywheel.answering import answer_question
 from workers.flywheel.parameterize import ParameterizedProgram, derive, substitute
 from workers.flywheel.solve import solve_problem
 from workers.flywheel.structure import asked_sentence, question_numbers, structure_of
-from workers.flywheel.transfer_gate import form_fit, program_fit
+from workers.flywheel.transfer_gate import answer_out_of_domain, program_fit
 from workers.problems import parse_problems_jsonl
 from workers.queue.dispatch import submit_batch
 from workers.runtime import open_runtime
@@ -85,27 +86,36 @@ def test_form_from_meta_refuses_malformed_shapes() -> None:
     with pytest.raises(ValueError, match="takes 1 numbers"):
         form.bind(["1", "2"])
     # only a plain decimal number is ever written into the program, as a literal kvgraft formats itself
-    for hostile in ("__import__('os').system('id')", "1e400", "NaN", "-1", "1_000", "0x10", "Infinity", "9" * 5000):
+    for hostile in ("__import__('os').system('id')", "1e400", "NaN", "--1", "1_000", "0x10", "Infinity", "9" * 5000,
+                    "1/0", "1/2/3", "+1", "1.5/2"):
         with pytest.raises(ValueError, match="not a"):
             form.bind([hostile])
     assert form.bind(["3.50"]).startswith("kvp_0 = 3.5\n") and form.bind(["007"]).startswith("kvp_0 = 7\n")
+    # signed numbers and fractions as the question writes them
+    assert form.bind(["-12"]).startswith("kvp_0 = -12\n") and form.bind(["-3/4"]).startswith("kvp_0 = (-3 / 4)\n")
 
 
-def test_form_fit_needs_count_units_and_asked_quantity() -> None:
-    form = derive("eggs = 48\nper_carton = 6\nprint(eggs // per_carton)", CARTONS, "8")
-    assert form is not None
-    same = form_fit(form, structure_of("A farmer collects 84 eggs and packs them in cartons of 7. How many cartons "
-                                       "does he fill?"))
-    assert same.applies and same.bindable
-    reordered = form_fit(form, structure_of("Eggs are packed 7 to a carton. If a farmer has 84 eggs, how many "
-                                            "cartons can he fill?"))
-    assert not reordered.applies and reordered.bindable and "units" in reordered.reason
-    other = form_fit(form, structure_of("A farmer collects 48 eggs and packs them in cartons of 6. How many eggs "
-                                        "does he collect in 3 days if he collects the same number each day?"))
-    assert not other.applies and not other.bindable
-    asks = form_fit(form, structure_of("A farmer collects 84 eggs and packs them in cartons of 7. How much money "
-                                       "does he earn?"))
-    assert not asks.applies and "another quantity" in asks.reason
+def test_alignment_needs_the_same_problem_and_the_same_asked_quantity() -> None:
+    same = align("A farmer collects 84 eggs and packs them in cartons of 7. How many cartons does he fill?", CARTONS)
+    assert same.aligned and same.kept == 1.0 and same.renames == ()
+    assert same.values == ["84", "7"] and [b.param for b in same.bindings] == [0, 1]
+    # a paraphrase is not the same text: it goes to graft and sample
+    paraphrase = align("Eggs are packed 7 to a carton. If a farmer has 84 eggs, how many cartons can he fill?",
+                       CARTONS)
+    assert not paraphrase.aligned and paraphrase.failed_at == "body"
+    other = align("A farmer collects 48 eggs and packs them in cartons of 6. How many eggs does he collect in 3 "
+                  "days if he collects the same number each day?", CARTONS)
+    assert not other.aligned and other.failed_at == "count"
+    asks = align("A farmer collects 84 eggs and packs them in cartons of 7. How much money does he earn?", CARTONS)
+    assert not asks.aligned and asks.failed_at == "asked"
+
+
+def test_answer_out_of_domain_refuses_what_the_method_never_gave() -> None:
+    assert answer_out_of_domain("12", 8) is None and answer_out_of_domain("12.0", "8") is None
+    assert "whole number" in str(answer_out_of_domain("12.5", 8))
+    assert "negative" in str(answer_out_of_domain("-3", 8))
+    assert answer_out_of_domain("2.5", "1.5") is None and answer_out_of_domain("-3", -2) is None
+    assert answer_out_of_domain("abc", 8) is None and answer_out_of_domain("3", None) is None
 
 
 def test_program_fit_flags_unused_numbers_and_stale_literals() -> None:
@@ -143,6 +153,16 @@ def test_a_same_structure_question_is_answered_by_the_signed_program_with_no_dec
         near = answer_question(rt, "A farmer collects 84 eggs and packs them in cartons of 7. How much money does "
                                    "he earn?", team_id=team_id, params=params)
         assert near.route == "abstain" and near.decode_tokens == 0 and "another quantity" in near.detail
+        assert near.binding is not None and near.binding["gate"]["alignment"]["failed_at"] == "asked"
+        # renamed objects with new numbers: bound by alignment, whatever the router's lexical score
+        renamed = answer_question(rt, "A farmer collects 91 apples and packs them in crates of 7. How many crates "
+                                      "does he fill?", team_id=team_id, params=params)
+        assert (renamed.route, renamed.answer, renamed.decode_tokens) == ("program", "13", 0)
+        assert renamed.binding is not None and renamed.binding["method"] == "alignment"
+        bound = renamed.binding["tried"][-1]["alignment"]
+        assert [(b["param"], b["routed"], b["question"]) for b in bound["bindings"]] == [(0, "48", "91"),
+                                                                                         (1, "6", "7")]
+        assert bound["renames"] == [["eggs", "apples"], ["cartons", "crates"]]
         # method "program" alone abstains where no form applies; "graft" never uses the form
         alone = answer_question(rt, "Eggs are packed 7 to a carton. If a farmer has 84 eggs, how many cartons "
                                     "can he fill?", team_id=team_id,

@@ -41,6 +41,9 @@ class Answer:
     query_id: str | None = None
     verified_by: str | None = None  # the team whose answer key verified the block this answer rests on
     timings_ms: dict[str, float] = field(default_factory=dict)  # per step, where the route measures them
+    # the transfer route's report: which number of the question bound which parameter, the renames, the alignment's
+    # confidence (kept share) and why each candidate was refused (workers/flywheel/transfer.py)
+    binding: dict[str, Any] | None = None
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)

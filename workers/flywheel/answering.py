@@ -26,7 +26,7 @@ def query_row(question: str, team_id: int | None, result: Answer) -> Query:
     return Query(team_id=team_id, question=question, question_digest=question_digest(question),
                  answer=result.answer, route=result.route, block_id=result.block_id,
                  decode_tokens=result.decode_tokens, verified=result.verified, attested=result.attested,
-                 verified_by=result.verified_by)
+                 verified_by=result.verified_by, detail=result.detail or None, binding=result.binding)
 
 
 def add_answer_row(session: Session, question: str, team_id: int | None, result: Answer) -> Query:

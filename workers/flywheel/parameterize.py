@@ -14,6 +14,7 @@ binding its numbers and running the program in the sandbox: zero decode tokens."
 from __future__ import annotations
 
 import io
+import re
 import tokenize
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -35,6 +36,7 @@ class ParameterizedProgram:
     params: int
     units: tuple[str, ...]
     asked: tuple[str, ...]
+    numbers: tuple[str, ...] = ()  # the routed problem's numbers as deposit read them (kvp_<i> is numbers[i])
 
     def bind(self, values: Sequence[str]) -> str:
         if len(values) != self.params:
@@ -43,7 +45,8 @@ class ParameterizedProgram:
         return header + self.body
 
     def as_meta(self) -> dict[str, Any]:
-        return {"body": self.body, "params": self.params, "units": list(self.units), "asked": list(self.asked)}
+        return {"body": self.body, "params": self.params, "units": list(self.units), "asked": list(self.asked),
+                **({"numbers": list(self.numbers)} if self.numbers else {})}
 
     @classmethod
     def from_meta(cls, meta: Any) -> ParameterizedProgram | None:
@@ -56,15 +59,27 @@ class ParameterizedProgram:
                 and all(isinstance(u, str) for u in units) and isinstance(asked, list)
                 and all(isinstance(w, str) for w in asked)):
             return None
-        return cls(body, params, tuple(units), tuple(asked))
+        numbers = meta.get("numbers", [])
+        if not (isinstance(numbers, list) and len(numbers) in (0, params) and all(isinstance(n, str) for n in numbers)):
+            return None
+        return cls(body, params, tuple(units), tuple(asked), tuple(numbers))
+
+
+_PLAIN = re.compile(r"-?\d+(?:\.\d+|/\d+)?")
 
 
 def _literal(text: str) -> str:
-    """A question's number as a Python literal (an int when written without a fraction, else a float literal),
-    written from its Decimal value: text that is not a plain decimal number of at most MAX_DIGITS digits is
-    refused, so nothing of the question but a number reaches the program."""
-    if len(text) > MAX_DIGITS + 1 or not text.replace(".", "", 1).isdigit():
-        raise ValueError(f"not a plain decimal number of at most {MAX_DIGITS} digits: {text[:40]!r}")
+    """A question's number as a Python literal (an int when written without a fraction, else a float literal; a
+    fraction a/b as the parenthesized division), written from its Decimal parts: text that is not a plain signed
+    decimal number or fraction of at most MAX_DIGITS digits is refused, so nothing of the question but a number
+    reaches the program."""
+    if len(text) > MAX_DIGITS + 1 or not _PLAIN.fullmatch(text):
+        raise ValueError(f"not a plain decimal number or fraction of at most {MAX_DIGITS} digits: {text[:40]!r}")
+    if "/" in text:
+        num, den = text.split("/")
+        if int(den) == 0:
+            raise ValueError(f"not a number: {text!r} divides by zero")
+        return f"({_literal(num)} / {_literal(den)})"
     value = Decimal(text)
     if "." not in text:
         return format(value, "f")
@@ -88,20 +103,62 @@ def numeric_literals(program: str) -> list[tuple[tokenize.TokenInfo, Decimal]] |
     return found
 
 
-def substitute(program: str, numbers: Sequence[QuestionNumber]) -> tuple[str, int] | None:
-    """The program with each literal equal to one of `numbers` replaced by its parameter, and the count replaced;
-    None when the program does not tokenize."""
+_UNARY_AFTER = frozenset("( [ { , = : + - * / % ** // < > <= >= == != += -= *= /= return".split())
+
+
+def _spans(program: str) -> list[tuple[tuple[int, int], tuple[int, int], Decimal, str]] | None:
+    """The program's numbers as a question may write them: ((row, col) start, (row, col) end, value, text) for each
+    decimal literal, for a unary minus with it ("-12"), and for a literal division of two integer literals ("3/4",
+    "-3/4"); None when the program does not tokenize."""
     literals = numeric_literals(program)
     if literals is None:
         return None
+    tokens = [t for t in tokenize.generate_tokens(io.StringIO(program).readline)
+              if t.type not in (tokenize.NL, tokenize.COMMENT)]
+    position = {tok.start: i for i, tok in enumerate(tokens)}
+    out = []
+    for tok, value in literals:
+        i = position[tok.start]
+        here = [(tok.start, value, tok.string)]
+        prev, before = (tokens[i - 1] if i >= 1 else None), (tokens[i - 2] if i >= 2 else None)
+        if prev is not None and prev.string == "-" and prev.end == tok.start and (
+                before is None or before.type in (tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT)
+                or before.string in _UNARY_AFTER):
+            here.append((prev.start, -value, "-" + tok.string))
+        out += [(start, tok.end, v, text) for start, v, text in here]
+        den = tokens[i + 2] if i + 2 < len(tokens) and tokens[i + 1].string == "/" else None
+        if den is not None and den.type == tokenize.NUMBER and den.string.isdigit() and int(den.string) \
+                and tok.string.isdigit():
+            with localcontext() as ctx:
+                ctx.prec = 40
+                out += [(start, den.end, v / Decimal(den.string), f"{text}/{den.string}") for start, v, text in here]
+    return out
+
+
+def substitute(program: str, numbers: Sequence[QuestionNumber]) -> tuple[str, int] | None:
+    """The program with each number equal to one of `numbers` replaced by its parameter (a fraction a/b only where
+    the program writes it a/b, a negative number with its minus), and the count replaced; None when the program does
+    not tokenize."""
+    spans = _spans(program)
+    if spans is None:
+        return None
     index = {n.value: i for i, n in enumerate(numbers)}
+    fractions = {n.value for n in numbers if "/" in n.text}
+    chosen: list[tuple[tuple[int, int], tuple[int, int], str]] = []
+    # the widest span first (a fraction over its numerator, "-12" over "12"), never two that overlap
+    for start, end, value, text in sorted(spans, key=lambda s: (s[0], -s[1][0], -s[1][1])):
+        if value not in index or (value in fractions) != ("/" in text):
+            continue
+        if chosen and start < chosen[-1][1]:
+            continue
+        chosen.append((start, end, f"{PARAM}{index[value]}"))
     lines = io.StringIO(program).readlines()  # the lines tokenize numbers (splitlines splits on more)
-    edits = [(tok.start[0], tok.start[1], tok.end[1], f"{PARAM}{index[value]}") for tok, value in literals
-             if value in index]
-    for row, col, end, name in sorted(edits, reverse=True):
+    for (row, col), (end_row, end), name in sorted(chosen, reverse=True):
+        if end_row != row:
+            continue
         line = lines[row - 1]
         lines[row - 1] = line[:col] + name + line[end:]
-    return "".join(lines), len(edits)
+    return "".join(lines), sum(s[0][0] == s[1][0] for s in chosen)
 
 
 PERTURBATIONS = ((2, 3), (1, 7), (3, 1))  # v -> a*v + b: other numbers to bind, tried in turn
@@ -127,7 +184,8 @@ def derive(program: str, question: str, answer: str) -> ParameterizedProgram | N
     if replaced is None or replaced[1] == 0:
         return None
     structure = structure_of(question)
-    form = ParameterizedProgram(replaced[0], len(numbers), structure.units, structure.asked)
+    form = ParameterizedProgram(replaced[0], len(numbers), structure.units, structure.asked,
+                                tuple(n.text for n in numbers))
     same = verify_program(form.bind([n.text for n in numbers]), answer=answer)
     if same.verdict != "verified":
         return None

@@ -44,10 +44,15 @@ def _cosine(a: Counter[str], b: Counter[str], idf: Callable[[str], float]) -> fl
     return dot / (na * nb) if na and nb else 0.0
 
 
+def _scores(query: list[str], docs: Sequence[tuple[str, list[str]]], idf: Callable[[str], float]
+            ) -> list[tuple[float, str]]:
+    q = Counter(query)
+    return sorted(((_cosine(q, Counter(terms), idf), key) for key, terms in docs), reverse=True)
+
+
 def _best(query: list[str], docs: Sequence[tuple[str, list[str]]], idf: Callable[[str], float],
           threshold: float) -> Route:
-    q = Counter(query)
-    scores = sorted(((_cosine(q, Counter(terms), idf), key) for key, terms in docs), reverse=True)
+    scores = _scores(query, docs, idf)
     if not scores:
         return Route(None, 0.0, 0.0)
     best, key = scores[0]
@@ -71,6 +76,14 @@ def route_indexed(question: str, retrieval: Retrieval, *, threshold: float = DEF
     agree; the runner-up is the best of the candidates only."""
     return _best(words(question), [(c.problem_id, list(c.terms)) for c in retrieval.candidates],
                  retrieval.stats.idf, threshold)
+
+
+def ranked_indexed(question: str, retrieval: Retrieval, *, threshold: float, limit: int) -> list[tuple[float, str]]:
+    """The candidates the routing index returned that reach `threshold`, best first (ties by problem id), at most
+    `limit`: (score, problem id)."""
+    scores = _scores(words(question), [(c.problem_id, list(c.terms)) for c in retrieval.candidates],
+                     retrieval.stats.idf)
+    return [(score, key) for score, key in scores if score >= threshold][:limit]
 
 
 def route_bm25(question: str, candidates: Sequence[Candidate], *, threshold: float = DEFAULT_BM25_THRESHOLD,

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 
-# a number: digits with optional thousands commas and decimals, not part of a word (e.g. "v2")
-_NUMBER = re.compile(r"(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(?![\w])")
+from workers.flywheel.alignment import NUMBER as _NUMBER
+from workers.flywheel.alignment import number_value
+
 _WORD = re.compile(r"[a-z]+")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 _ASK_WORDS = ("how", "what", "find", "calculate", "compute", "determine", "which")
@@ -24,7 +25,7 @@ _FILLER = frozenset("a an the of to in on and or is are was were be been will wo
 @dataclass(frozen=True)
 class QuestionNumber:
     value: Decimal
-    text: str  # as written, commas removed
+    text: str  # as written, commas removed (signed, decimal, or a fraction a/b)
     unit: str  # the content word naming its unit (see _unit)
     start: int  # character offset in the question
 
@@ -61,9 +62,8 @@ def question_numbers(question: str) -> tuple[QuestionNumber, ...]:
     out = []
     for match in _NUMBER.finditer(question):
         text = match.group(0).replace(",", "")
-        try:
-            value = Decimal(text)
-        except InvalidOperation:  # pragma: no cover - the pattern only matches decimal digits
+        value = number_value(text)
+        if value is None:  # a fraction over zero
             continue
         unit = _unit(question[max(0, match.start() - 60):match.start()], question[match.end():match.end() + 60])
         out.append(QuestionNumber(value, text, unit, match.start()))

@@ -1,37 +1,45 @@
 """Transfer: a new question answered with the method of one routed solution block.
 
 Two methods, tried in this order under `AnswerParams.transfer_method="auto"`:
-1. `program`: the block carries a verified parameterized program (workers/flywheel/parameterize.py) and the
-   question has the same structure: its numbers are bound and the program runs in the sandbox (zero decode tokens);
-2. `graft`: the block is grafted at its own positions, the question is prefilled after it, and K programs are
-   sampled and run in the sandbox.
+1. `program`: a solution block whose problem the question aligns with (workers/flywheel/alignment.py: the same
+   text but for numbers, people's names and objects renamed consistently, statements in any order, the same asked
+   quantity) and that carries a verified parameterized program (workers/flywheel/parameterize.py): the question's
+   numbers are bound to the parameters they align with and the program runs in the sandbox (zero decode tokens).
+   The candidates are the team's solution problems the router scores at least PROGRAM_ROUTE_FLOOR, best first:
+   alignment, not the lexical score, decides, so a question whose names and objects are all new still finds its
+   problem;
+2. `graft`: the block the router picks (threshold as for every route) is grafted at its own positions, the
+   question is prefilled after it, and K programs are sampled and run in the sandbox.
 
 With an answer key (expected answer or verifier) the first verified answer wins. Without one the post-graft gate
 (workers/flywheel/transfer_gate.py) decides; with the gate off, the first answer that ran is returned."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from engine.graft import GraftEngine
 from store.db import owner_key
 from store.repository import get_problem, graft_sources, verifying_team
 from store.route_index import retrieve
+from workers.flywheel.alignment import Alignment, align
 from workers.flywheel.answer import Answer, AnswerParams, agreeing
 from workers.flywheel.attested import attested, prefill_classes
 from workers.flywheel.parameterize import ParameterizedProgram
 from workers.flywheel.prefix import GraftedPrefix
 from workers.flywheel.prompts import PromptStyle, tokens_of, transfer_part
-from workers.flywheel.router import route_indexed
+from workers.flywheel.router import ranked_indexed, route_indexed
 from workers.flywheel.solve import SolveParams, sample_program, sample_seed
 from workers.flywheel.structure import Structure, structure_of
-from workers.flywheel.transfer_gate import asked_matches, form_fit, program_fit
+from workers.flywheel.transfer_gate import answer_out_of_domain, asked_matches, program_fit
 from workers.runtime import Runtime
 from workers.seam import block_to_snapshot, read_or_miss
 from workers.verify.programs import extract_program, verify_program
 
 TRANSFER_METHODS = ("auto", "program", "graft")
+PROGRAM_ROUTE_FLOOR = 0.3  # lexical score a program-route candidate needs (alignment decides; docs/FLYWHEEL.md)
+PROGRAM_ROUTE_CANDIDATES = 8  # the best this many are aligned
 
 
 @dataclass(frozen=True)
@@ -41,6 +49,24 @@ class Routed:
     question: str  # the routed problem's question
     verified_by: str | None
     team_id: int | None = None  # the team it was routed for: whose view of its attestations counts
+    answer: Any = None  # the routed problem's verified answer
+
+
+def _routed(rt: Runtime, problem_id: str, block_id: str, score: float, team_id: int | None) -> Routed | None:
+    with rt.session() as s:
+        problem = get_problem(s, problem_id=problem_id)
+        if problem is None:
+            return None
+        # whose key verified it: looked up for the routed block only, not the whole pool
+        return Routed(block_id, score, problem.question, verifying_team(s, problem=problem), team_id,
+                      (problem.outcome or {}).get("answer", problem.answer))
+
+
+def _retrieve(rt: Runtime, engine: GraftEngine, question: str, team_id: int | None, threshold: float) -> Any:
+    with rt.session() as s:
+        sources = graft_sources(s, team_id=team_id) if team_id is not None else []
+        return retrieve(s, question=question, fingerprint=engine.fingerprint.id, team_id=team_id,
+                        sources=sources, threshold=threshold)
 
 
 def route_solution(rt: Runtime, engine: GraftEngine, question: str, team_id: int | None,
@@ -48,39 +74,125 @@ def route_solution(rt: Runtime, engine: GraftEngine, question: str, team_id: int
     """The one solution block (of this fingerprint, graftable by the team) whose problem is most like the question,
     or None below the threshold. The routing index returns the few problems that could reach the threshold
     (store/route_index.py); only those are scored."""
-    with rt.session() as s:
-        sources = graft_sources(s, team_id=team_id) if team_id is not None else []
-        found = retrieve(s, question=question, fingerprint=engine.fingerprint.id, team_id=team_id,
-                         sources=sources, threshold=threshold)
-        chosen = route_indexed(question, found, threshold=threshold)
-        if chosen.key is None:
-            return None
-        routed = next(c for c in found.candidates if c.problem_id == chosen.key)
-        problem = get_problem(s, problem_id=routed.problem_id)
-        if problem is None:
-            return None
-        # whose key verified it: looked up for the routed block only, not the whole pool
-        return Routed(routed.block_id, chosen.score, problem.question, verifying_team(s, problem=problem), team_id)
+    found = _retrieve(rt, engine, question, team_id, threshold)
+    chosen = route_indexed(question, found, threshold=threshold)
+    if chosen.key is None:
+        return None
+    routed = next(c for c in found.candidates if c.problem_id == chosen.key)
+    return _routed(rt, routed.problem_id, routed.block_id, chosen.score, team_id)
 
 
-def _by_program(form: ParameterizedProgram, mine: Structure, routed: Routed, expected: Any, verifier: Any,
-                gate: bool) -> Answer | None:
+def program_candidates(rt: Runtime, engine: GraftEngine, question: str, team_id: int | None) -> list[Routed]:
+    """The solution problems the program route aligns the question with: score at least PROGRAM_ROUTE_FLOOR, the
+    best PROGRAM_ROUTE_CANDIDATES first."""
+    found = _retrieve(rt, engine, question, team_id, PROGRAM_ROUTE_FLOOR)
+    blocks = {c.problem_id: c.block_id for c in found.candidates}
+    ranked = ranked_indexed(question, found, threshold=PROGRAM_ROUTE_FLOOR, limit=PROGRAM_ROUTE_CANDIDATES)
+    out = [_routed(rt, key, blocks[key], score, team_id) for score, key in ranked]
+    return [r for r in out if r is not None]
+
+
+@dataclass(frozen=True)
+class ProgramTry:
+    """What the program route found: its answer (None: it did not answer) and the report of every candidate it
+    aligned the question with (the answer's `binding`)."""
+
+    answer: Answer | None
+    binding: dict[str, Any]
+
+
+def _bound(form: ParameterizedProgram, values: list[str], routed: Routed, expected: Any, verifier: Any,
+           gate: bool, how: str) -> tuple[Answer | None, str]:
+    """Run the form bound to `values`; the answer (None when it did not answer) and why."""
     keyed = expected is not None or verifier is not None
-    fit = form_fit(form, mine)
-    if not (fit.applies if gate and not keyed else fit.bindable):  # with a key, the key decides
-        return None
     try:
-        program = form.bind([n.text for n in mine.numbers])
-    except ValueError:  # a number too long to bind: leave it to graft and sample
-        return None
+        program = form.bind(values)
+    except ValueError as exc:  # a number too long to bind: leave it to graft and sample
+        return None, str(exc)
     check = verify_program(program, answer=expected, verifier=verifier)
     if check.answer is None or not (check.ran_cleanly or check.verdict in ("verified", "wrong")):
-        return None
+        return None, f"the bound program did not run cleanly ({check.verdict})"
     if check.verdict == "wrong":
-        return None  # the key says no: leave it to the grafted samples
+        return None, "the answer key says the bound program's answer is wrong"  # left to the grafted samples
+    if gate and not keyed:
+        odd = answer_out_of_domain(check.answer, routed.answer)
+        if odd is not None:
+            return None, odd
     return Answer(check.answer, "program", routed.block_id, 0, check.verdict == "verified", False,
-                  f"verified parameterized program bound to the question's numbers ({fit.reason}); router score "
-                  f"{routed.score:.2f}; nothing grafted", verified_by=routed.verified_by)
+                  f"verified parameterized program bound to the question's numbers by {how}; router score "
+                  f"{routed.score:.2f}; nothing grafted", verified_by=routed.verified_by), "answered"
+
+
+def _form_of(rt: Runtime, engine: GraftEngine, routed: Routed) -> ParameterizedProgram | None:
+    block = read_or_miss(rt.blocks, engine.fingerprint.id, routed.block_id, purpose="transfer",
+                         scope=owner_key(routed.team_id))
+    return None if block is None else ParameterizedProgram.from_meta(block.meta.get("parameterized"))
+
+
+def _tried(routed: Routed, alignment: Alignment | None, outcome: str) -> dict[str, Any]:
+    return {"block_id": routed.block_id, "router_score": round(routed.score, 3), "outcome": outcome,
+            **({"alignment": alignment.as_dict()} if alignment is not None else {})}
+
+
+def by_program(rt: Runtime, engine: GraftEngine, question: str, team_id: int | None, expected: Any,
+               verifier: Any, gate: bool, routed: Routed | None) -> ProgramTry:
+    """The program route: the first candidate the question aligns with whose form answers. Without the gate (or
+    with an answer key, which decides) the form of the block the router picked is also bound by position when the
+    question has as many numbers."""
+    keyed = expected is not None or verifier is not None
+    tried: list[dict[str, Any]] = []
+    for candidate in program_candidates(rt, engine, question, team_id):
+        alignment = align(question, candidate.question)
+        if not alignment.aligned:
+            tried.append(_tried(candidate, alignment, "not aligned"))
+            continue
+        form = _form_of(rt, engine, candidate)
+        if form is None:
+            tried.append(_tried(candidate, alignment, "the block carries no parameterized program"))
+            continue
+        if form.numbers and tuple(b.routed for b in sorted(alignment.bindings, key=lambda b: b.param)) \
+                != form.numbers:
+            tried.append(_tried(candidate, alignment, "the routed problem's numbers are not the form's"))
+            continue
+        answer, outcome = _bound(form, alignment.values, candidate, expected, verifier, gate,
+                                 f"alignment with the routed problem (kept {alignment.kept:.2f})")
+        tried.append(_tried(candidate, alignment, outcome))
+        if answer is not None:
+            return ProgramTry(answer, {"method": "alignment", "tried": tried})
+    if routed is not None and (keyed or not gate):
+        form = _form_of(rt, engine, routed)
+        values = [n.text for n in structure_of(question).numbers]
+        if form is not None and len(values) == form.params:
+            answer, outcome = _bound(form, values, routed, expected, verifier, gate, "position (no gate)")
+            tried.append(_tried(routed, None, f"by position: {outcome}"))
+            if answer is not None:
+                return ProgramTry(answer, {"method": "position", "tried": tried})
+    return ProgramTry(None, {"method": None, "tried": tried})
+
+
+def binding_summary(binding: dict[str, Any] | None) -> str | None:
+    """One line for a person: how the answering candidate bound the question's numbers (or why the best refused)."""
+    if not binding or not binding.get("tried"):
+        return None
+    last = binding["tried"][-1] if binding.get("method") else binding["tried"][0]
+    alignment = last.get("alignment") or {}
+    if binding.get("method") == "alignment":
+        bound = ", ".join(f"kvp_{b['param']}={b['question']} (was {b['routed']}: {b['context']})"
+                          for b in alignment.get("bindings", []))
+        renamed = ", ".join(f"{a}->{b}" for a, b in alignment.get("renames", [])) or "none"
+        return f"bound by alignment (kept {alignment.get('kept')}): {bound}; renamed {renamed}"
+    if binding.get("method") == "position":
+        return "bound by position (no gate)"
+    return f"refused: {alignment.get('reason') or last['outcome']}"
+
+
+def _refusal(binding: dict[str, Any]) -> str:
+    tried = binding["tried"]
+    if not tried:
+        return "no solution problem scores the program route's floor"
+    first = tried[0]
+    why = first.get("alignment", {}).get("reason") if first["outcome"] == "not aligned" else first["outcome"]
+    return f"no verified parameterized program applies ({len(tried)} tried; the best: {why})"
 
 
 def _by_graft(rt: Runtime, engine: GraftEngine, style: PromptStyle, question: str, block: Any, mine: Structure,
@@ -90,6 +202,11 @@ def _by_graft(rt: Runtime, engine: GraftEngine, style: PromptStyle, question: st
     theirs = structure_of(routed.question)
     prompt = tokens_of(engine, transfer_part(style, question))
     if gate:
+        alignment = align(question, routed.question)
+        if alignment.failed_at == "asked":  # the statements align and the asked sentence does not: a near-miss
+            return Answer(None, "abstain", routed.block_id, 0, False, False,
+                          f"post-graft gate: the question asks another quantity than the routed problem "
+                          f"({alignment.reason})", binding={"alignment": alignment.as_dict()})
         same, score = asked_matches(mine, theirs)
         if not same:  # decided before anything is sampled
             return Answer(None, "abstain", routed.block_id, 0, False, False,
@@ -142,21 +259,25 @@ def transfer_answer(rt: Runtime, engine: GraftEngine, style: PromptStyle, questi
     if params.transfer_method not in TRANSFER_METHODS:
         raise ValueError(f"transfer_method must be one of {', '.join(TRANSFER_METHODS)}")
     routed = route_solution(rt, engine, question, team_id, params.router_threshold)
+    binding: dict[str, Any] | None = None
+    if params.transfer_method in ("auto", "program"):
+        tried = by_program(rt, engine, question, team_id, expected, verifier, params.post_graft_gate, routed)
+        if tried.answer is not None:
+            return replace(tried.answer, binding=tried.binding)
+        binding = tried.binding
+        if params.transfer_method == "program":
+            if routed is None and not tried.binding["tried"]:
+                return None
+            return Answer(None, "abstain", routed.block_id if routed else tried.binding["tried"][0]["block_id"],
+                          0, False, False, _refusal(tried.binding), binding=tried.binding)
     if routed is None:
         return None
     block = read_or_miss(rt.blocks, engine.fingerprint.id, routed.block_id, purpose="transfer",
                          scope=owner_key(team_id))
     if block is None:
         return None
-    mine = structure_of(question)
-    if params.transfer_method in ("auto", "program"):
-        form = ParameterizedProgram.from_meta(block.meta.get("parameterized"))
-        answer = None if form is None else _by_program(form, mine, routed, expected, verifier,
-                                                       params.post_graft_gate)
-        if answer is not None:
-            return answer
-        if params.transfer_method == "program":
-            return Answer(None, "abstain", routed.block_id, 0, False, False,
-                          "no verified parameterized program applies to this question" if form is not None
-                          else "the routed block carries no parameterized program")
-    return _by_graft(rt, engine, style, question, block, mine, routed, expected, verifier, params)
+    answer = _by_graft(rt, engine, style, question, block, structure_of(question), routed, expected, verifier,
+                       params)
+    if binding is None:
+        return answer
+    return replace(answer, binding={**binding, **({"gate": answer.binding} if answer.binding else {})})

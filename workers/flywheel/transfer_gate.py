@@ -12,17 +12,21 @@ then, per sampled program:
 - no stale literals: no number of the routed problem that is absent from the new question survives in it;
 - ran cleanly: the program exited 0 and printed an answer in the sandbox;
 
-and the passing samples must agree (at least ceil(2K/3) of the K samples, as for the direct route). A verified
-parameterized program applies when the question has as many numbers with the same units in the same order and the
-asked check passes. ASKED_MIN was chosen on the development set only (docs/FLYWHEEL.md)."""
+and the passing samples must agree (at least ceil(2K/3) of the K samples, as for the direct route). Before that,
+a question whose statements align with the routed problem's and whose asked sentence does not
+(workers/flywheel/alignment.py) is refused outright: it asks for something else of the same problem. A verified
+parameterized program applies when the question aligns with its problem (the program route) and its answer is of
+the kind the routed problem's was (answer_out_of_domain). ASKED_MIN was chosen on the development set only
+(docs/FLYWHEEL.md)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from decimal import Decimal
+from decimal import Decimal, InvalidOperation
+from typing import Any
 
-from workers.flywheel.parameterize import ParameterizedProgram, numeric_literals
-from workers.flywheel.structure import QuestionNumber, Structure, asked_similarity
+from workers.flywheel.parameterize import numeric_literals
+from workers.flywheel.structure import Structure, asked_similarity
 
 ASKED_MIN = 0.6
 
@@ -63,20 +67,26 @@ def asked_matches(question: Structure, routed: Structure) -> tuple[bool, float]:
     return score >= ASKED_MIN, score
 
 
-@dataclass(frozen=True)
-class FormFit:
-    applies: bool  # the gate's verdict: same count, units and asked quantity
-    bindable: bool  # same count of numbers (all that binding itself needs)
-    reason: str
+def answer_out_of_domain(answer: str | None, routed_answer: Any) -> str | None:
+    """Why a bound program's answer is not of the kind the routed problem's verified answer is (a whole number
+    where it was whole, not negative where it was not), or None when it is (or either is not a number): a binding
+    that divides where the method never did, or takes more than there is, is a sign the question is not the same
+    problem."""
+    mine, theirs = _number(answer), _number(routed_answer)
+    if mine is None or theirs is None:
+        return None
+    if theirs == theirs.to_integral_value() and abs(mine - mine.to_integral_value()) > Decimal("1e-9"):
+        return f"the bound program's answer {answer} is not a whole number; the routed problem's ({routed_answer}) is"
+    if theirs >= 0 > mine:
+        return f"the bound program's answer {answer} is negative; the routed problem's ({routed_answer}) is not"
+    return None
 
 
-def form_fit(form: ParameterizedProgram, question: Structure) -> FormFit:
-    numbers: tuple[QuestionNumber, ...] = question.numbers
-    if len(numbers) != form.params:
-        return FormFit(False, False, f"{len(numbers)} numbers in the question, the program takes {form.params}")
-    if tuple(n.unit for n in numbers) != form.units:
-        return FormFit(False, True, f"units {[n.unit for n in numbers]} differ from the program's {list(form.units)}")
-    score = asked_similarity(question.asked, form.asked)
-    if score < ASKED_MIN:
-        return FormFit(False, True, f"asks another quantity (similarity {score:.2f} < {ASKED_MIN})")
-    return FormFit(True, True, "same structure")
+def _number(value: Any) -> Decimal | None:
+    if value is None or isinstance(value, bool):
+        return None
+    try:
+        number = Decimal(str(value).strip().replace(",", ""))
+    except InvalidOperation:
+        return None
+    return number if number.is_finite() else None

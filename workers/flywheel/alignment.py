@@ -1,0 +1,495 @@
+"""Slot alignment of a new question with a routed problem: which number of the question fills which parameter of
+the routed problem's program, and whether the question asks for the same quantity.
+
+Both texts are split into tokens (numbers, words, a possessive 's, punctuation) and sentences. A question aligns
+with a routed problem when its sentences can be paired one to one with the routed problem's (the asked sentence
+with the asked sentence, the statements in any order) so that, within every pair, the tokens agree except for
+slots that change together and consistently:
+
+- numbers: any number may replace any number (signed, decimal, a fraction a/b); the routed problem's number at a
+  position binds the parameter of that number to the question's number at the aligned position;
+- people's names: a capitalized word for a capitalized word;
+- object nouns: a word for a word where both are nouns by their use in their own text (the word follows a number,
+  a determiner, a possessive, "many", "of", ... somewhere), and neither is a word whose meaning the program may
+  depend on (units, money, time, comparatives, quantifiers, ordinals: MUST_AGREE);
+- gendered pronouns: he/she, him/her, his/her, himself/herself, when they stand for the same person renamed: the
+  people a pronoun may stand for (the text's first names of its gender, by gender-guesser) are, renamed, the
+  people the question's pronoun may stand for, or its referent in the sentence ("Mia rode her bike") is.
+
+A rename is a bijection: a word of the routed problem stands for one word of the question everywhere (plural and
+singular alike), and no two words of the routed problem stand for the same word of the question; words kept as
+they are count in it too. So a question that asks about another person of the problem ("does Michael have" ->
+"does Dorothy have", Dorothy being in the problem) breaks it, and so does one that asks for another of the
+problem's objects. Everything else must agree exactly: verbs, comparatives, the asked clause's structure; a word
+added or dropped ("how many dozens of eggs" -> "how many eggs") does not align. A rename seen only in the asked
+sentence (a person or object the rest of the question never mentions) is refused: the question then asks about
+something the routed problem does not have.
+
+`align` never raises on odd text: what does not align is a refusal with its reason."""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation, localcontext
+from functools import lru_cache
+from typing import Any
+
+# a number: optional sign, digits with optional thousands commas, optional decimals, optional /denominator; not part
+# of a word, another number or a range ("v2", "5-10" and "1.2.3" are not numbers)
+NUMBER = re.compile(r"(?<![\w.\-/])-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+|/\d+)?(?![\w/]|[.,]\d)")
+_TOKEN = re.compile(rf"(?P<number>{NUMBER.pattern})|(?P<word>[A-Za-z]+)|(?P<poss>(?<=[A-Za-z])'s?(?![A-Za-z]))"
+                    r"|(?P<punct>\S)")
+_SENTENCE_END = frozenset(".!?")
+_ASK_WORDS = frozenset("how what find calculate compute determine which".split())
+
+# words after which a word is used as a noun
+NOUN_MARKERS = frozenset("a an the his her their its my your our some any many much few several no of per each "
+                         "every these those another".split())
+# words no rename may touch: what the program's arithmetic may depend on
+MUST_AGREE = frozenset("""
+    more less fewer most least many much few several total remaining rest left other another same each every per all
+    both half twice double triple quarter third times dozen dozens pair pairs score percent percentage number amount
+    first second last next previous original initial final extra additional whole entire new old only
+    sum difference product average profit loss cost costs price prices change tax tip discount interest fee rate
+    cent cents dollar dollars penny pennies nickel nickels dime dimes euro euros pound pounds money
+    second seconds minute minutes hour hours day days week weeks month months year years decade decades
+    mile miles kilometer kilometers meter meters centimeter centimeters foot feet inch inches yard yards
+    gram grams kilogram kilograms ounce ounces ton tons liter liters gallon gallons cup cups quart quarts pint pints
+    morning afternoon evening night weekend today yesterday tomorrow
+    older younger taller shorter longer heavier faster slower bigger smaller cheaper age ages
+""".split())
+# function words: must agree, and never a name even when capitalized at a sentence's start
+FUNCTION = frozenset("""
+    a an the and or but if then so than as at by for from in into of on onto out over to up with without about after
+    before during until while when where which who whom whose what how why that this these those there here
+    is are was were be been being am has have had do does did will would shall should can could may might must
+    it its they them their theirs we us our you your i me my he him his she her hers himself herself each every
+    all some any no not none both either neither one
+""".split())
+# gendered pronouns: (gender, grammatical role); "her" is object or possessive
+PRONOUNS = {"he": ("m", "subject"), "him": ("m", "object"), "his": ("m", "possessive"),
+            "himself": ("m", "reflexive"), "she": ("f", "subject"), "her": ("f", "object|possessive"),
+            "hers": ("f", "possessive"), "herself": ("f", "reflexive")}
+MIN_KEPT = 0.5  # at least this share of the routed problem's words kept as they are (docs/FLYWHEEL.md)
+MAX_SENTENCES = 12
+MAX_PAIRINGS = 400  # sentence pairings one alignment may try (the backtracking's bound: many alike sentences)
+
+
+@dataclass(frozen=True)
+class Token:
+    text: str
+    kind: str  # number | word | poss | punct
+    start: int
+
+    @property
+    def key(self) -> str:
+        """What must agree between aligned tokens."""
+        if self.kind == "number":
+            return "<num>"
+        if self.kind == "poss":
+            return "'s"
+        if self.kind == "word":
+            word = self.text.casefold()
+            return "a" if word == "an" else word
+        return self.text
+
+
+def tokens_of(text: str) -> tuple[Token, ...]:
+    return tuple(Token(m.group(0), str(m.lastgroup), m.start()) for m in _TOKEN.finditer(text))
+
+
+def number_value(text: str) -> Decimal | None:
+    """The value of a number token (commas dropped, a/b divided to 40 digits), None when it has none."""
+    plain = text.replace(",", "")
+    try:
+        if "/" in plain:
+            num, den = plain.split("/", 1)
+            with localcontext() as ctx:
+                ctx.prec = 40
+                return Decimal(num) / Decimal(den) if Decimal(den) != 0 else None
+        return Decimal(plain)
+    except (InvalidOperation, ValueError):
+        return None
+
+
+def sentences_of(tokens: Sequence[Token]) -> list[tuple[Token, ...]]:
+    out: list[tuple[Token, ...]] = []
+    current: list[Token] = []
+    for tok in tokens:
+        current.append(tok)
+        if tok.kind == "punct" and tok.text in _SENTENCE_END:
+            out.append(tuple(current))
+            current = []
+    if current:
+        out.append(tuple(current))
+    return out
+
+
+def asked_index(sentences: Sequence[Sequence[Token]]) -> int:
+    """The sentence that asks: the last one ending in '?', else the last one starting with an asking word, else the
+    last sentence (as structure.asked_sentence reads it)."""
+    for i in range(len(sentences) - 1, -1, -1):
+        if sentences[i] and sentences[i][-1].text == "?":
+            return i
+    for i in range(len(sentences) - 1, -1, -1):
+        if sentences[i] and sentences[i][0].key in _ASK_WORDS:
+            return i
+    return len(sentences) - 1
+
+
+@lru_cache(maxsize=4096)
+def lemma(word: str) -> str:
+    """A word's singular (inflect's), so that one rename covers "clam" and "clams"; function words as they are."""
+    key = "a" if word == "an" else word
+    if len(key) <= 3 or key in FUNCTION or key in PRONOUNS:
+        return key
+    singular = _inflect().singular_noun(key)
+    return singular if isinstance(singular, str) and singular else key
+
+
+@lru_cache(maxsize=1)
+def _inflect() -> Any:
+    import inflect
+
+    return inflect.engine()
+
+
+def _nouns(tokens: Sequence[Token]) -> frozenset[str]:
+    """The lemmas used as nouns somewhere in a text: after a number, a noun marker, a possessive, or a capitalized
+    modifier that itself follows one of those ("20 TikTok friends")."""
+    out = set()
+    for i in range(1, len(tokens)):
+        tok, prev = tokens[i], tokens[i - 1]
+        if tok.kind != "word":
+            continue
+        marked = prev.kind in ("number", "poss") or (prev.kind == "word" and prev.key in NOUN_MARKERS)
+        if not marked and i >= 2 and prev.kind == "word" and prev.text[:1].isupper():
+            before = tokens[i - 2]
+            marked = before.kind in ("number", "poss") or (before.kind == "word" and before.key in NOUN_MARKERS)
+        if marked:
+            out.add(lemma(tok.key))
+    return frozenset(out)
+
+
+def _is_name(tok: Token) -> bool:
+    return tok.kind == "word" and tok.text[:1].isupper() and tok.key not in FUNCTION and tok.key not in MUST_AGREE
+
+
+def _referents(tokens: Sequence[Token]) -> dict[int, str]:
+    """For each gendered pronoun (by token index), the name it most likely stands for: the last name before it in
+    its own sentence ("" when there is none: "Mia rode her bike" -> Mia, "How many does she have?" -> "")."""
+    out: dict[int, str] = {}
+    last = ""
+    for k, tok in enumerate(tokens):
+        if tok.kind == "punct" and tok.text in _SENTENCE_END:
+            last = ""
+        elif tok.kind == "word" and tok.key in PRONOUNS:
+            out[k] = last
+        elif _is_name(tok):
+            last = lemma(tok.key)
+    return out
+
+
+@lru_cache(maxsize=4096)
+def name_gender(name: str) -> str | None:
+    """m or f for a first name gender-guesser knows (mostly_* included), else None (not a person, or unknown)."""
+    found = _detector().get_gender(name)
+    return {"male": "m", "mostly_male": "m", "female": "f", "mostly_female": "f"}.get(found)
+
+
+@lru_cache(maxsize=1)
+def _detector() -> Any:
+    import gender_guesser.detector
+
+    return gender_guesser.detector.Detector(case_sensitive=False)
+
+
+def _persons(tokens: Sequence[Token]) -> dict[str, str]:
+    """The people of a text: its names' lemmas with their gender, where the name is a known first name."""
+    return {lemma(t.key): g for t in tokens if _is_name(t) and (g := name_gender(t.key)) is not None}
+
+
+@dataclass(frozen=True)
+class _Texts:
+    """What alignment reads off each whole text (routed, question): its nouns and its pronouns' referents."""
+
+    nouns: tuple[frozenset[str], frozenset[str]]
+    referents: tuple[dict[int, str], dict[int, str]]
+    index: tuple[dict[int, int], dict[int, int]]  # id(token) -> position in its text
+    persons: tuple[dict[str, str], dict[str, str]]  # name lemma -> gender
+
+    @classmethod
+    def of(cls, theirs: Sequence[Token], mine: Sequence[Token]) -> _Texts:
+        return cls((_nouns(theirs), _nouns(mine)), (_referents(theirs), _referents(mine)),
+                   ({id(t): k for k, t in enumerate(theirs)}, {id(t): k for k, t in enumerate(mine)}),
+                   (_persons(theirs), _persons(mine)))
+
+    def referent(self, tok: Token, side: int) -> str:
+        return self.referents[side].get(self.index[side][id(tok)], "")
+
+
+@dataclass(frozen=True)
+class NumberBinding:
+    param: int  # the routed problem's number index (the program's kvp_<param>)
+    routed: str
+    question: str
+    context: str  # the routed problem's words around its number
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"param": self.param, "routed": self.routed, "question": self.question, "context": self.context}
+
+
+@dataclass(frozen=True)
+class Alignment:
+    aligned: bool
+    reason: str
+    failed_at: str | None = None  # count | body | asked | kept (None when aligned)
+    bindings: tuple[NumberBinding, ...] = ()
+    renames: tuple[tuple[str, str], ...] = ()  # (routed word, question word), first occurrence order
+    sentence_order: tuple[int, ...] = ()  # for each sentence of the question, the routed sentence it aligns with
+    kept: float = 0.0  # share of the routed problem's words kept as they are
+
+    @property
+    def values(self) -> list[str]:
+        """The question's numbers in parameter order."""
+        return [b.question for b in sorted(self.bindings, key=lambda b: b.param)]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"aligned": self.aligned, "reason": self.reason, "failed_at": self.failed_at,
+                "bindings": [b.as_dict() for b in self.bindings], "renames": [list(r) for r in self.renames],
+                "sentence_order": list(self.sentence_order), "kept": round(self.kept, 3)}
+
+
+class _Refused(Exception):
+    pass
+
+
+@dataclass
+class _Mapping:
+    """The renames so far: routed lemma <-> question lemma, and routed gender <-> question gender, each a
+    bijection; where each rename was seen (asked sentence or not)."""
+
+    forward: dict[str, str] = field(default_factory=dict)
+    backward: dict[str, str] = field(default_factory=dict)
+    genders: dict[str, str] = field(default_factory=dict)
+    genders_back: dict[str, str] = field(default_factory=dict)
+    shown: dict[tuple[str, str], str] = field(default_factory=dict)  # lemma pair -> the words as first written
+    in_body: set[tuple[str, str]] = field(default_factory=set)
+    in_asked: set[tuple[str, str]] = field(default_factory=set)
+    pronouns: list[tuple[Token, Token, tuple[str, str]]] = field(default_factory=list)
+
+    def copy(self) -> _Mapping:
+        return _Mapping(dict(self.forward), dict(self.backward), dict(self.genders), dict(self.genders_back),
+                        dict(self.shown), set(self.in_body), set(self.in_asked), list(self.pronouns))
+
+    def link(self, routed: Token, mine: Token, asked: bool) -> None:
+        a, b = lemma(routed.key), lemma(mine.key)
+        if self.forward.setdefault(a, b) != b:
+            raise _Refused(f"{routed.text!r} of the routed problem would stand for both "
+                           f"{self._word(a, self.forward[a])!r} and {mine.text!r}")
+        if self.backward.setdefault(b, a) != a:
+            raise _Refused(f"{mine.text!r} would stand for both {self._word(self.backward[b], b, False)!r} and "
+                           f"{routed.text!r} of the routed problem")
+        self._seen((a, b), f"{routed.text}\0{mine.text}", asked)
+
+    def link_gender(self, routed: Token, mine: Token, referents: tuple[str, str]) -> None:
+        """A pronoun for a pronoun: the same grammatical role, and the gender of each referent (the name before it
+        in its sentence, else none) renamed alike everywhere. Whom it may stand for is checked once every name's
+        rename is known (_people_agree)."""
+        (ga, ra), (gb, rb) = PRONOUNS[routed.key], PRONOUNS[mine.key]
+        if not set(ra.split("|")) & set(rb.split("|")):
+            raise _Refused(f"the pronoun {routed.text!r} is {mine.text!r} here, another grammatical role")
+        a, b = f"{referents[0]}<{ga}>", f"{referents[1]}<{gb}>"
+        if self.genders.setdefault(a, b) != b or self.genders_back.setdefault(b, a) != a:
+            raise _Refused(f"the pronoun {routed.text!r} -> {mine.text!r} renames a gender unlike the rest")
+        self.pronouns.append((routed, mine, referents))
+        self._seen((f"<{ga}>", f"<{gb}>"), f"{routed.text}\0{mine.text}", None)
+
+    def _seen(self, pair: tuple[str, str], shown: str, asked: bool | None) -> None:
+        self.shown.setdefault(pair, shown)
+        if pair[0] != pair[1] and asked is not None:
+            (self.in_asked if asked else self.in_body).add(pair)
+
+    @property
+    def renames(self) -> list[tuple[str, str]]:
+        return [p for p in self.shown if p[0] != p[1]]
+
+    def _word(self, a: str, b: str, second: bool = True) -> str:
+        shown = self.shown.get((a, b))
+        return shown.split("\0")[1 if second else 0] if shown else (b if second else a)
+
+
+def _renameable(routed: Token, mine: Token, texts: _Texts) -> bool:
+    a, b = routed.key, mine.key
+    if a in MUST_AGREE or b in MUST_AGREE or a in FUNCTION or b in FUNCTION:
+        return False
+    if routed.text[:1].isupper() and mine.text[:1].isupper():
+        return True  # a name (or a capitalized object) for a name
+    if routed.text[:1].isupper() or mine.text[:1].isupper():
+        return False
+    return lemma(a) in texts.nouns[0] and lemma(b) in texts.nouns[1]
+
+
+def _pair(theirs: Sequence[Token], mine: Sequence[Token], asked: bool, mapping: _Mapping,
+          texts: _Texts) -> list[tuple[Token, Token]]:
+    """Align one sentence of the question with one of the routed problem, adding to `mapping`; the (routed,
+    question) number pairs, or _Refused with the first difference that is not a slot."""
+    numbers: list[tuple[Token, Token]] = []
+
+    def gender(r: Token, m: Token) -> None:
+        mapping.link_gender(r, m, (texts.referent(r, 0), texts.referent(m, 1)))
+
+    def same(r: Token, m: Token) -> None:
+        if r.kind == "number":
+            numbers.append((r, m))
+        elif r.kind == "word" and r.key in PRONOUNS:
+            gender(r, m)
+        elif r.kind == "word":
+            mapping.link(r, m, asked)
+
+    def routed_key(t: Token) -> str:  # the routed word as the renames so far write it in the question
+        return mapping.forward.get(lemma(t.key), lemma(t.key)) if t.kind == "word" else t.key
+
+    matcher = difflib.SequenceMatcher(None, [routed_key(t) for t in theirs],
+                                      [lemma(t.key) if t.kind == "word" else t.key for t in mine], autojunk=False)
+    for op, i1, i2, j1, j2 in matcher.get_opcodes():
+        if op == "equal" or (op == "replace" and i2 - i1 == j2 - j1):
+            for r, m in zip(theirs[i1:i2], mine[j1:j2], strict=True):
+                if r.key == m.key:
+                    same(r, m)
+                elif r.kind == m.kind == "word" and r.key in PRONOUNS and m.key in PRONOUNS:
+                    gender(r, m)
+                elif r.kind == m.kind == "word" and _renameable(r, m, texts):
+                    mapping.link(r, m, asked)
+                else:
+                    raise _Refused(f"{r.text!r} -> {m.text!r} changes a word that must agree")
+            continue
+        dropped = " ".join(t.text for t in theirs[i1:i2])
+        added = " ".join(t.text for t in mine[j1:j2])
+        if op == "delete":
+            raise _Refused(f"the question drops {dropped!r}")
+        if op == "insert":
+            raise _Refused(f"the question adds {added!r}")
+        raise _Refused(f"{dropped!r} -> {added!r} is not a rename of the same length")
+    return numbers
+
+
+def _context(tokens: Sequence[Token], tok: Token) -> str:
+    i = next(k for k, t in enumerate(tokens) if t is tok)
+    before = [t.text for t in tokens[max(0, i - 3):i] if t.kind != "punct"]
+    after = [t.text for t in tokens[i + 1:i + 3] if t.kind != "punct"]
+    return " ".join([*before, "_", *after])
+
+
+def _search(pending: list[int], mine: Sequence[Sequence[Token]], theirs: Sequence[Sequence[Token]],
+            free: set[int], mapping: _Mapping, texts: _Texts,
+            order: dict[int, int], numbers: list[tuple[Token, Token]], budget: list[int]
+            ) -> tuple[_Mapping, tuple[int, str] | None]:
+    """Pair the question's body sentences `pending` with the routed body sentences `free` (backtracking; the same
+    position first); the mapping reached, or the refusal of the attempt that paired the most sentences (with how
+    many it paired before it)."""
+    if not pending:
+        return mapping, None
+    i, rest = pending[0], pending[1:]
+    deepest: tuple[int, str] = (0, f"sentence {i + 1} of the question aligns with no sentence of the routed problem")
+    tried = False
+    for j in sorted(free, key=lambda j: (j != i, j)):
+        budget[0] -= 1
+        if budget[0] < 0:
+            return mapping, (len(order), f"more than {MAX_PAIRINGS} ways of pairing the sentences tried")
+        trial = mapping.copy()
+        try:
+            found = _pair(theirs[j], mine[i], False, trial, texts)
+        except _Refused as refusal:
+            if not tried:  # the first pairing tried is the same position's, where there is one
+                deepest = (0, f"sentence {i + 1}: {refusal}")
+            tried = True
+            continue
+        order[i] = j
+        done, reason = _search(rest, mine, theirs, free - {j}, trial, texts, order, numbers, budget)
+        if reason is None:
+            numbers.extend(found)
+            return done, None
+        if reason[0] + 1 > deepest[0]:
+            deepest = (reason[0] + 1, reason[1])
+    return mapping, deepest
+
+
+def _people_agree(mapping: _Mapping, texts: _Texts) -> str | None:
+    """Why a pronoun of the question stands for another person than the routed problem's pronoun it aligns with,
+    or None. A pronoun may stand for any person of its gender (names gender-guesser knows); it agrees when the
+    routed problem's people of its gender are, renamed, exactly the question's people of the question pronoun's
+    gender, or else when both have a referent in their sentence, of the pronoun's gender, and one is the other
+    renamed, or, where neither text has a person of its gender, when its gender is kept (it stands for a noun: "a
+    farmer ... he"). Otherwise (people it could mean that the renames do not keep apart) it is refused: "Mia gave
+    Tom 5 pens. He has 3" is not "Sara gave Omar 5 pens. She has 3"."""
+    theirs, mine = texts.persons
+    for r, m, (ref_r, ref_m) in mapping.pronouns:
+        ga, gb = PRONOUNS[r.key][0], PRONOUNS[m.key][0]
+        could = {mapping.forward.get(p, p) for p, g in theirs.items() if g == ga}
+        might = {p for p, g in mine.items() if g == gb}
+        if could == might and (could or ga == gb):  # no person of the gender: a pronoun for a noun ("a farmer")
+            continue
+        if ref_r and ref_m and theirs.get(ref_r) == ga and mine.get(ref_m) == gb \
+                and mapping.forward.get(ref_r) == ref_m:
+            continue
+        return (f"the pronoun {m.text!r} may stand for another person than the routed problem's {r.text!r} "
+                f"(people of its gender: {sorted(could)} renamed, {sorted(might)} here)")
+    return None
+
+
+def align(question: str, routed: str) -> Alignment:
+    """The slot alignment of `question` with the routed problem's question (see the module doc)."""
+    mine_t, theirs_t = tokens_of(question), tokens_of(routed)
+    mine, theirs = sentences_of(mine_t), sentences_of(theirs_t)
+    if not mine or not theirs:
+        return Alignment(False, "an empty question", "count")
+    if len(mine) != len(theirs):
+        return Alignment(False, f"{len(mine)} sentences in the question, {len(theirs)} in the routed problem",
+                         "count")
+    if len(mine) > MAX_SENTENCES:
+        return Alignment(False, f"more than {MAX_SENTENCES} sentences", "count")
+    counts = (sum(t.kind == "number" for t in mine_t), sum(t.kind == "number" for t in theirs_t))
+    if counts[0] != counts[1]:
+        return Alignment(False, f"{counts[0]} numbers in the question, {counts[1]} in the routed problem", "count")
+    texts = _Texts.of(theirs_t, mine_t)
+    asked_mine, asked_theirs = asked_index(mine), asked_index(theirs)
+    body = [i for i in range(len(mine)) if i != asked_mine]
+    order: dict[int, int] = {}
+    numbers: list[tuple[Token, Token]] = []
+    mapping, refusal = _search(body, mine, theirs, set(range(len(theirs))) - {asked_theirs}, _Mapping(), texts,
+                               order, numbers, [MAX_PAIRINGS])
+    if refusal is not None:
+        return Alignment(False, refusal[1], "body")
+    try:
+        numbers += _pair(theirs[asked_theirs], mine[asked_mine], True, mapping, texts)
+    except _Refused as asked_refusal:
+        return Alignment(False, f"the asked sentence: {asked_refusal}", "asked")
+    order[asked_mine] = asked_theirs
+    person = _people_agree(mapping, texts)
+    if person is not None:
+        return Alignment(False, person, "asked" if any(
+            t is r for r, _, _ in mapping.pronouns for t in theirs[asked_theirs]) else "body")
+    only_asked = [p for p in mapping.in_asked if p not in mapping.in_body]
+    if only_asked:
+        r, m = mapping.shown[only_asked[0]].split("\0")
+        return Alignment(False, f"the asked sentence renames {r!r} -> {m!r}, which the rest of the question never "
+                                "does: it asks about something else", "asked")
+    routed_numbers = [t for t in theirs_t if t.kind == "number"]
+    index = {id(t): k for k, t in enumerate(routed_numbers)}
+    bindings = tuple(sorted((NumberBinding(index[id(r)], r.text.replace(",", ""), m.text.replace(",", ""),
+                                           _context(theirs_t, r)) for r, m in numbers), key=lambda b: b.param))
+    renames = tuple(tuple(mapping.shown[p].split("\0")) for p in mapping.renames)
+    words = [t for t in theirs_t if t.kind == "word"]
+    renamed = {p[0] for p in mapping.renames}
+    kept = sum(lemma(t.key) not in renamed and f"<{PRONOUNS.get(t.key, ('',))[0]}>" not in renamed
+               for t in words) / (len(words) or 1)
+    result = Alignment(True, "aligned", None, bindings, renames,  # type: ignore[arg-type]
+                       tuple(order[i] for i in range(len(mine))), kept)
+    if kept < MIN_KEPT:
+        return Alignment(False, f"only {kept:.2f} of the routed problem's words kept (< {MIN_KEPT})", "kept",
+                         bindings, result.renames, result.sentence_order, kept)
+    return result
