@@ -21,12 +21,11 @@ depends_on: str | Sequence[str] | None = None
 
 
 def upgrade() -> None:
-    with op.batch_alter_table("queries") as batch:
-        batch.add_column(sa.Column("detail", sa.Text(), nullable=True))
-        batch.add_column(sa.Column("binding", sa.JSON(none_as_null=True), nullable=True))
+    # ADD / DROP COLUMN natively (SQLite >= 3.35): `queries` is not rebuilt, so the audit views stay valid
+    op.add_column("queries", sa.Column("detail", sa.Text(), nullable=True))
+    op.add_column("queries", sa.Column("binding", sa.JSON(none_as_null=True), nullable=True))
 
 
 def downgrade() -> None:
-    with op.batch_alter_table("queries") as batch:
-        batch.drop_column("binding")
-        batch.drop_column("detail")
+    op.drop_column("queries", "binding")
+    op.drop_column("queries", "detail")
