@@ -33,10 +33,18 @@ def test_renamed_people_objects_and_pronouns_bind_by_position_in_the_text() -> N
 
 
 def test_statements_in_another_order_bind_what_they_say_not_where_they_are() -> None:
-    got = align("She gives 7 shrimps to her brother. Sarah picks 20 shrimps at the beach. How many shrimps does "
-                "Sarah have left?", CLAMS)
+    routed = "Mia picks 12 clams at the beach. Tom picks 5 clams at the pier. How many clams do Mia and Tom have?"
+    got = align("Omar picks 7 shells at the pier. Sara picks 20 shells at the beach. How many shells do Sara and "
+                "Omar have?", routed)
     assert got.aligned, got.reason
     assert got.values == ["20", "7"] and got.sentence_order == (1, 0, 2)
+    # statements that depend on their order are not reordered: a running total, a pronoun referring back
+    steps = "Tom has 10 dollars. He spends 4 dollars. Tom doubles his money. How much money does Tom have now?"
+    swapped = align("Tom has 10 dollars. Tom doubles his money. He spends 4 dollars. How much money does Tom have "
+                    "now?", steps)
+    assert not swapped.aligned and "another order" in swapped.reason
+    assert not align("She gives 7 shrimps to her brother. Sarah picks 20 shrimps at the beach. How many shrimps "
+                     "does Sarah have left?", CLAMS).aligned
 
 
 def test_signed_decimal_and_fraction_numbers_are_slots() -> None:
@@ -166,3 +174,46 @@ def test_many_alike_sentences_end_in_a_refusal_not_a_search_without_end() -> Non
     alike = " ".join(f"{n} has {i + 2} pens." for i, n in enumerate(names))
     got = align(alike + " Kim buys 3 pies. How many pens?", alike + " Kim eats 3 pies. How many pens?")
     assert not got.aligned and "ways of pairing" in got.reason
+
+
+@pytest.mark.parametrize(("routed", "question"), [
+    # number words, multiples and ordinals carry quantities the program holds as constants
+    ("John has 12 candies. He shares them equally with his two sisters. How many candies does each sister get?",
+     "John has 12 candies. He shares them equally with his three sisters. How many candies does each sister get?"),
+    ("Tom buys 5 twenty-dollar tickets. How many dollars does he spend?",
+     "Tom buys 5 fifty-dollar tickets. How many dollars does he spend?"),
+    ("Tom cuts 6 pies into quarters. How many quarters does he have?",
+     "Tom cuts 6 pies into thirds. How many thirds does he have?"),
+    # verbs after a number, after "each", after object "her"
+    ("A store had 50 shirts. On Monday 20 sold and on Tuesday 10 arrived. How many shirts does the store have now?",
+     "A store had 50 shirts. On Monday 20 arrived and on Tuesday 10 sold. How many shirts does the store have now?"),
+    ("Her 5 students each borrow 2 pencils. How many pencils do they borrow?",
+     "Her 5 students each return 2 pencils. How many pencils do they borrow?"),
+    ("Tom made her eat 3 apples. How many apples are left of 9 apples?",
+     "Tom made her buy 3 apples. How many apples are left of 9 apples?"),
+    # comparatives and directions
+    ("Mia's score is 5 higher than Tom's score of 80. What is Mia's score?",
+     "Mia's score is 5 lower than Tom's score of 80. What is Mia's score?"),
+    # a capitalized word that is no first name, geometry, units in other spellings, objects whose numbers are known
+    ("Multiplying a number by 3 gives 12. What is the number?", "Dividing a number by 3 gives 12. What is the number?"),
+    ("Tom saves 5 dollars every day in June. How many dollars does he save?",
+     "Tom saves 5 dollars every day in February. How many dollars does he save?"),
+    ("A circle has a radius of 5 meters. What is the area of the circle?",
+     "A circle has a diameter of 5 meters. What is the area of the circle?"),
+    ("A road is 5 metres long. How many centimetres long is it?",
+     "A road is 5 kilometres long. How many centimetres long is it?"),
+    # a common noun that names a person: the pronoun may now mean another one
+    ("Tom has 5 apples. His sister has 3 apples. He eats 2 apples. How many apples does Tom have?",
+     "Tom has 5 apples. His brother has 3 apples. He eats 2 apples. How many apples does Tom have?"),
+])
+def test_the_second_reviews_confident_wrong_bindings_are_refused(routed: str, question: str) -> None:
+    got = align(question, routed)
+    assert not got.aligned, got
+
+
+def test_objects_renamed_where_the_program_has_constants_of_its_own_are_reported() -> None:
+    got = align("A shop has 5 tricycles. How many tricycles are there in 3 shops?",
+                "A shop has 5 bicycles. How many bicycles are there in 3 shops?")
+    # the alignment itself holds (the words are slots); the program route refuses it when the program has a
+    # constant of its own (workers/flywheel/transfer.py: by_program), which it reports as `objects_renamed`
+    assert got.aligned and got.objects == ("bicycle",) and got.as_dict()["objects_renamed"] == ["bicycle"]

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation, localcontext
 from functools import lru_cache
@@ -60,7 +60,62 @@ MUST_AGREE = frozenset("""
     gram grams kilogram kilograms ounce ounces ton tons liter liters gallon gallons cup cups quart quarts pint pints
     morning afternoon evening night weekend today yesterday tomorrow
     older younger taller shorter longer heavier faster slower bigger smaller cheaper age ages
+    higher lower greater larger wider narrower lighter deeper above below forward back backward backwards off ahead
+    behind up down under over inside outside before after early late
+    zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen
+    eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety hundred hundreds thousand thousands
+    million millions billion billions fourth fifth sixth seventh eighth ninth tenth twelfth twentieth hundredth
+    halves thirds quarters fourths fifths tenths ones tens twins triplets couple trio single gross
+    radius diameter side sides area perimeter volume circumference length width height depth square circle
+    triangle rectangle cube sphere cylinder quotient remainder ratio speed distance weight capacity
+    metre metres kilometre kilometres centimetre centimetres millimeter millimeters millimetre millimetres litre
+    litres milliliter milliliters millilitre millilitres teaspoon teaspoons tablespoon tablespoons fortnight
+    century centuries millennium km m cm mm kg g mg ml l lb lbs oz ft yd mi hr hrs min mins sec secs mph kph
+    celsius fahrenheit kelvin degree degrees
+    january february march april may june july august september october november december
+    monday tuesday wednesday thursday friday saturday sunday
+    wheel wheels leg legs
 """.split())
+# verbs of word problems (base forms; their -s, -ed, -ing forms follow): an operation is never a rename
+_VERBS = """
+    buy sell give take eat get lose win spend pay earn save find make borrow lend return receive send keep leave
+    arrive add remove double triple share split divide multiply subtract increase decrease drop rise fall grow shrink
+    break fix steal donate collect gather pick throw catch drink use need want cost weigh measure cut fill empty
+    open close read write run walk drive ride fly swim travel move jump climb carry bring hold own owe charge spill
+    waste burn plant harvest hire join quit enter exit push pull lift bake cook sew knit paint build buy order rent
+    deliver load unload pack unpack wrap mix pour boil fry print score miss hit kick pass play sing dance study learn
+    teach help visit call count sort stack store ship mail feed water wash clean dry iron fold hang sleep wake work
+    rest wait stay come go see watch hear say tell ask answer tip trade swap exchange offer accept refuse reject
+    deposit withdraw invest lose gain melt freeze cool heat fit shave sort replace repair
+"""
+_IRREGULAR = """
+    sold bought ate eaten gave given took taken got gotten lost won spent paid found made lent sent kept left grew
+    grown broke broken stole stolen threw thrown caught drank drunk wrote written ran drove driven rode ridden flew
+    flown swam swum brought held fell fallen rose risen built began begun came went gone saw seen heard said told
+    slept woke woken sang sung hung dug fed shook shaken sewn knew known
+"""
+
+
+def _forms(base: str) -> set[str]:
+    out = {base, base + "s", base + "es", base + "ed", base + "d", base + "ing", base + base[-1] + "ed",
+           base + base[-1] + "ing"}
+    if base.endswith("e"):
+        out |= {base[:-1] + "ing"}
+    if base.endswith("y"):
+        out |= {base[:-1] + "ies", base[:-1] + "ied"}
+    return out
+
+
+VERBS = frozenset(f for b in _VERBS.split() for f in _forms(b)) | frozenset(_IRREGULAR.split())
+# common nouns that name a person of a gender: people for the pronoun check
+GENDERED_NOUNS = {**dict.fromkeys("boy man brother son father dad uncle nephew husband grandfather grandpa king "
+                                  "prince gentleman sir mr".split(), "m"),
+                  **dict.fromkeys("girl woman sister daughter mother mom mum aunt niece wife grandmother grandma "
+                                  "queen princess lady madam mrs ms miss".split(), "f")}
+# words after which the order of the statements matters (a running total, a reference back)
+ORDER_SENSITIVE = frozenset("rest remaining remainder left half twice double doubles doubled triple triples tripled "
+                            "percent then now after afterwards later finally next again total money new same "
+                            "first last before".split())
 # function words: must agree, and never a name even when capitalized at a sentence's start
 FUNCTION = frozenset("""
     a an the and or but if then so than as at by for from in into of on onto out over to up with without about after
@@ -178,19 +233,27 @@ def _is_name(tok: Token) -> bool:
     return tok.kind == "word" and tok.text[:1].isupper() and tok.key not in FUNCTION and tok.key not in MUST_AGREE
 
 
-def _referents(tokens: Sequence[Token]) -> dict[int, str]:
+def _referents(tokens: Sequence[Token]) -> tuple[dict[int, str], dict[int, str]]:
     """For each gendered pronoun (by token index), the name it most likely stands for: the last name before it in
-    its own sentence ("" when there is none: "Mia rode her bike" -> Mia, "How many does she have?" -> "")."""
-    out: dict[int, str] = {}
-    last = ""
+    its own sentence ("Mia rode her bike" -> Mia; "" when there is none), and for a pronoun that opens its
+    sentence, the first name of the sentence before ("Mia picks 12 clams. She ..." -> Mia)."""
+    inside: dict[int, str] = {}
+    opening: dict[int, str] = {}
+    last, first, previous, start = "", "", "", True
     for k, tok in enumerate(tokens):
         if tok.kind == "punct" and tok.text in _SENTENCE_END:
-            last = ""
-        elif tok.kind == "word" and tok.key in PRONOUNS:
-            out[k] = last
+            last, previous, first, start = "", first, "", True
+            continue
+        if tok.kind == "word" and tok.key in PRONOUNS:
+            inside[k] = last
+            if start:
+                opening[k] = previous
+                last = previous  # "He gives 7 shrimps to his brother": his is He's
         elif _is_name(tok):
             last = lemma(tok.key)
-    return out
+            first = first or last
+        start = False
+    return inside, opening
 
 
 @lru_cache(maxsize=4096)
@@ -209,7 +272,9 @@ def _detector() -> Any:
 
 def _persons(tokens: Sequence[Token]) -> dict[str, str]:
     """The people of a text: its names' lemmas with their gender, where the name is a known first name."""
-    return {lemma(t.key): g for t in tokens if _is_name(t) and (g := name_gender(t.key)) is not None}
+    people = {lemma(t.key): g for t in tokens if _is_name(t) and (g := name_gender(t.key)) is not None}
+    return people | {lemma(t.key): GENDERED_NOUNS[lemma(t.key)] for t in tokens
+                     if t.kind == "word" and lemma(t.key) in GENDERED_NOUNS}
 
 
 @dataclass(frozen=True)
@@ -217,7 +282,7 @@ class _Texts:
     """What alignment reads off each whole text (routed, question): its nouns and its pronouns' referents."""
 
     nouns: tuple[frozenset[str], frozenset[str]]
-    referents: tuple[dict[int, str], dict[int, str]]
+    referents: tuple[tuple[dict[int, str], dict[int, str]], tuple[dict[int, str], dict[int, str]]]
     index: tuple[dict[int, int], dict[int, int]]  # id(token) -> position in its text
     persons: tuple[dict[str, str], dict[str, str]]  # name lemma -> gender
 
@@ -227,8 +292,12 @@ class _Texts:
                    ({id(t): k for k, t in enumerate(theirs)}, {id(t): k for k, t in enumerate(mine)}),
                    (_persons(theirs), _persons(mine)))
 
-    def referent(self, tok: Token, side: int) -> str:
-        return self.referents[side].get(self.index[side][id(tok)], "")
+    def referent(self, tok: Token, side: int, opening: bool = False) -> str:
+        """The name before the pronoun in its sentence; with `opening`, else the previous sentence's first name
+        for a pronoun that opens its sentence."""
+        inside, before = self.referents[side]
+        k = self.index[side][id(tok)]
+        return inside.get(k, "") or (before.get(k, "") if opening else "")
 
 
 @dataclass(frozen=True)
@@ -251,6 +320,7 @@ class Alignment:
     renames: tuple[tuple[str, str], ...] = ()  # (routed word, question word), first occurrence order
     sentence_order: tuple[int, ...] = ()  # for each sentence of the question, the routed sentence it aligns with
     kept: float = 0.0  # share of the routed problem's words kept as they are
+    objects: tuple[str, ...] = ()  # the routed problem's words renamed as objects (not people), singular
 
     @property
     def values(self) -> list[str]:
@@ -260,7 +330,8 @@ class Alignment:
     def as_dict(self) -> dict[str, Any]:
         return {"aligned": self.aligned, "reason": self.reason, "failed_at": self.failed_at,
                 "bindings": [b.as_dict() for b in self.bindings], "renames": [list(r) for r in self.renames],
-                "sentence_order": list(self.sentence_order), "kept": round(self.kept, 3)}
+                "sentence_order": list(self.sentence_order), "kept": round(self.kept, 3),
+                "objects_renamed": list(self.objects)}
 
 
 class _Refused(Exception):
@@ -280,10 +351,12 @@ class _Mapping:
     in_body: set[tuple[str, str]] = field(default_factory=set)
     in_asked: set[tuple[str, str]] = field(default_factory=set)
     pronouns: list[tuple[Token, Token, tuple[str, str]]] = field(default_factory=list)
+    objects: set[str] = field(default_factory=set)  # routed lemmas renamed as objects (not as people)
 
     def copy(self) -> _Mapping:
         return _Mapping(dict(self.forward), dict(self.backward), dict(self.genders), dict(self.genders_back),
-                        dict(self.shown), set(self.in_body), set(self.in_asked), list(self.pronouns))
+                        dict(self.shown), set(self.in_body), set(self.in_asked), list(self.pronouns),
+                        set(self.objects))
 
     def link(self, routed: Token, mine: Token, asked: bool) -> None:
         a, b = lemma(routed.key), lemma(mine.key)
@@ -322,15 +395,22 @@ class _Mapping:
         return shown.split("\0")[1 if second else 0] if shown else (b if second else a)
 
 
-def _renameable(routed: Token, mine: Token, texts: _Texts) -> bool:
+def _fixed(key: str) -> bool:
+    """A word no rename may touch: function words, MUST_AGREE (as written or in the singular), verbs."""
+    return any(w in FUNCTION or w in MUST_AGREE or w in VERBS for w in (key, lemma(key)))
+
+
+def rename_kind(routed: Token, mine: Token, texts: _Texts) -> str | None:
+    """`person` (two known first names), `object` (two words used as nouns in their texts, capitalized or not,
+    neither fixed), or None: not a rename."""
     a, b = routed.key, mine.key
-    if a in MUST_AGREE or b in MUST_AGREE or a in FUNCTION or b in FUNCTION:
-        return False
-    if routed.text[:1].isupper() and mine.text[:1].isupper():
-        return True  # a name (or a capitalized object) for a name
-    if routed.text[:1].isupper() or mine.text[:1].isupper():
-        return False
-    return lemma(a) in texts.nouns[0] and lemma(b) in texts.nouns[1]
+    if _fixed(a) or _fixed(b):
+        return None
+    if routed.text[:1].isupper() and mine.text[:1].isupper() and name_gender(a) and name_gender(b):
+        return "person"
+    if routed.text[:1].isupper() != mine.text[:1].isupper():
+        return None
+    return "object" if lemma(a) in texts.nouns[0] and lemma(b) in texts.nouns[1] else None
 
 
 def _pair(theirs: Sequence[Token], mine: Sequence[Token], asked: bool, mapping: _Mapping,
@@ -358,12 +438,14 @@ def _pair(theirs: Sequence[Token], mine: Sequence[Token], asked: bool, mapping: 
     for op, i1, i2, j1, j2 in matcher.get_opcodes():
         if op == "equal" or (op == "replace" and i2 - i1 == j2 - j1):
             for r, m in zip(theirs[i1:i2], mine[j1:j2], strict=True):
-                if r.key == m.key:
+                if r.key == m.key or (r.kind == m.kind == "word" and lemma(r.key) == lemma(m.key)):
                     same(r, m)
                 elif r.kind == m.kind == "word" and r.key in PRONOUNS and m.key in PRONOUNS:
                     gender(r, m)
-                elif r.kind == m.kind == "word" and _renameable(r, m, texts):
+                elif r.kind == m.kind == "word" and (kind := rename_kind(r, m, texts)) is not None:
                     mapping.link(r, m, asked)
+                    if kind == "object":
+                        mapping.objects.add(lemma(r.key))
                 else:
                     raise _Refused(f"{r.text!r} -> {m.text!r} changes a word that must agree")
             continue
@@ -384,37 +466,50 @@ def _context(tokens: Sequence[Token], tok: Token) -> str:
     return " ".join([*before, "_", *after])
 
 
+@dataclass(frozen=True)
+class _Failure:
+    depth: int  # sentences paired before it
+    reason: str
+    failed_at: str
+
+
 def _search(pending: list[int], mine: Sequence[Sequence[Token]], theirs: Sequence[Sequence[Token]],
-            free: set[int], mapping: _Mapping, texts: _Texts,
-            order: dict[int, int], numbers: list[tuple[Token, Token]], budget: list[int]
-            ) -> tuple[_Mapping, tuple[int, str] | None]:
-    """Pair the question's body sentences `pending` with the routed body sentences `free` (backtracking; the same
-    position first); the mapping reached, or the refusal of the attempt that paired the most sentences (with how
-    many it paired before it)."""
+            free: set[int], mapping: _Mapping, texts: _Texts, order: dict[int, int],
+            numbers: list[tuple[Token, Token]], budget: list[int], asked: tuple[int, int],
+            accept: Callable[[_Mapping, dict[int, int]], tuple[str, str] | None]) -> tuple[_Mapping, _Failure | None]:
+    """Pair the question's sentences `pending` (the asked one last, with the routed asked sentence only) with the
+    routed sentences `free` (backtracking; the same position first), and `accept` the whole; the mapping reached,
+    or the failure of the attempt that paired the most sentences."""
     if not pending:
-        return mapping, None
+        verdict = accept(mapping, order)
+        return mapping, None if verdict is None else _Failure(len(order), verdict[1], verdict[0])
     i, rest = pending[0], pending[1:]
-    deepest: tuple[int, str] = (0, f"sentence {i + 1} of the question aligns with no sentence of the routed problem")
+    is_asked = i == asked[0]
+    deepest = _Failure(0, f"sentence {i + 1} of the question aligns with no sentence of the routed problem", "body")
     tried = False
-    for j in sorted(free, key=lambda j: (j != i, j)):
+    for j in ([asked[1]] if is_asked else sorted(free - {asked[1]}, key=lambda j: (j != i, j))):
         budget[0] -= 1
         if budget[0] < 0:
-            return mapping, (len(order), f"more than {MAX_PAIRINGS} ways of pairing the sentences tried")
+            return mapping, _Failure(len(order), f"more than {MAX_PAIRINGS} ways of pairing the sentences tried",
+                                     "body")
         trial = mapping.copy()
+        first, tried = not tried, True
         try:
-            found = _pair(theirs[j], mine[i], False, trial, texts)
+            found = _pair(theirs[j], mine[i], is_asked, trial, texts)
         except _Refused as refusal:
-            if not tried:  # the first pairing tried is the same position's, where there is one
-                deepest = (0, f"sentence {i + 1}: {refusal}")
-            tried = True
+            if first and deepest.depth == 0:  # the first pairing tried is the same position's, where there is one
+                deepest = _Failure(0, f"the asked sentence: {refusal}" if is_asked else
+                                   f"sentence {i + 1}: {refusal}", "asked" if is_asked else "body")
             continue
         order[i] = j
-        done, reason = _search(rest, mine, theirs, free - {j}, trial, texts, order, numbers, budget)
-        if reason is None:
+        done, failure = _search(rest, mine, theirs, free - {j}, trial, texts, order, numbers, budget, asked, accept)
+        del order[i]
+        if failure is None:
+            order[i] = j
             numbers.extend(found)
             return done, None
-        if reason[0] + 1 > deepest[0]:
-            deepest = (reason[0] + 1, reason[1])
+        if failure.depth + 1 > deepest.depth:
+            deepest = _Failure(failure.depth + 1, failure.reason, failure.failed_at)
     return mapping, deepest
 
 
@@ -422,13 +517,15 @@ def _people_agree(mapping: _Mapping, texts: _Texts) -> str | None:
     """Why a pronoun of the question stands for another person than the routed problem's pronoun it aligns with,
     or None. A pronoun may stand for any person of its gender (names gender-guesser knows); it agrees when the
     routed problem's people of its gender are, renamed, exactly the question's people of the question pronoun's
-    gender, or else when both have a referent in their sentence, of the pronoun's gender, and one is the other
-    renamed, or, where neither text has a person of its gender, when its gender is kept (it stands for a noun: "a
-    farmer ... he"). Otherwise (people it could mean that the renames do not keep apart) it is refused: "Mia gave
+    gender, or else when both have a referent (in their sentence, or the previous sentence's first name for a
+    pronoun that opens its sentence) of the pronoun's gender, and one is the other renamed, or, where neither
+    text has a person of its gender, when its gender is kept (it stands for a noun: "a farmer ... he").
+    Otherwise (people it could mean that the renames do not keep apart) it is refused: "Mia gave
     Tom 5 pens. He has 3" is not "Sara gave Omar 5 pens. She has 3"."""
     theirs, mine = texts.persons
-    for r, m, (ref_r, ref_m) in mapping.pronouns:
+    for r, m, _ in mapping.pronouns:
         ga, gb = PRONOUNS[r.key][0], PRONOUNS[m.key][0]
+        ref_r, ref_m = texts.referent(r, 0, opening=True), texts.referent(m, 1, opening=True)
         could = {mapping.forward.get(p, p) for p, g in theirs.items() if g == ga}
         might = {p for p, g in mine.items() if g == gb}
         if could == might and (could or ga == gb):  # no person of the gender: a pronoun for a noun ("a farmer")
@@ -438,6 +535,21 @@ def _people_agree(mapping: _Mapping, texts: _Texts) -> str | None:
             continue
         return (f"the pronoun {m.text!r} may stand for another person than the routed problem's {r.text!r} "
                 f"(people of its gender: {sorted(could)} renamed, {sorted(might)} here)")
+    return None
+
+
+def _order_sensitive(sentences: Sequence[Sequence[Token]], texts: _Texts) -> str | None:
+    """Why the routed problem's statements (`sentences`, the asked one left out) may depend on their order (a word
+    of a running total or of time, a pronoun that refers back to an earlier sentence), or None."""
+    for sentence in sentences:
+        for tok in sentence:
+            if tok.kind != "word":
+                continue
+            if tok.key in ORDER_SENSITIVE:
+                return f"the routed problem says {tok.text!r}"
+            if tok.key in ("it", "its", "they", "them", "their") or (
+                    tok.key in PRONOUNS and not texts.referent(tok, 0)):
+                return f"the routed problem's {tok.text!r} refers back to an earlier sentence"
     return None
 
 
@@ -460,24 +572,28 @@ def align(question: str, routed: str) -> Alignment:
     body = [i for i in range(len(mine)) if i != asked_mine]
     order: dict[int, int] = {}
     numbers: list[tuple[Token, Token]] = []
-    mapping, refusal = _search(body, mine, theirs, set(range(len(theirs))) - {asked_theirs}, _Mapping(), texts,
-                               order, numbers, [MAX_PAIRINGS])
-    if refusal is not None:
-        return Alignment(False, refusal[1], "body")
-    try:
-        numbers += _pair(theirs[asked_theirs], mine[asked_mine], True, mapping, texts)
-    except _Refused as asked_refusal:
-        return Alignment(False, f"the asked sentence: {asked_refusal}", "asked")
-    order[asked_mine] = asked_theirs
-    person = _people_agree(mapping, texts)
-    if person is not None:
-        return Alignment(False, person, "asked" if any(
-            t is r for r, _, _ in mapping.pronouns for t in theirs[asked_theirs]) else "body")
-    only_asked = [p for p in mapping.in_asked if p not in mapping.in_body]
-    if only_asked:
-        r, m = mapping.shown[only_asked[0]].split("\0")
-        return Alignment(False, f"the asked sentence renames {r!r} -> {m!r}, which the rest of the question never "
-                                "does: it asks about something else", "asked")
+
+    def accept(mapping: _Mapping, order: dict[int, int]) -> tuple[str, str] | None:
+        """(failed_at, reason) for a complete pairing that is still not the same problem, else None."""
+        if any(order[i] != i for i in body):
+            sensitive = _order_sensitive([theirs[j] for j in range(len(theirs)) if j != asked_theirs], texts)
+            if sensitive is not None:
+                return "body", f"the statements come in another order, and {sensitive}"
+        only_asked = [p for p in mapping.in_asked if p not in mapping.in_body]
+        if only_asked:
+            r, m = mapping.shown[only_asked[0]].split("\0")
+            return "asked", (f"the asked sentence renames {r!r} -> {m!r}, which the rest of the question never does: "
+                             "it asks about something else")
+        person = _people_agree(mapping, texts)
+        if person is not None:
+            asked_pronoun = any(t is r for r, _, _ in mapping.pronouns for t in theirs[asked_theirs])
+            return ("asked" if asked_pronoun else "body"), person
+        return None
+
+    mapping, failure = _search(body + [asked_mine], mine, theirs, set(range(len(theirs))), _Mapping(), texts,
+                               order, numbers, [MAX_PAIRINGS], (asked_mine, asked_theirs), accept)
+    if failure is not None:
+        return Alignment(False, failure.reason, failure.failed_at)
     routed_numbers = [t for t in theirs_t if t.kind == "number"]
     index = {id(t): k for k, t in enumerate(routed_numbers)}
     bindings = tuple(sorted((NumberBinding(index[id(r)], r.text.replace(",", ""), m.text.replace(",", ""),
@@ -488,7 +604,7 @@ def align(question: str, routed: str) -> Alignment:
     kept = sum(lemma(t.key) not in renamed and f"<{PRONOUNS.get(t.key, ('',))[0]}>" not in renamed
                for t in words) / (len(words) or 1)
     result = Alignment(True, "aligned", None, bindings, renames,  # type: ignore[arg-type]
-                       tuple(order[i] for i in range(len(mine))), kept)
+                       tuple(order[i] for i in range(len(mine))), kept, tuple(sorted(mapping.objects)))
     if kept < MIN_KEPT:
         return Alignment(False, f"only {kept:.2f} of the routed problem's words kept (< {MIN_KEPT})", "kept",
                          bindings, result.renames, result.sentence_order, kept)

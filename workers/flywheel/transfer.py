@@ -32,7 +32,7 @@ from workers.flywheel.prompts import PromptStyle, tokens_of, transfer_part
 from workers.flywheel.router import ranked_indexed, route_indexed
 from workers.flywheel.solve import SolveParams, sample_program, sample_seed
 from workers.flywheel.structure import Structure, structure_of
-from workers.flywheel.transfer_gate import answer_out_of_domain, asked_matches, program_fit
+from workers.flywheel.transfer_gate import answer_out_of_domain, asked_matches, program_fit, program_literals
 from workers.runtime import Runtime
 from workers.seam import block_to_snapshot, read_or_miss
 from workers.verify.programs import extract_program, verify_program
@@ -153,6 +153,12 @@ def by_program(rt: Runtime, engine: GraftEngine, question: str, team_id: int | N
         if form.numbers and tuple(b.routed for b in sorted(alignment.bindings, key=lambda b: b.param)) \
                 != form.numbers:
             tried.append(_tried(candidate, alignment, "the routed problem's numbers are not the form's"))
+            continue
+        constants = sorted({str(v) for v in program_literals(form.body)} - {"0", "1"})
+        if alignment.objects and constants:  # "5 bicycles ... wheels" -> "5 tricycles": the 2 is the object's
+            tried.append(_tried(candidate, alignment, f"the question renames objects ({', '.join(alignment.objects)})"
+                                                      f" and the program has constants of its own "
+                                                      f"({', '.join(constants)})"))
             continue
         answer, outcome = _bound(form, alignment.values, candidate, expected, verifier, gate,
                                  f"alignment with the routed problem (kept {alignment.kept:.2f})")
