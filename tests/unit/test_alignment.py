@@ -101,6 +101,13 @@ def test_the_adversarial_review_cases_are_refused() -> None:
                  "Tom has 9 apples. He eats 4 apples. How many apples are left?").failed_at == "count"
 
 
+def test_a_rename_the_rest_of_the_question_never_shows_is_refused() -> None:
+    # "items" is asked only: "erasers" asks about something the problem does not have (the answer would be 0)
+    got = align("Ann has 5 pens and 3 pencils. How many erasers does Ann have?",
+                "Ann has 5 pens and 3 pencils. How many items does Ann have?")
+    assert not got.aligned and got.failed_at == "asked" and "never does" in got.reason
+
+
 def test_a_rename_needs_noun_use_on_both_sides() -> None:
     # "eats" -> "buys": neither is used as a noun anywhere, so it is a verb that must agree
     got = align("The boy buys 3 apples. How many apples does the boy have?",
