@@ -33,11 +33,20 @@ def test_renamed_people_objects_and_pronouns_bind_by_position_in_the_text() -> N
 
 
 def test_statements_in_another_order_bind_what_they_say_not_where_they_are() -> None:
-    routed = "Mia picks 12 clams at the beach. Tom picks 5 clams at the pier. How many clams do Mia and Tom have?"
-    got = align("Omar picks 7 shells at the pier. Sara picks 20 shells at the beach. How many shells do Sara and "
-                "Omar have?", routed)
+    routed = "Mia picks 12 clams at the beach. Tom buys 5 pears at the market. How many clams and pears are there?"
+    got = align("Omar buys 7 plums at the market. Sara picks 20 shells at the beach. How many shells and plums are "
+                "there?", routed)
     assert got.aligned, got.reason
     assert got.values == ["20", "7"] and got.sentence_order == (1, 0, 2)
+    # two statements that speak of the same thing keep their order: one may act on what the other set up
+    shared = "Tom has 3 bags. Tom puts 4 apples in each bag. Tom buys 2 bags. How many apples are in the bags?"
+    assert "speak of" in align("Tom has 3 bags. Tom buys 2 bags. Tom puts 4 apples in each bag. How many apples are "
+                               "in the bags?", shared).reason
+    # an order word in the asked sentence, a title's full stop
+    first = "Tom buys 5 apples. Mia picks 3 pears. How many fruits did the first person get?"
+    assert not align("Mia picks 3 pears. Tom buys 5 apples. How many fruits did the first person get?", first).aligned
+    lee = "Mr. Lee has 5 apples. Mrs. Lee has 3 apples. How many apples does Mr. Lee have?"
+    assert not align("Mrs. Lee has 5 apples. Mr. Lee has 3 apples. How many apples does Mr. Lee have?", lee).aligned
     # statements that depend on their order are not reordered: a running total, a pronoun referring back
     steps = "Tom has 10 dollars. He spends 4 dollars. Tom doubles his money. How much money does Tom have now?"
     swapped = align("Tom has 10 dollars. Tom doubles his money. He spends 4 dollars. How much money does Tom have "
@@ -151,9 +160,10 @@ def test_consistent_renames_always_align_and_any_asked_swap_never_does(seed: int
 
 
 def test_pronouns_follow_the_person_they_stand_for() -> None:
-    routed = "Hana rode her scooter 33 miles, and Chloe rode her scooter 22 miles. How many miles did they ride?"
+    routed = "Hana sold 33 cakes to her friends, and Chloe sold 22 cakes to her friends. How many cakes did they sell?"
     # two women renamed to a woman and a man: each pronoun follows its own person
-    got = align("Sara rode her bike 66 miles, and Mateo rode his bike 21 miles. How many miles did they ride?", routed)
+    got = align("Sara sold 66 pies to her friends, and Mateo sold 21 pies to his friends. How many pies did they "
+                "sell?", routed)
     assert got.aligned and got.values == ["66", "21"], got.reason
     # the asked person changed by a pronoun alone: the same referent with another gender
     two = "Mia has 5 pens. Tom has 3 more pens than Mia. How many pens does she have?"
@@ -212,8 +222,22 @@ def test_many_alike_sentences_end_in_a_refusal_not_a_search_without_end() -> Non
     # a common noun that names a person: the pronoun may now mean another one
     ("Tom has 5 apples. His sister has 3 apples. He eats 2 apples. How many apples does Tom have?",
      "Tom has 5 apples. His brother has 3 apples. He eats 2 apples. How many apples does Tom have?"),
+    # the third review's: qualifiers after "the"/"a", a category asked about, a gender the question asks by,
+    # a verb after a capitalized family name
+    ("Tom sees a 20 dollar shirt and a 15 dollar hat. Tom buys the cheapest item. How many dollars does he pay?",
+     "Tom sees a 20 dollar shirt and a 15 dollar hat. Tom buys the priciest item. How many dollars does he pay?"),
+    ("Tom gets a weekly allowance of 5 dollars. How many dollars does Tom get in 8 weeks?",
+     "Tom gets a daily allowance of 5 dollars. How many dollars does Tom get in 8 weeks?"),
+    ("Tom has 6 ripe apples and 4 rotten apples. How many apples can Tom eat?",
+     "Tom has 6 rotten apples and 4 ripe apples. How many apples can Tom eat?"),
+    ("Tom has 5 apples and 3 pears. How many fruits does Tom have?",
+     "Tom has 5 apples and 3 carrots. How many fruits does Tom have?"),
+    ("Tom has 5 apples. Mia has 3 apples. Sara has 2 apples. How many apples do the girls have?",
+     "Emma has 5 apples. Mia has 3 apples. Sara has 2 apples. How many apples do the girls have?"),
+    ("The Smiths consume 4 apples a day. How many apples do they eat in 3 days?",
+     "The Smiths produce 4 apples a day. How many apples do they eat in 3 days?"),
 ])
-def test_the_second_reviews_confident_wrong_bindings_are_refused(routed: str, question: str) -> None:
+def test_the_reviews_confident_wrong_bindings_are_refused(routed: str, question: str) -> None:
     got = align(question, routed)
     assert not got.aligned, got
 
@@ -224,3 +248,13 @@ def test_objects_renamed_where_the_program_has_constants_of_its_own_are_reported
     # the alignment itself holds (the words are slots); the program route refuses it when the program has a
     # constant of its own (workers/flywheel/transfer.py: by_program), which it reports as `objects_renamed`
     assert got.aligned and got.objects == ("bicycle",) and got.as_dict()["objects_renamed"] == ["bicycle"]
+
+
+def test_the_issues_example_renamed_whole_aligns_and_its_near_miss_does_not() -> None:
+    routed = ("Michael has 20 TikTok friends. Dorothy has 5 more TikTok friends than Michael. How many TikTok "
+              "friends does Michael have?")
+    got = align("James has 30 Instagram followers. Anna has 4 more Instagram followers than James. How many "
+                "Instagram followers does James have?", routed)
+    assert got.aligned and got.values == ["30", "4"] and 0.35 <= got.kept < 0.5
+    near = align(routed.replace("friends does Michael", "friends does Dorothy"), routed)
+    assert not near.aligned and near.failed_at == "asked"

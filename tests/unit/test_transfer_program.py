@@ -176,22 +176,23 @@ def test_a_same_structure_question_is_answered_by_the_signed_program_with_no_dec
 
 
 def test_objects_renamed_over_a_program_with_constants_of_its_own_abstain(data_dir: Path) -> None:
-    """"5 bicycles ... wheels" -> "7 tricycles": the program's 2 belongs to the object; the route refuses."""
+    """"5 boxes of pens" (a box of 10) -> "7 bags of pens": the program's 10 belongs to the box; the route
+    refuses."""
     rt = open_runtime()
     try:
-        question = "A shop has 5 bicycles. How many wheels do the bicycles have?"
-        specs = parse_problems_jsonl(json.dumps({"id": "w", "question": question, "answer": 10,
-                                                 "solution": "bikes = 5\nprint(bikes * 2)"}))
+        question = "Tom has 5 boxes of pens. How many pens does Tom have?"
+        specs = parse_problems_jsonl(json.dumps({"id": "w", "question": question, "answer": 50,
+                                                 "solution": "boxes = 5\nprint(boxes * 10)"}))
         _, (pid,) = submit_batch(rt, specs, team="t")
         assert solve_problem(rt, pid) == "solved"
         with rt.session() as s:
             team_id = get_or_create_team(s, name="t").id
         params = AnswerParams(use_direct=False, use_context=False, transfer_method="program")
         same = answer_question(rt, question.replace("5", "8"), team_id=team_id, params=params)
-        assert (same.route, same.answer) == ("program", "16")  # numbers alone: the constant still holds
-        other = answer_question(rt, "A shop has 7 tricycles. How many wheels do the tricycles have?",
-                                team_id=team_id, params=params)
+        assert (same.route, same.answer) == ("program", "80")  # numbers alone: the constant still holds
+        other = answer_question(rt, "Tom has 7 bags of pens. How many pens does Tom have?", team_id=team_id,
+                                params=params)
         assert other.route == "abstain" and other.binding is not None
-        assert "constants of its own (2)" in other.binding["tried"][0]["outcome"]
+        assert "constants of its own (10)" in other.binding["tried"][0]["outcome"]
     finally:
         rt.close()

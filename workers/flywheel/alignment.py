@@ -44,10 +44,9 @@ _TOKEN = re.compile(rf"(?P<number>{NUMBER.pattern})|(?P<word>[A-Za-z]+)|(?P<poss
                     r"|(?P<punct>\S)")
 _SENTENCE_END = frozenset(".!?")
 _ASK_WORDS = frozenset("how what find calculate compute determine which".split())
+_DETERMINERS = frozenset("a an the his her their its my your our".split())
+_TITLES = frozenset("mr mrs ms dr st jr sr prof mt vs etc".split())  # "Mr. Lee" is one sentence
 
-# words after which a word is used as a noun
-NOUN_MARKERS = frozenset("a an the his her their its my your our some any many much few several no of per each "
-                         "every these those another".split())
 # words no rename may touch: what the program's arithmetic may depend on
 MUST_AGREE = frozenset("""
     more less fewer most least many much few several total remaining rest left other another same each every per all
@@ -115,7 +114,10 @@ GENDERED_NOUNS = {**dict.fromkeys("boy man brother son father dad uncle nephew h
 # words after which the order of the statements matters (a running total, a reference back)
 ORDER_SENSITIVE = frozenset("rest remaining remainder left half twice double doubles doubled triple triples tripled "
                             "percent then now after afterwards later finally next again total money new same "
-                            "first last before".split())
+                            "first last before former latter earlier previous preceding following afterward "
+                            "second third".split())
+# words that refer back to an earlier sentence
+_BACK_REFERENCES = frozenset("it its they them their this that these those such".split())
 # function words: must agree, and never a name even when capitalized at a sentence's start
 FUNCTION = frozenset("""
     a an the and or but if then so than as at by for from in into of on onto out over to up with without about after
@@ -128,7 +130,7 @@ FUNCTION = frozenset("""
 PRONOUNS = {"he": ("m", "subject"), "him": ("m", "object"), "his": ("m", "possessive"),
             "himself": ("m", "reflexive"), "she": ("f", "subject"), "her": ("f", "object|possessive"),
             "hers": ("f", "possessive"), "herself": ("f", "reflexive")}
-MIN_KEPT = 0.5  # at least this share of the routed problem's words kept as they are (docs/FLYWHEEL.md)
+MIN_KEPT = 0.35  # at least this share of the routed problem's words kept as they are (docs/FLYWHEEL.md)
 MAX_SENTENCES = 12
 MAX_PAIRINGS = 400  # sentence pairings one alignment may try (the backtracking's bound: many alike sentences)
 
@@ -175,7 +177,10 @@ def sentences_of(tokens: Sequence[Token]) -> list[tuple[Token, ...]]:
     current: list[Token] = []
     for tok in tokens:
         current.append(tok)
-        if tok.kind == "punct" and tok.text in _SENTENCE_END:
+        prev = current[-2] if len(current) >= 2 else None
+        if tok.kind == "punct" and tok.text in _SENTENCE_END and not (
+                tok.text == "." and prev is not None and prev.kind == "word"
+                and (prev.key in _TITLES or (len(prev.text) == 1 and prev.text.isupper()))):
             out.append(tuple(current))
             current = []
     if current:
@@ -213,18 +218,29 @@ def _inflect() -> Any:
 
 
 def _nouns(tokens: Sequence[Token]) -> frozenset[str]:
-    """The lemmas used as nouns somewhere in a text: after a number, a noun marker, a possessive, or a capitalized
-    modifier that itself follows one of those ("20 TikTok friends")."""
+    """The lemmas a text uses as nouns: a word right after a number ("12 clams"), after "many"/"much", after a
+    capitalized modifier that follows a number ("20 TikTok friends"), after a counted measure and "of" ("6
+    buckets of crabs"), or after a determiner where no content word follows it ("her comic every day"; not "the
+    cheapest item" or "a weekly allowance": a word followed by another content word qualifies it). Only these may
+    be renamed as objects."""
     out = set()
     for i in range(1, len(tokens)):
         tok, prev = tokens[i], tokens[i - 1]
         if tok.kind != "word":
             continue
-        marked = prev.kind in ("number", "poss") or (prev.kind == "word" and prev.key in NOUN_MARKERS)
-        if not marked and i >= 2 and prev.kind == "word" and prev.text[:1].isupper():
-            before = tokens[i - 2]
-            marked = before.kind in ("number", "poss") or (before.kind == "word" and before.key in NOUN_MARKERS)
-        if marked:
+        before = tokens[i - 2] if i >= 2 else None
+        counted = prev.kind == "number" or (prev.kind == "word" and prev.key in ("many", "much"))
+        counted = counted or (before is not None and before.kind == "number" and prev.kind == "word"
+                              and prev.text[:1].isupper())
+        counted = counted or (i >= 3 and prev.key == "of" and before is not None and before.kind == "word"
+                              and tokens[i - 3].kind in ("number", "word") and tokens[i - 3].key != "of"
+                              and (tokens[i - 3].kind == "number" or tokens[i - 3].key == "many"))
+        # a determiner's noun: "her comic every day", "the guitar 30 minutes" (not "the cheapest item": a word
+        # followed by another content word qualifies it)
+        nxt = tokens[i + 1] if i + 1 < len(tokens) else None
+        heads = nxt is None or nxt.kind != "word" or nxt.key in FUNCTION
+        counted = counted or (prev.kind == "word" and prev.key in _DETERMINERS and heads)
+        if counted:
             out.add(lemma(tok.key))
     return frozenset(out)
 
@@ -404,13 +420,19 @@ def rename_kind(routed: Token, mine: Token, texts: _Texts) -> str | None:
     """`person` (two known first names), `object` (two words used as nouns in their texts, capitalized or not,
     neither fixed), or None: not a rename."""
     a, b = routed.key, mine.key
-    if _fixed(a) or _fixed(b):
-        return None
+    if _fixed(a) or _fixed(b) or any(w.endswith(("est", "ly")) and len(w) > 4 for w in (a, b)):
+        return None  # superlatives and adverbs ("the cheapest", "weekly") qualify; they are never slots
     if routed.text[:1].isupper() and mine.text[:1].isupper() and name_gender(a) and name_gender(b):
         return "person"
     if routed.text[:1].isupper() != mine.text[:1].isupper():
         return None
     return "object" if lemma(a) in texts.nouns[0] and lemma(b) in texts.nouns[1] else None
+
+
+def _modifies(tokens: Sequence[Token], i: int, nouns: frozenset[str]) -> bool:
+    """Whether the word at i qualifies the counted noun after it ("5 wrong answers", "6 ripe apples")."""
+    nxt = tokens[i + 1] if i + 1 < len(tokens) else None
+    return nxt is not None and nxt.kind == "word" and lemma(nxt.key) in nouns
 
 
 def _pair(theirs: Sequence[Token], mine: Sequence[Token], asked: bool, mapping: _Mapping,
@@ -443,6 +465,11 @@ def _pair(theirs: Sequence[Token], mine: Sequence[Token], asked: bool, mapping: 
                 elif r.kind == m.kind == "word" and r.key in PRONOUNS and m.key in PRONOUNS:
                     gender(r, m)
                 elif r.kind == m.kind == "word" and (kind := rename_kind(r, m, texts)) is not None:
+                    if kind == "object" and not r.text[:1].isupper() and (
+                            _modifies(theirs, theirs.index(r), texts.nouns[0])
+                            or _modifies(mine, mine.index(m), texts.nouns[1])):
+                        raise _Refused(f"{r.text!r} -> {m.text!r} renames a word that qualifies a noun "
+                                       f"(ripe/rotten, wrong/correct): it must agree")
                     mapping.link(r, m, asked)
                     if kind == "object":
                         mapping.objects.add(lemma(r.key))
@@ -538,19 +565,37 @@ def _people_agree(mapping: _Mapping, texts: _Texts) -> str | None:
     return None
 
 
-def _order_sensitive(sentences: Sequence[Sequence[Token]], texts: _Texts) -> str | None:
-    """Why the routed problem's statements (`sentences`, the asked one left out) may depend on their order (a word
-    of a running total or of time, a pronoun that refers back to an earlier sentence), or None."""
-    for sentence in sentences:
+def _order_sensitive(theirs: Sequence[Sequence[Token]], order: list[int], asked: int, texts: _Texts) -> str | None:
+    """Why the routed problem's statements may not come in the question's order (`order`: the routed sentence of
+    each question statement), or None: two statements that change their relative order and share a word (a
+    person, an object: one may act on what the other set up), a word of a running total, of time or of order in
+    any sentence, or a pronoun or demonstrative that refers back to an earlier sentence."""
+    words = [{lemma(t.key) for t in theirs[j] if t.kind == "word" and t.key not in FUNCTION and t.key not in PRONOUNS}
+             for j in range(len(theirs))]
+    for x in range(len(order)):
+        for y in range(x + 1, len(order)):
+            a, b = order[x], order[y]
+            if a > b and words[a] & words[b]:
+                shared = sorted(words[a] & words[b])[0]
+                return f"two statements it swaps both speak of {shared!r}"
+    for sentence in theirs:
         for tok in sentence:
             if tok.kind != "word":
                 continue
             if tok.key in ORDER_SENSITIVE:
                 return f"the routed problem says {tok.text!r}"
-            if tok.key in ("it", "its", "they", "them", "their") or (
-                    tok.key in PRONOUNS and not texts.referent(tok, 0)):
+            if sentence is not theirs[asked] and (tok.key in _BACK_REFERENCES or (
+                    tok.key in PRONOUNS and not texts.referent(tok, 0))):
                 return f"the routed problem's {tok.text!r} refers back to an earlier sentence"
     return None
+
+
+def _asked_only_nouns(theirs: Sequence[Sequence[Token]], asked: int, texts: _Texts) -> list[str]:
+    """The counted nouns of the routed asked sentence that no statement has ("How many fruits?" after apples and
+    pears)."""
+    stated = {lemma(t.key) for j, sentence in enumerate(theirs) if j != asked for t in sentence if t.kind == "word"}
+    return [t.text for t in theirs[asked] if t.kind == "word" and lemma(t.key) in texts.nouns[0]
+            and lemma(t.key) not in stated]
 
 
 def align(question: str, routed: str) -> Alignment:
@@ -576,7 +621,7 @@ def align(question: str, routed: str) -> Alignment:
     def accept(mapping: _Mapping, order: dict[int, int]) -> tuple[str, str] | None:
         """(failed_at, reason) for a complete pairing that is still not the same problem, else None."""
         if any(order[i] != i for i in body):
-            sensitive = _order_sensitive([theirs[j] for j in range(len(theirs)) if j != asked_theirs], texts)
+            sensitive = _order_sensitive(theirs, [order[i] for i in body], asked_theirs, texts)
             if sensitive is not None:
                 return "body", f"the statements come in another order, and {sensitive}"
         only_asked = [p for p in mapping.in_asked if p not in mapping.in_body]
@@ -584,6 +629,19 @@ def align(question: str, routed: str) -> Alignment:
             r, m = mapping.shown[only_asked[0]].split("\0")
             return "asked", (f"the asked sentence renames {r!r} -> {m!r}, which the rest of the question never does: "
                              "it asks about something else")
+        if any(lemma(t.key) in GENDERED_NOUNS for t in (*theirs[asked_theirs], *mine[asked_mine])
+               if t.kind == "word"):
+            flipped = next(((a, b) for a, b in mapping.forward.items()
+                            if a != b and name_gender(a) and name_gender(b) and name_gender(a) != name_gender(b)),
+                           None)
+            if flipped is not None:
+                return "asked", (f"{flipped[0]!r} -> {flipped[1]!r} changes a person's gender where the question "
+                                 "asks about people by gender (the girls, the boy, ...)")
+        if mapping.objects:
+            unseen = _asked_only_nouns(theirs, asked_theirs, texts)
+            if unseen:
+                return "asked", (f"the question renames objects and the routed problem asks about "
+                                 f"{unseen[0]!r}, which no statement names (a category: its members may differ)")
         person = _people_agree(mapping, texts)
         if person is not None:
             asked_pronoun = any(t is r for r, _, _ in mapping.pronouns for t in theirs[asked_theirs])
