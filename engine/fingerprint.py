@@ -153,6 +153,23 @@ class NumericsProfile:
         return cls(**{k: data[k] for k in cls.__dataclass_fields__})
 
 
+@dataclass(frozen=True)
+class BatchProfile:
+    """A numerics profile computed in a multi-sequence context: the sequences decoded in one call at most and
+    the KV layout (`streams`: one KV stream per sequence). What a `batch` attestation is for."""
+
+    base: NumericsProfile
+    max_seqs: int
+    kv_layout: str = "streams"
+
+    def as_dict(self) -> dict[str, Any]:
+        return {**self.base.as_dict(), "max_seqs": self.max_seqs, "kv_layout": self.kv_layout}
+
+    @property
+    def id(self) -> str:
+        return _digest_id(self.as_dict())
+
+
 def fingerprint_of(
     model: LlamaModel, config: ContextConfig, *, gguf_sha256: str, gpu_layers: int
 ) -> ArchitectureFingerprint:

@@ -22,7 +22,14 @@ import numpy as np
 import structlog
 
 from engine.errors import DecodeError, FingerprintMismatchError, PayloadIntegrityError
-from engine.fingerprint import ArchitectureFingerprint, NumericsProfile, file_sha256, fingerprint_of, query_class
+from engine.fingerprint import (
+    ArchitectureFingerprint,
+    BatchProfile,
+    NumericsProfile,
+    file_sha256,
+    fingerprint_of,
+    query_class,
+)
 from engine.logits import LogitsRows
 from engine.models import ModelRef, default_cache_dir, resolve_model
 from engine.native import ContextConfig, LlamaContext, LlamaModel
@@ -154,6 +161,19 @@ class GraftEngine:
     def open_context(self, *, n_seq_max: int = 1, kv_unified: bool = False) -> LlamaContext:
         return LlamaContext(self.model, self.config.context(n_seq_max=n_seq_max, kv_unified=kv_unified))
 
+    def open_batch_context(self, max_seqs: int) -> LlamaContext:
+        """A context of `max_seqs` sequences with a KV stream each, every one `n_ctx` cells long (engine/batching.py;
+        its states are read and written in the one-stream form, engine/seqstate.py, so the fingerprint is the
+        engine's)."""
+        if max_seqs == 1:
+            return self.open_context()
+        return LlamaContext(self.model, replace(self.config.context(n_seq_max=max_seqs),
+                                                n_ctx=self.config.n_ctx * max_seqs))
+
+    def batch_profile(self, max_seqs: int) -> BatchProfile:
+        """The serving profile (the grid's chunk-sized calls) computed `max_seqs` sequences at a time."""
+        return BatchProfile(self.profile(self.config.prefill_chunk), max_seqs)
+
     @contextmanager
     def pooled_context(self) -> Iterator[LlamaContext]:
         """A context of this engine's configuration from a small pool (at most POOL_SIZE kept): creating one
@@ -182,7 +202,7 @@ class GraftEngine:
     def tokenize(self, text: str, *, add_special: bool = True, parse_special: bool = False) -> list[int]:
         return self.model.tokenize(text, add_special=add_special, parse_special=parse_special)
 
-    def _grid(self, pos0: int, n: int, origin: int | None) -> list[tuple[int, int]]:
+    def grid(self, pos0: int, n: int, origin: int | None) -> list[tuple[int, int]]:
         """Cut [pos0, pos0+n) into decode calls of at most `prefill_chunk` tokens at origin + k*chunk (origin
         None: pos0). A prompt restored at an unaligned position and continued with origin 0 makes the calls a
         fresh prefill of the whole prompt makes after that position."""
@@ -202,7 +222,7 @@ class GraftEngine:
                 origin: int | None = None) -> None:
         """Decode `tokens` at [pos0, pos0+n) in `prefill_chunk`-sized calls counted from `origin` (default pos0:
         the grid)."""
-        for a, b in self._grid(pos0, len(tokens), origin):
+        for a, b in self.grid(pos0, len(tokens), origin):
             ctx.decode(tokens[a - pos0:b - pos0], pos0=a, seq_id=seq_id)
 
     def prefill_for_generation(self, ctx: LlamaContext, tokens: Sequence[int], *, pos0: int = 0,
@@ -210,7 +230,7 @@ class GraftEngine:
         """Prefill on the grid and return the logits row of the last token (what generation starts from)."""
         if not tokens:
             raise DecodeError("nothing to prefill")
-        cuts = self._grid(pos0, len(tokens), origin)
+        cuts = self.grid(pos0, len(tokens), origin)
         for a, b in cuts:
             last = (a, b) == cuts[-1]
             ctx.decode(tokens[a - pos0:b - pos0], pos0=a, seq_id=seq_id, outputs=[b - a - 1] if last else ())

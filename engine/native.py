@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 import structlog
 
+from engine import seqstate
 from engine.errors import DecodeError, ModelLoadError, StateRestoreError
 
 log = structlog.get_logger(__name__)
@@ -70,6 +71,16 @@ def default_kv_types() -> tuple[str, str]:
         GGML_TYPE_NAMES.get(int(params.type_k), str(int(params.type_k))),
         GGML_TYPE_NAMES.get(int(params.type_v), str(int(params.type_v))),
     )
+
+
+@dataclass(frozen=True)
+class BatchRow:
+    """One token of a multi-sequence decode call: its id, position, sequence and whether its logits are kept."""
+
+    token: int
+    pos: int
+    seq_id: int
+    logits: bool = True
 
 
 @dataclass(frozen=True)
@@ -217,6 +228,9 @@ class LlamaContext:
         self.model = model
         self.config = config
         self.n_ctx: int = lib.llama_n_ctx(handle)
+        # each sequence's own cells: n_ctx / n_seq_max with a KV stream per sequence (llama.cpp pads it to 256)
+        self.n_seq_ctx: int = self.n_ctx if config.kv_unified or config.n_seq_max == 1 else (
+            int(lib.llama_n_ctx_seq(handle)) if hasattr(lib, "llama_n_ctx_seq") else self.n_ctx // config.n_seq_max)
         self.n_batch: int = lib.llama_n_batch(handle)
         self._batch = lib.llama_batch_init(self.n_batch, 0, 1)  # allocated once, reused by every decode
         model._contexts.add(self)
@@ -229,29 +243,41 @@ class LlamaContext:
 
     def decode(self, tokens: Sequence[int], *, pos0: int, seq_id: int = 0, outputs: Sequence[int] = ()) -> None:
         """One llama_decode call of `tokens` at positions [pos0, pos0+len); logits kept for batch rows `outputs`."""
-        lib = llama()
         n = len(tokens)
+        if pos0 < 0 or pos0 + n > self.n_seq_ctx:
+            raise DecodeError(f"positions [{pos0}, {pos0 + n}) do not fit a context of {self.n_seq_ctx} tokens")
+        want = set(outputs)
+        if not want <= set(range(n)):
+            raise DecodeError(f"output rows {sorted(want)} outside a batch of {n}")
+        self.decode_rows([BatchRow(int(tok), pos0 + i, seq_id, i in want) for i, tok in enumerate(tokens)])
+
+    def decode_rows(self, rows: Sequence[BatchRow]) -> None:
+        """One llama_decode call over rows of any of the context's sequences (batch row i is `rows[i]`; its logits,
+        where kept, are `logits_row(i)`). llama.cpp splits a multi-stream call into ubatches of consecutive sequence
+        ids with equal row counts, so callers keep one sequence's prefill chunk out of other sequences' rows."""
+        lib = llama()
+        n = len(rows)
         if n == 0:
             return
         if n > self.n_batch:  # llama.cpp aborts the whole process on this; refuse it here
             raise DecodeError(f"a decode of {n} tokens exceeds n_batch {self.n_batch}")
-        if pos0 < 0 or pos0 + n > self.n_ctx:
-            raise DecodeError(f"positions [{pos0}, {pos0 + n}) do not fit a context of {self.n_ctx} tokens")
-        want = set(outputs)
-        if not want <= set(range(n)):
-            raise DecodeError(f"output rows {sorted(want)} outside a batch of {n}")
+        for row in rows:
+            if not 0 <= row.seq_id < self.config.n_seq_max:
+                raise DecodeError(f"sequence {row.seq_id} outside this context's {self.config.n_seq_max}")
+            if not 0 <= row.pos < self.n_seq_ctx:
+                raise DecodeError(f"position {row.pos} does not fit a context of {self.n_seq_ctx} tokens")
         handle = self.handle
         batch = self._batch
-        for i, tok in enumerate(tokens):
-            batch.token[i] = int(tok)
-            batch.pos[i] = pos0 + i
+        for i, row in enumerate(rows):
+            batch.token[i] = row.token
+            batch.pos[i] = row.pos
             batch.n_seq_id[i] = 1
-            batch.seq_id[i][0] = seq_id
-            batch.logits[i] = 1 if i in want else 0
+            batch.seq_id[i][0] = row.seq_id
+            batch.logits[i] = 1 if row.logits else 0
         batch.n_tokens = n
         rc = lib.llama_decode(handle, batch)
         if rc != 0:
-            raise DecodeError(f"llama_decode returned {rc} for {n} tokens at position {pos0}")
+            raise DecodeError(f"llama_decode returned {rc} for {n} tokens at position {rows[0].pos}")
 
     def logits_row(self, i: int) -> np.ndarray:
         """A copy of the float32 logits of batch row i of the last decode (the row must have been requested)."""
@@ -264,8 +290,18 @@ class LlamaContext:
     def state_size(self, seq_id: int = 0) -> int:
         return int(llama().llama_state_seq_get_size(self.handle, seq_id))
 
+    @property
+    def streams(self) -> int:
+        """KV streams of the context: one per sequence unless the KV is unified."""
+        return 1 if self.config.kv_unified else self.config.n_seq_max
+
     def state_bytes(self, seq_id: int = 0) -> bytes:
-        """The per-sequence state of `seq_id` (KV cells and their positions) as bytes."""
+        """The per-sequence state of `seq_id` (KV cells and their positions) as bytes, in the form a one-sequence
+        context writes (engine/seqstate.py: a multi-stream context's own form is transcoded)."""
+        raw = self._raw_state(seq_id)
+        return raw if self.streams == 1 else seqstate.one_stream(raw)
+
+    def _raw_state(self, seq_id: int) -> bytes:
         lib = llama()
         size = self.state_size(seq_id)
         buf = bytearray(size)
@@ -277,11 +313,14 @@ class LlamaContext:
         return bytes(buf[:written]) if written != size else bytes(buf)
 
     def set_state(self, payload: bytes | bytearray, seq_id: int = 0) -> None:
-        """Restore a per-sequence state without copying the payload; raise unless llama.cpp read all of it."""
+        """Restore a per-sequence state (one-stream form) without copying the payload where the context has one
+        stream; raise unless llama.cpp read all of it."""
         lib = llama()
-        size = len(payload)
-        if size == 0:
+        if len(payload) == 0:
             raise StateRestoreError("empty state payload")
+        if self.streams > 1:  # blocks hold the one-stream form
+            payload = seqstate.into_streams(payload, self.streams, seq_id)
+        size = len(payload)
         if isinstance(payload, bytearray):
             src = (ctypes.c_uint8 * size).from_buffer(payload)
         else:  # points into the bytes object's own buffer: no copy

@@ -1,8 +1,10 @@
 """Token-by-token generation after a prefill or a graft: greedy or temperature sampling with a seeded generator,
-stopping at an end-of-generation token, a stop string, or a token budget."""
+stopping at an end-of-generation token, a stop string, or a token budget; alone (`generate`) or as steps a batch
+scheduler interleaves (`Generation`)."""
 
 from __future__ import annotations
 
+import hashlib
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -10,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from engine.graft import GraftEngine, KVSnapshot
-from engine.native import LlamaContext
+from engine.native import LlamaContext, LlamaModel
 
 
 @dataclass(frozen=True)
@@ -44,8 +46,10 @@ class TokenLogprob:
 class Generated:
     tokens: tuple[int, ...]
     text: str
-    stopped_by: str  # eog | stop | max_tokens | context
+    stopped_by: str  # eog | stop | max_tokens | context | cancelled
     logprobs: tuple[TokenLogprob, ...] = ()  # one per token of `tokens`, when asked for
+    digests: tuple[str, ...] = ()  # SHA-256 of each logits row sampled from, when asked for
+    rows: tuple[np.ndarray, ...] = ()  # the logits rows themselves, when asked for (checks)
 
 
 def check_params(params: SamplingParams) -> None:
@@ -92,49 +96,95 @@ def pick_token(logits: np.ndarray, params: SamplingParams, rng: np.random.Genera
 OnText = Callable[[str, tuple[TokenLogprob, ...]], None]
 
 
+class Generation:
+    """One generation as a sequence of steps, so that a caller can decode it alone or beside others: `step(logits)`
+    takes the logits row of the position just computed and returns the token to decode next, or None once the
+    generation has ended (an end-of-generation token, a stop string, the token budget). `on_text` receives each
+    piece of text as soon as it is final (a stop string is never sent, not even in part: text that could still
+    begin one is held back until it cannot), with the log-probabilities of the tokens generated since its last
+    call. With `logprobs` (the number of most likely alternatives, 0 for none), each generated token's
+    log-probability is reported; with `digests`, the SHA-256 of every logits row stepped over (with `keep_rows`,
+    the rows)."""
+
+    def __init__(self, model: LlamaModel, params: SamplingParams, *, on_text: OnText | None = None,
+                 logprobs: int | None = None, digests: bool = False, keep_rows: bool = False) -> None:
+        check_params(params)
+        self.model, self.params, self.on_text, self.logprobs = model, params, on_text, logprobs
+        self.rng = np.random.default_rng(params.seed)
+        self.out: list[int] = []
+        self.lps: list[TokenLogprob] = []
+        self.digests: list[str] | None = [] if digests else None
+        self.rows: list[np.ndarray] | None = [] if keep_rows else None
+        self.text = ""
+        self.stopped_by: str | None = None
+        self._sent = self._reported = 0
+
+    @property
+    def done(self) -> bool:
+        return self.stopped_by is not None
+
+    def step(self, logits: np.ndarray) -> int | None:
+        if self.done:
+            return None
+        params = self.params
+        if len(self.out) >= params.max_tokens:
+            self.stopped_by = "max_tokens"
+            return None
+        if self.digests is not None:
+            self.digests.append(hashlib.sha256(np.ascontiguousarray(logits, dtype=np.float32).tobytes()).hexdigest())
+        if self.rows is not None:
+            self.rows.append(np.array(logits, dtype=np.float32))
+        token = pick_token(logits, params, self.rng)
+        if self.model.is_end_of_generation(token):
+            self.stopped_by = "eog"
+            return None
+        self.out.append(token)
+        if self.logprobs is not None:
+            self.lps.append(token_logprob(logits, token, self.logprobs))
+        self.text = self.model.detokenize(self.out)
+        hit = _first_stop(self.text, params.stop)
+        if hit is not None:
+            self.text = self.text[:hit]
+            self.stopped_by = "stop"
+            return None
+        if self.on_text is not None:
+            safe = len(self.text) - _held_back(self.text, params.stop)
+            if safe > self._sent and not self.text[self._sent:safe].endswith("\ufffd"):  # not inside a character
+                self.on_text(self.text[self._sent:safe], tuple(self.lps[self._reported:]))
+                self._sent, self._reported = safe, len(self.lps)
+        if len(self.out) >= params.max_tokens:
+            self.stopped_by = "max_tokens"
+            return None
+        return token
+
+    def end(self, reason: str) -> None:
+        """End it from outside (`context`: no room for another position; `cancelled`: the client went away)."""
+        if not self.done:
+            self.stopped_by = reason
+
+    def result(self) -> Generated:
+        """The generation so far (sending what text `on_text` has not had yet)."""
+        if self.on_text is not None and (len(self.text) > self._sent or len(self.lps) > self._reported):
+            self.on_text(self.text[self._sent:], tuple(self.lps[self._reported:]))
+            self._sent, self._reported = len(self.text), len(self.lps)
+        return Generated(tuple(self.out), self.text, self.stopped_by or "max_tokens", tuple(self.lps),
+                         tuple(self.digests or ()), tuple(self.rows or ()))
+
+
 def generate(engine: GraftEngine, ctx: LlamaContext, *, pos: int, logits: np.ndarray, params: SamplingParams,
              seq_id: int = 0, on_text: OnText | None = None, logprobs: int | None = None) -> Generated:
-    """Generate after a context whose last logits row is `logits` and whose next free position is `pos`.
-    `on_text` receives each piece of text as soon as it is final (a stop string is never sent, not even in part:
-    text that could still begin one is held back until it cannot), with the log-probabilities of the tokens
-    generated since its last call. With `logprobs` (the number of most likely alternatives, 0 for none), each
-    generated token's log-probability is reported."""
-    check_params(params)
-    rng = np.random.default_rng(params.seed)
-    out: list[int] = []
-    lps: list[TokenLogprob] = []
-    reported = 0
-    text = ""
-    sent = 0
-    stopped_by = "max_tokens"
-    for _ in range(params.max_tokens):
-        token = pick_token(logits, params, rng)
-        if engine.model.is_end_of_generation(token):
-            stopped_by = "eog"
-            break
-        out.append(token)
-        if logprobs is not None:
-            lps.append(token_logprob(logits, token, logprobs))
-        text = engine.model.detokenize(out)
-        hit = _first_stop(text, params.stop)
-        if hit is not None:
-            text = text[:hit]
-            stopped_by = "stop"
-            break
-        if on_text is not None:
-            safe = len(text) - _held_back(text, params.stop)
-            if safe > sent and not text[sent:safe].endswith("\ufffd"):  # not inside a multi-byte character
-                on_text(text[sent:safe], tuple(lps[reported:]))
-                sent, reported = safe, len(lps)
-        if pos >= ctx.n_ctx:
-            stopped_by = "context"
+    """Generate alone after a context whose last logits row is `logits` and whose next free position is `pos`, one
+    decode call per token (see `Generation`)."""
+    gen = Generation(engine.model, params, on_text=on_text, logprobs=logprobs)
+    token = gen.step(logits)
+    while token is not None:
+        if pos >= ctx.n_seq_ctx:
+            gen.end("context")
             break
         ctx.decode([token], pos0=pos, seq_id=seq_id, outputs=[0])
-        logits = ctx.logits_row(0)
         pos += 1
-    if on_text is not None and (len(text) > sent or len(lps) > reported):
-        on_text(text[sent:], tuple(lps[reported:]))
-    return Generated(tuple(out), text, stopped_by, tuple(lps))
+        token = gen.step(ctx.logits_row(0))
+    return gen.result()
 
 
 def _held_back(text: str, stops: Sequence[str]) -> int:

@@ -7,17 +7,18 @@ was off, why."""
 
 from __future__ import annotations
 
+import asyncio
 import json
-import queue
 import secrets
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any, Literal
 
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field, field_validator
+from starlette.concurrency import run_in_threadpool
 
 from engine.sampling import MIN_TEMPERATURE, SamplingError, SamplingParams, TokenLogprob
 from services.api_common import ApiError, rt_of
@@ -58,6 +59,8 @@ ACCEPTED = frozenset({"user", "metadata", "store", "service_tier"})  # request m
 class KvgraftOptions(BaseModel):
     model_config = ConfigDict(extra="forbid")
     cache: bool = Field(default=True, description="Use (and feed) the prompt cache")
+    digests: bool = Field(default=False, description="Report the SHA-256 of every generated position's logits "
+                          "(kvgraft.logits_sha256)")
 
 
 class _Sampling(BaseModel):
@@ -177,7 +180,9 @@ def _usage(c: Completion) -> dict[str, Any]:
 
 
 def _extension(c: Completion) -> dict[str, Any]:
-    return {**c.cache.as_dict(), "first_logits_sha256": c.first_logits_sha256, "timings_ms": c.timings_ms}
+    extra = {"logits_sha256": list(c.logits_sha256)} if c.logits_sha256 else {}
+    return {**c.cache.as_dict(), "first_logits_sha256": c.first_logits_sha256, "timings_ms": c.timings_ms,
+            "batching": c.batching, **extra}
 
 
 @router.get("/v1/models", tags=["openai"])
@@ -211,24 +216,32 @@ def _logprobs(serving: Serving, lps: tuple[TokenLogprob, ...], kind: str, offset
             "top_logprobs": [{piece(t)[0]: v for t, v in lp.top} for lp in lps], "text_offset": offsets}
 
 
-def _run(serving: Serving, body: _Sampling, req: CompletionRequest, kind: str) -> Any:
-    created = int(time.time())
-    rid = ("chatcmpl-" if kind == "chat" else "cmpl-") + secrets.token_hex(12)
-    model = serving.model_name
+def _reserve(serving: Serving, team_id: int) -> None:
+    """Admit the request before anything is computed for it (its prompt is not even tokenized), or 429."""
     try:
-        serving.reserve(req.team_id)
+        serving.reserve(team_id)
     except ServingBusy as exc:
         raise ApiError(429, "rate_limit_exceeded", str(exc), type="requests", param=None,
                        headers={"Retry-After": str(exc.retry_after_s)}) from None
+
+
+async def _run(serving: Serving, body: _Sampling, build: Callable[[], CompletionRequest], kind: str,
+               request: Request, team_id: int) -> Any:
+    """Tokenize (`build`) and serve an admitted request (released when it ends, streamed or not)."""
+    created = int(time.time())
+    rid = ("chatcmpl-" if kind == "chat" else "cmpl-") + secrets.token_hex(12)
+    model = serving.model_name
+    digests = body.kvgraft.digests
     if not body.stream:
         try:
-            c = serving.complete(req)
+            req = await run_in_threadpool(build)
+            c = await run_in_threadpool(serving.complete, req, None, None, digests)
         except ContextLengthError as exc:
             raise _invalid(str(exc), "messages" if kind == "chat" else "prompt", "context_length_exceeded") from None
         except SamplingError as exc:
             raise _invalid(str(exc)) from None
         finally:
-            serving.release(req.team_id)
+            serving.release(team_id)
         lps = _logprobs(serving, c.logprobs, kind) if req.logprobs is not None else None
         choice = ({"index": 0, "message": {"role": "assistant", "content": c.text}, "finish_reason": c.finish_reason,
                    "logprobs": lps} if kind == "chat" else
@@ -236,31 +249,48 @@ def _run(serving: Serving, body: _Sampling, req: CompletionRequest, kind: str) -
         return JSONResponse({"id": rid, "object": "chat.completion" if kind == "chat" else "text_completion",
                              "created": created, "model": model, "choices": [choice], "usage": _usage(c),
                              "kvgraft": _extension(c)})
-    pieces: queue.Queue[tuple[str, Any]] = queue.Queue()
+    try:
+        req = await run_in_threadpool(build)
+    except BaseException:
+        serving.release(team_id)
+        raise
+    loop = asyncio.get_running_loop()
+    pieces: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
+    cancel = threading.Event()
+
+    def put(item: tuple[str, Any]) -> None:
+        loop.call_soon_threadsafe(pieces.put_nowait, item)
 
     def work() -> None:
         try:
-            pieces.put(("done", serving.complete(req, on_text=lambda t, lps: pieces.put(("text", (t, lps))))))
+            put(("done", serving.complete(req, on_text=lambda t, lps: put(("text", (t, lps))), cancel=cancel,
+                                          digests=digests)))
         except Exception as exc:  # noqa: BLE001 - reported in the stream, in OpenAI's error shape
-            pieces.put(("error", exc))
+            put(("error", exc))
         finally:
-            serving.release(req.team_id)
+            serving.release(team_id)
 
     # started here, not when the response is first read: the admission is released even if it never is
     try:
         threading.Thread(target=work, name="kvgraft-serve-stream", daemon=True).start()
     except BaseException:
-        serving.release(req.team_id)
+        serving.release(team_id)
         raise
-    return StreamingResponse(_stream(serving, body, req, pieces, kind, rid, created), media_type="text/event-stream",
+    return StreamingResponse(_stream(serving, body, req, pieces, cancel, request, kind, rid, created),
+                             media_type="text/event-stream",
                              headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
 
 
-def _stream(serving: Serving, body: _Sampling, req: CompletionRequest, pieces: queue.Queue[tuple[str, Any]],
-            kind: str, rid: str, created: int) -> Iterator[str]:
+DISCONNECT_POLL_S = 0.05
+
+
+async def _stream(serving: Serving, body: _Sampling, req: CompletionRequest, pieces: asyncio.Queue[tuple[str, Any]],
+                  cancel: threading.Event, request: Request, kind: str, rid: str, created: int) -> AsyncIterator[str]:
     """Server-sent events: each piece of text as it is generated (with its tokens' logprobs when asked), the finish
-    reason, usage when asked (stream_options.include_usage), then [DONE]. The completion runs on its own thread
-    (`_run` starts it); pieces cross a queue."""
+    reason, usage when asked (stream_options.include_usage), then [DONE]. The completion runs on the scheduler
+    (`_run` starts it); pieces cross a queue. A client that goes away (found between pieces, and every
+    DISCONNECT_POLL_S while none comes) sets `cancel`: the sequence stops before its next step and frees its
+    slot."""
     obj = "chat.completion.chunk" if kind == "chat" else "text_completion"
     offset = 0
 
@@ -268,38 +298,49 @@ def _stream(serving: Serving, body: _Sampling, req: CompletionRequest, pieces: q
         return "data: " + json.dumps({"id": rid, "object": obj, "created": created, "model": serving.model_name,
                                       "choices": [choice], **extra}) + "\n\n"
 
-    if kind == "chat":
-        yield event({"index": 0, "delta": {"role": "assistant", "content": ""}, "finish_reason": None})
-    while True:
-        what, value = pieces.get()
-        if what == "text":
-            text, lps = value
-            logprobs = _logprobs(serving, lps, kind, offset) if req.logprobs is not None else None
-            offset += len(text)
-            yield event({"index": 0, "delta": {"content": text}, "logprobs": logprobs, "finish_reason": None}
-                        if kind == "chat" else
-                        {"index": 0, "text": text, "finish_reason": None, "logprobs": logprobs})
-        elif what == "error":
-            code = ("context_length_exceeded" if isinstance(value, ContextLengthError) else
-                    "invalid_request_error" if isinstance(value, SamplingError) else "server_error")
-            kind_of = "server_error" if code == "server_error" else "invalid_request_error"
-            yield "data: " + json.dumps({"error": {"message": str(value), "type": kind_of, "param": None,
-                                                   "code": code}}) + "\n\n"
-            break
-        else:
-            c: Completion = value
-            last = ({"index": 0, "delta": {}, "finish_reason": c.finish_reason} if kind == "chat" else
-                    {"index": 0, "text": "", "finish_reason": c.finish_reason, "logprobs": None})
-            yield event(last, kvgraft=_extension(c))
-            if (body.stream_options or {}).get("include_usage"):
-                yield "data: " + json.dumps({"id": rid, "object": obj, "created": created,
-                                             "model": serving.model_name, "choices": [], "usage": _usage(c)}) + "\n\n"
-            break
-    yield "data: [DONE]\n\n"
+    try:
+        if kind == "chat":
+            yield event({"index": 0, "delta": {"role": "assistant", "content": ""}, "finish_reason": None})
+        while True:
+            try:
+                what, value = await asyncio.wait_for(pieces.get(), DISCONNECT_POLL_S)
+            except TimeoutError:
+                if await request.is_disconnected():
+                    return
+                continue
+            if what == "text":
+                text, lps = value
+                logprobs = _logprobs(serving, lps, kind, offset) if req.logprobs is not None else None
+                offset += len(text)
+                yield event({"index": 0, "delta": {"content": text}, "logprobs": logprobs, "finish_reason": None}
+                            if kind == "chat" else
+                            {"index": 0, "text": text, "finish_reason": None, "logprobs": logprobs})
+                if await request.is_disconnected():
+                    return
+            elif what == "error":
+                code = ("context_length_exceeded" if isinstance(value, ContextLengthError) else
+                        "invalid_request_error" if isinstance(value, SamplingError) else "server_error")
+                kind_of = "server_error" if code == "server_error" else "invalid_request_error"
+                yield "data: " + json.dumps({"error": {"message": str(value), "type": kind_of, "param": None,
+                                                       "code": code}}) + "\n\n"
+                break
+            else:
+                c: Completion = value
+                last = ({"index": 0, "delta": {}, "finish_reason": c.finish_reason} if kind == "chat" else
+                        {"index": 0, "text": "", "finish_reason": c.finish_reason, "logprobs": None})
+                yield event(last, kvgraft=_extension(c))
+                if (body.stream_options or {}).get("include_usage"):
+                    yield "data: " + json.dumps({"id": rid, "object": obj, "created": created,
+                                                 "model": serving.model_name, "choices": [],
+                                                 "usage": _usage(c)}) + "\n\n"
+                break
+        yield "data: [DONE]\n\n"
+    finally:
+        cancel.set()  # a client gone (or the response closed): stop computing; a no-op once it has ended
 
 
 @router.post("/v1/completions", tags=["openai"])
-def create_completion(body: CompletionIn, request: Request, who: Submitter) -> Any:
+async def create_completion(body: CompletionIn, request: Request, who: Submitter) -> Any:
     body.refuse_unsupported()
     serving = serving_of(request)
     _check_model(serving, body.model)
@@ -309,13 +350,17 @@ def create_completion(body: CompletionIn, request: Request, who: Submitter) -> A
     if not prompts[0] or len(prompts[0]) > MAX_PROMPT_CHARS or "\x00" in prompts[0]:
         raise _invalid(f"the prompt must be 1 to {MAX_PROMPT_CHARS} characters without NUL", "prompt")
     sampling = body.sampling(16)
-    req = CompletionRequest(serving.tokens(prompts[0]), sampling, who.team_id, cache=body.kvgraft.cache,
-                            logprobs=body.logprobs)
-    return _run(serving, body, req, "completion")
+    _reserve(serving, who.team_id)
+
+    def build() -> CompletionRequest:
+        return CompletionRequest(serving.tokens(prompts[0]), sampling, who.team_id, cache=body.kvgraft.cache,
+                                 logprobs=body.logprobs)
+
+    return await _run(serving, body, build, "completion", request, who.team_id)
 
 
 @router.post("/v1/chat/completions", tags=["openai"])
-def create_chat_completion(body: ChatIn, request: Request, who: Submitter) -> Any:
+async def create_chat_completion(body: ChatIn, request: Request, who: Submitter) -> Any:
     body.refuse_unsupported()
     top = body.logprobs_top()
     serving = serving_of(request)
@@ -324,8 +369,13 @@ def create_chat_completion(body: ChatIn, request: Request, who: Submitter) -> An
     if sum(len(t) for _, t in messages) > MAX_PROMPT_CHARS or any("\x00" in t for _, t in messages):
         raise _invalid(f"the messages must hold at most {MAX_PROMPT_CHARS} characters, without NUL", "messages")
     body.stops()  # checked before the prompt is tokenized
-    prompt = serving.chat(messages)
-    room = serving.rt.settings.window_tokens - len(prompt.tokens)  # OpenAI's default: as much as fits
-    req = CompletionRequest(prompt.tokens, body.sampling(max(1, min(MAX_COMPLETION_TOKENS // 4, room))), who.team_id,
-                            cache=body.kvgraft.cache, keep_boundaries=prompt.message_ends, logprobs=top)
-    return _run(serving, body, req, "chat")
+    _reserve(serving, who.team_id)
+
+    def build() -> CompletionRequest:
+        prompt = serving.chat(messages)
+        room = serving.rt.settings.window_tokens - len(prompt.tokens)  # OpenAI's default: as much as fits
+        return CompletionRequest(prompt.tokens, body.sampling(max(1, min(MAX_COMPLETION_TOKENS // 4, room))),
+                                 who.team_id, cache=body.kvgraft.cache, keep_boundaries=prompt.message_ends,
+                                 logprobs=top)
+
+    return await _run(serving, body, build, "chat", request, who.team_id)

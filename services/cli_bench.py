@@ -339,3 +339,100 @@ def bench_prompt_cache(
                             ["arm", *steps]))
     out.print(key_value_table("ratios and workload", {**record["ratios"], **{
         f"workload {k}": v for k, v in record["workload"].items()}}))
+
+
+@bench_app.command("batch-probe")
+def bench_batch_probe(
+    model: ModelOpt = None,
+    prompt_sets: Annotated[str, typer.Option("--prompts", help="Prompt sets: short (9-37 tokens), long (240-1,080).")
+                           ] = "short,long",
+    steps: Annotated[int, typer.Option(min=1, max=64, help="Greedy decode steps per sequence.")] = 8,
+    chunk: Annotated[int, typer.Option(min=1, max=512, help="The prefill grid (tokens per call).")] = 64,
+    threads: Annotated[str, typer.Option(help="Comma-separated thread counts (default: the engine's).")] = "",
+    json_out: JsonOpt = False,
+) -> None:
+    """Which configurations keep each sequence's logits byte-identical inside a multi-sequence decode call
+    (flash attention on/off, a KV stream per sequence or unified, threads), under three compositions of the calls,
+    and the batched step's speed against the solo steps it replaces."""
+    from bench.batch_probe import PROMPT_SETS, BatchProbeRequest, run_batch_probe
+
+    def body() -> dict[str, Any]:
+        sets = tuple(p.strip() for p in prompt_sets.split(",") if p.strip())
+        unknown = [p for p in sets if p not in PROMPT_SETS]
+        if not sets or unknown:
+            raise ValueError(f"--prompts takes {', '.join(PROMPT_SETS)}, not {', '.join(unknown) or 'nothing'}")
+        counts = tuple(int(t) for t in threads.split(",") if t.strip())
+        if any(t < 1 for t in counts):
+            raise ValueError("--threads needs positive integers")
+        progress = (lambda msg: err.print(f"[dim]bench batch-probe: {msg}[/]")) if not json_out else None
+        return run_batch_probe(BatchProbeRequest(model=model_name(model), prompt_sets=sets, steps=steps, chunk=chunk,
+                                                 threads=counts), progress=progress)
+
+    record = guard(body)
+    if json_out:
+        print_json(record)
+        return
+    rows = [{"prompts": r["prompts"], "threads": r["threads"], "flash_attn": r["flash_attn"], "kv": r["kv"],
+             **{f"{c} equal": f"{r[c]['positions_equal']}/{r[c]['positions']}" for c in ("all", "ragged",
+                                                                                         "prefill_beside")},
+             "states equal": f"{r['all']['states_equal']}/{r['all']['states']}",
+             "speedup": r["all"].get("speedup")} for r in record["results"]]
+    out.print(records_table(f"bench batch-probe: {record['model']}", rows, list(rows[0].keys())))
+
+
+def _ints(text: str, what: str) -> tuple[int, ...]:
+    try:
+        values = tuple(int(t) for t in text.split(",") if t.strip())
+    except ValueError:
+        raise ValueError(f"{what} takes comma-separated positive integers, not {text!r}") from None
+    if not values or min(values) < 1:
+        raise ValueError(f"{what} takes comma-separated positive integers, not {text!r}")
+    return values
+
+
+@bench_app.command("serve-load")
+def bench_serve_load(
+    model: ModelOpt = None,
+    concurrency: Annotated[str, typer.Option(help="Comma-separated concurrency levels.")] = "1,4,8,16",
+    requests: Annotated[int | None, typer.Option(min=1, help="Requests per level (default 2 x the concurrency, "
+                                                               "at least 4).")] = None,
+    prompt_tokens: Annotated[str, typer.Option(help="The prompts' token range, LOW,HIGH.")] = "200,2000",
+    max_tokens: Annotated[str, typer.Option(help="The outputs' token range, LOW,HIGH.")] = "64,256",
+    arms: Annotated[str, typer.Option(help="kvgraft_solo, kvgraft_batched, llama_server, llama_cpp_server.")
+                    ] = "kvgraft_solo,kvgraft_batched,llama_server,llama_cpp_server",
+    long_tokens: Annotated[int, typer.Option(min=16, max=2048, help="Team A's generation in the fairness and "
+                                                                    "cancellation measurements.")] = 2000,
+    threads: Annotated[int | None, typer.Option(min=1, help="Threads for every arm (default the engine's).")] = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """Many streamed chat requests at once: kvgraft with batching off and batched, llama.cpp's llama-server (built
+    from the same vendored source, -np = the concurrency) and llama_cpp.server, side by side; output tokens/s,
+    time to first token, inter-token latency, every batched answer against its solo computation, fairness across
+    teams and a client that disconnects."""
+    from bench.serve_load import ServeLoadBenchRequest, run_serve_load_bench
+
+    def body() -> dict[str, Any]:
+        levels = _ints(concurrency, "--concurrency")
+        prompts, outputs = _ints(prompt_tokens, "--prompt-tokens"), _ints(max_tokens, "--max-tokens")
+        if len(prompts) != 2 or len(outputs) != 2 or prompts[0] > prompts[1] or outputs[0] > outputs[1]:
+            raise ValueError("--prompt-tokens and --max-tokens take LOW,HIGH")
+        if outputs[1] > 2048:
+            raise ValueError("--max-tokens is at most 2048 (the API's limit)")
+        progress = (lambda msg: err.print(f"[dim]bench serve-load: {msg}[/]")) if not json_out else None
+        return run_serve_load_bench(ServeLoadBenchRequest(
+            model=model_name(model), concurrency=levels, requests=requests, prompt_tokens=(prompts[0], prompts[1]),
+            max_tokens=(outputs[0], outputs[1]), arms=tuple(a.strip() for a in arms.split(",") if a.strip()),
+            long_tokens=long_tokens, threads=threads), progress=progress)
+
+    record = guard(body)
+    if json_out:
+        print_json(record)
+        return
+    rows = [{"arm": arm, "concurrency": c, **row} for arm, by_c in record["arms"].items() for c, row in by_c.items()]
+    out.print(records_table(f"bench serve-load: {record['model']}, {record['threads']} threads", rows,
+                            ["arm", "concurrency", "output_tokens_per_s", "ttft_ms_p50", "ttft_ms_p99", "itl_ms_p50",
+                             "requests", "wall_s"]))
+    out.print(key_value_table("exactness, fairness, cancellation and ratios", {
+        "batched_checked": record["batched_checked"], "batched_mismatches": record["batched_mismatches"],
+        **{f"fairness {k}": v for k, v in record.get("fairness", {}).items()},
+        **{f"cancel {k}": v for k, v in record.get("cancel", {}).items()}, **record["ratios"]}))

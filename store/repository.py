@@ -287,14 +287,16 @@ def attestation_visible_to(team_id: int | None) -> Any:
 
 
 def latest_attestation(session: Session, *, block_id: str | None, fingerprint: str,
-                       profile_id: str, kind: str = "graft", team_id: int | None = None) -> Attestation | None:
+                       profile_id: str, kind: str = "graft", team_id: int | None = None,
+                       host: str | None = None) -> Attestation | None:
     """The newest `kind` attestation of `block_id` (None: of a probe) on this fingerprint and numerics profile,
-    among those the team may see (team None: any)."""
+    among those the team may see (team None: any), made on `host` if given."""
     block_condition = Attestation.block_id.is_(None) if block_id is None else Attestation.block_id == block_id
+    host_condition = sa.true() if host is None else Attestation.host == host
     return session.scalar(sa.select(Attestation)
                           .where(block_condition, Attestation.fingerprint == fingerprint,
                                  Attestation.profile_id == profile_id, Attestation.kind == kind,
-                                 attestation_visible_to(team_id))
+                                 attestation_visible_to(team_id), host_condition)
                           .order_by(Attestation.created_at.desc(), Attestation.id.desc()).limit(1))
 
 

@@ -34,6 +34,11 @@ class Settings(BaseSettings):
     busy_retry_after_s: int = 5  # the Retry-After (seconds) of those 429 and 503 answers
     serving_team_max_in_flight: int = 4  # OpenAI completions a team may have waiting or running here; more get 429
     serving_queue_max: int = 32  # OpenAI completions waiting or running in this process (all teams); more get 429
+    # sequences the serving engine decodes in one call (continuous batching; 1: one completion at a time), used
+    # only where this machine's `batch` check found them byte-identical to each served alone (docs/ENGINE.md)
+    serving_max_seqs: int = 8
+    # sequences one team may hold of those (default: all but one, so another team always finds a slot)
+    serving_team_max_seqs: int | None = None
     window_tokens: int = 4096  # the serving context (n_ctx) of engines this deployment runs
     prompt_chunk_tokens: int = 64  # the prompt cache's chunk: prefixes end at its multiples (the serving grid)
     # the serving engine's flash attention: off, because on CPU a prompt's last partial chunk (2-63 query rows) at
@@ -45,6 +50,19 @@ class Settings(BaseSettings):
     requeue_interval_s: float = 60.0  # how often `kvgraft beat` sends work that nothing will deliver again
     requeue_after_s: float = 300.0  # pending this long, on an empty queue, with no delivery running: lost
     log_level: str = "WARNING"  # structlog events on stderr at this level and above
+
+    @field_validator("serving_max_seqs")
+    @classmethod
+    def _some_seqs(cls, value: int) -> int:
+        if not 1 <= value <= 64:
+            raise ValueError("KVGRAFT_SERVING_MAX_SEQS must be 1 to 64")
+        return value
+
+    @property
+    def team_max_seqs(self) -> int:
+        if self.serving_team_max_seqs is not None:
+            return max(1, self.serving_team_max_seqs)
+        return max(1, self.serving_max_seqs - 1)
 
     @field_validator("store_url")
     @classmethod

@@ -111,9 +111,9 @@ def test_a_prefill_continued_on_the_absolute_grid_makes_the_calls_a_fresh_one_ma
     (what a fresh prefill of the whole prompt does there); the default counts the grid from pos0."""
     engine = GraftEngine.__new__(GraftEngine)
     engine.config = EngineConfig(prefill_chunk=16)
-    assert engine._grid(20, 30, origin=0) == [(20, 32), (32, 48), (48, 50)]
-    assert engine._grid(20, 30, origin=None) == [(20, 36), (36, 50)]
-    assert engine._grid(32, 16, origin=0) == [(32, 48)]
-    assert engine._grid(5, 3, origin=0) == [(5, 8)]
+    assert engine.grid(20, 30, origin=0) == [(20, 32), (32, 48), (48, 50)]
+    assert engine.grid(20, 30, origin=None) == [(20, 36), (36, 50)]
+    assert engine.grid(32, 16, origin=0) == [(32, 48)]
+    assert engine.grid(5, 3, origin=0) == [(5, 8)]
     with pytest.raises(ValueError, match="before the grid's origin"):
-        engine._grid(3, 4, origin=8)
+        engine.grid(3, 4, origin=8)

@@ -252,40 +252,40 @@ def test_parameters_this_server_does_not_implement_are_refused_naming_them(api: 
 def test_hostile_sampling_values_are_refused_before_any_computation(api: dict[str, Any], field: str,
                                                                     value: Any) -> None:
     """Values that used to fail inside generation, after the prefill (HTTP 500, the resident context closed), are
-    refused with 400 naming them before the prompt is computed; the resident context another request left is
-    still there afterwards."""
+    refused with 400 naming them before the prompt is computed; the resident prompt another request left in its
+    slot is still there afterwards."""
     c, h = api["client"], api["h"]["team-a"]
-    _chat(api, "Which pump runs on Mondays?")  # leaves the resident context
+    _chat(api, "Which pump runs on Mondays?")  # leaves the resident prompt
     serving = api["app"].state.serving
-    resident = serving._resident.ctx
-    assert resident is not None
+    resident = list(serving.scheduler.core.held)
+    assert any(held is not None for held in resident)
     body = {"model": "tiny", "messages": [{"role": "user", "content": "hi"}], "max_tokens": 2, field: value}
     _openai_error(c.post("/v1/chat/completions", json=body, headers=h), 400, "invalid_value", field)
     stream = c.post("/v1/chat/completions", json={**body, "stream": True}, headers=h)
     _openai_error(stream, 400, "invalid_value", field)
-    assert serving._resident.ctx is resident
+    assert serving.scheduler.core.held == resident
 
 
 @pytest.mark.parametrize("params", [SamplingParams(seed=-1, temperature=0.7), SamplingParams(temperature=1e-310),
                                     SamplingParams(temperature=float("nan")), SamplingParams(top_p=0.0)])
 def test_the_engine_refuses_unsampleable_values_before_computing(api: dict[str, Any], params: Any) -> None:
     """Behind the API's validation, the serving engine itself refuses what cannot be sampled before it touches
-    the context: nothing is prefilled, and the resident context another request left is still there."""
+    the context: nothing is prefilled, and the resident prompt another request left is still there."""
     from engine.sampling import SamplingError
     from workers.serving.completion import CompletionRequest
 
     _chat(api, "Which pump runs on Mondays?")
     serving = api["app"].state.serving
-    resident = serving._resident.ctx
+    ctx, resident = serving.scheduler.core.ctx, list(serving.scheduler.core.held)
     decoded: list[int] = []
-    original = resident.decode
-    resident.decode = lambda *a, **k: (decoded.append(1), original(*a, **k))[1]
+    original = ctx.decode_rows
+    ctx.decode_rows = lambda *a, **k: (decoded.append(1), original(*a, **k))[1]
     try:
         with pytest.raises(SamplingError):
             serving.complete(CompletionRequest(serving.tokens("Which pump?"), params, team_id=1))
     finally:
-        resident.decode = original
-    assert decoded == [] and serving._resident.ctx is resident
+        ctx.decode_rows = original
+    assert decoded == [] and serving.scheduler.core.held == resident
 
 
 def test_logprobs_are_exact_and_reported_per_token(api: dict[str, Any]) -> None:
@@ -490,3 +490,59 @@ def test_the_resident_context_serves_only_the_team_that_left_it(api: dict[str, A
     _chat(api, "Which pump runs on Mondays?", team="team-a")  # the context now holds team A's prompt
     other = _chat(api, "Which pump runs on Mondays?", team="team-b")
     assert other["kvgraft"]["cache"] == "hit" and other["kvgraft"]["restored"][0]["from"] == "block"
+
+
+def test_a_request_refused_with_429_costs_no_tokenization(limited: dict[str, Any],
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """Admission comes before the prompt is tokenized: a refused request costs the server nothing of its size."""
+    api = limited
+    _complete(api, max_tokens=1)  # the engine loaded
+    serving = api["app"].state.serving
+    tokenized: list[str] = []
+    tokens, chat = serving.tokens, serving.chat
+    monkeypatch.setattr(serving, "tokens", lambda text: (tokenized.append("prompt"), tokens(text))[1])
+    monkeypatch.setattr(serving, "chat", lambda messages: (tokenized.append("chat"), chat(messages))[1])
+    with serving.rt.session() as s:
+        team_a = get_or_create_team(s, name="team-a").id
+    serving.reserve(team_a)
+    try:
+        for path, body in (("/v1/completions", {"prompt": DOC * 20}),
+                           ("/v1/chat/completions", {"messages": [{"role": "user", "content": DOC * 20}]})):
+            r = api["client"].post(path, json={"model": "tiny", "max_tokens": 2, **body}, headers=api["h"]["team-a"])
+            assert r.status_code == 429
+    finally:
+        serving.release(team_a)
+    assert tokenized == []
+    _complete(api, max_tokens=1)
+    assert tokenized == ["prompt"]  # the patch counts (an admitted request is tokenized)
+
+
+def test_the_batch_check_is_an_attestation_and_responses_say_how_they_were_batched(api: dict[str, Any]) -> None:
+    body = _complete(api, max_tokens=2)
+    batching = body["kvgraft"]["batching"]
+    assert batching["batching"] == "on" and batching["reason"] is None and batching["max_seqs"] == 8
+    rt = api["app"].state.runtime
+    with rt.session() as s:
+        stored = s.scalars(sa.select(Attestation).where(Attestation.kind == "batch")).all()
+    assert len(stored) == 1 and stored[0].id == batching["attestation_id"] and stored[0].status == "attested"
+    assert stored[0].profile["max_seqs"] == 8 and stored[0].profile["kv_layout"] == "streams"
+    assert stored[0].byte_exact and stored[0].floor_equal and stored[0].kl_max == 0
+
+
+def test_a_batch_check_that_fails_serves_one_at_a_time_and_says_why(data_dir: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    from workers.serving import batch_check
+
+    real = batch_check.batch_check
+
+    def inexact(engine: Any, max_seqs: int) -> Any:
+        from dataclasses import replace
+        check = real(engine, max_seqs)
+        return replace(check, positions_equal=check.positions - 1)
+
+    monkeypatch.setattr(batch_check, "batch_check", inexact)
+    for api in _serve(monkeypatch):
+        batching = _complete(api, max_tokens=2)["kvgraft"]["batching"]
+        assert batching["batching"] == "off" and batching["max_seqs"] == 1
+        assert batching["reason"].startswith("batch_not_exact:") and batching["attestation_id"] is not None
+        assert api["app"].state.serving.scheduler.core.max_seqs == 1

@@ -7,26 +7,28 @@ absolute grid), also after a restored prefix, so a prefix that ends at a chunk b
 the same sequence of decode calls as one fresh prefill. A prefix may also end inside a chunk, at a multiple of
 the boundary granule, where a chat message ends; the rows around it are then batched differently, and such
 prefixes are stored and used only where the composition check (exactness.py) found those shapes of cut exact on
-this machine. The response reports the SHA-256 of the first generated position's logits."""
+this machine. The response reports the SHA-256 of the first generated position's logits.
+
+A completion is planned on the request's thread (`plan`: the cache policy, the lookup and read of the stored
+prefix), computed as a sequence of the serving engine's batch scheduler (engine/batching.py, on its one compute
+thread, beside other completions where the `batch` check allows), and reported by `finish`."""
 
 from __future__ import annotations
 
-import hashlib
+import threading
 import time
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 import structlog
 
-from engine.errors import DecodeError
+from engine.batching import SequenceJob, SequenceResult
 from engine.graft import GraftEngine
-from engine.native import LlamaContext
-from engine.sampling import OnText, SamplingParams, TokenLogprob, check_params, generate
+from engine.sampling import OnText, SamplingParams, TokenLogprob, check_params
 from store.errors import ObjectStoreUnavailableError
 from workers.runtime import Runtime
-from workers.serving.exactness import CachePolicy, cache_policy
+from workers.serving.exactness import CachePolicy
 from workers.serving.prompt_cache import (
     Lookup,
     PendingPrefix,
@@ -83,6 +85,9 @@ class Completion:
     first_logits_sha256: str
     timings_ms: dict[str, float] = field(default_factory=dict)
     logprobs: tuple[TokenLogprob, ...] = ()
+    batching: dict[str, Any] = field(default_factory=dict)  # BatchPolicy.as_dict() and how this one was batched
+    logits_sha256: tuple[str, ...] = ()  # every generated position's logits digest, when asked for
+    stopped_by: str = "max_tokens"  # eog | stop | max_tokens | context | cancelled
 
 
 def _ends(keep: tuple[int, ...], n_prompt: int, granule: int) -> list[int]:
@@ -97,57 +102,44 @@ def _kept(hashes: dict[int, str], aligned_max: int | None, ends: list[int]) -> l
     return sorted(wanted | {e for e in ends if e in hashes})
 
 
-class Resident:
-    """The serving engine's one context kept between requests, the prompt whose KV it holds and the team that
-    sent it. A request of the same team whose stored prefix (found for the team, as any restore) is already there
-    truncates the context to it instead of restoring the block, where the composition check found that exact and
-    the model has no sliding window. Used from the engine's thread only."""
+@dataclass(frozen=True)
+class CompletionPlan:
+    """What the prompt cache decided for one request before any computation: the prefix to restore, the
+    boundaries to capture, and how it will be reported."""
 
-    def __init__(self) -> None:
-        self.ctx: LlamaContext | None = None
-        self.tokens: tuple[int, ...] = ()
-        self.team_id: int | None = None
+    request: CompletionRequest
+    policy: CachePolicy
+    hashes: dict[int, str]
+    found: Lookup
+    capture_at: tuple[int, ...]
+    chunk: int
+    lookup_ms: float
 
-    @contextmanager
-    def context(self, engine: GraftEngine) -> Iterator[LlamaContext]:
-        """The context, opened on first use; if the request fails, it is closed and forgotten."""
-        if self.ctx is None:
-            self.ctx = engine.open_context()
-        try:
-            yield self.ctx
-        except BaseException:
-            self.close()
-            raise
-
-    def holds(self, ctx: LlamaContext, tokens: Sequence[int], team_id: int) -> None:
-        """After a request: the context keeps the prompt's cells (the generated ones dropped); a memory that cannot
-        drop them (a recurrent model's) is not kept."""
-        try:
-            ctx.truncate(len(tokens))
-        except DecodeError:
-            self.close()
-            return
-        self.tokens, self.team_id = tuple(tokens), team_id
-
-    def close(self) -> None:
-        if self.ctx is not None:
-            self.ctx.close()
-        self.ctx, self.tokens, self.team_id = None, (), None
+    def job(self, on_text: OnText | None, cancel: threading.Event | None, digests: bool) -> SequenceJob:
+        cached = self.found.cached
+        return SequenceJob(tokens=self.request.prompt_tokens, params=self.request.params,
+                           owner=str(self.request.team_id), restore=cached.snapshot if cached else None,
+                           resident_ok=self.policy.resident, captures=self.capture_at,
+                           capture_query=self.chunk, on_text=on_text, logprobs=self.request.logprobs,
+                           digests=digests, cancel=cancel)
 
 
-def complete(rt: Runtime, engine: GraftEngine, request: CompletionRequest, depositor: PrefixDepositor | None,
-             on_text: OnText | None = None, resident: Resident | None = None) -> Completion:
+def plan(rt: Runtime, engine: GraftEngine, request: CompletionRequest,
+         policy_of: Callable[[int], CachePolicy]) -> CompletionPlan:
+    """Check the request and look up the longest stored prefix the team owns (on the request's thread: database
+    and object-store reads do not hold the compute thread). `policy_of(n)` is the cache policy for a prompt of n
+    tokens (it may run the composition check, on the compute thread)."""
     tokens = list(request.prompt_tokens)
     n = len(tokens)
     if n == 0:
         raise ValueError("the prompt is empty")
-    check_params(request.params)  # before anything is computed (or the resident context touched)
+    check_params(request.params)  # before anything is computed (or a resident slot touched)
     if n + request.params.max_tokens > engine.config.n_ctx:
         raise ContextLengthError(f"the prompt is {n} tokens and max_tokens {request.params.max_tokens}: together "
                                  f"more than the serving window of {engine.config.n_ctx} tokens")
     t0 = time.perf_counter()
     c = chunk_tokens(engine)
-    policy = cache_policy(rt, engine, n) if request.cache else CachePolicy("asked off", c, None)
+    policy = policy_of(n) if request.cache else CachePolicy("asked off", c, None)
     ends = _ends(request.keep_boundaries, n, policy.granule)
     hashes = chain_hashes(engine, tokens, ends) if policy.refusal is None else {}
     try:
@@ -157,51 +149,37 @@ def complete(rt: Runtime, engine: GraftEngine, request: CompletionRequest, depos
         policy = CachePolicy(f"store_unavailable: {exc}", c, policy.attestation_id)
         hashes, found = {}, Lookup(None, frozenset())
     aligned = [b for b in hashes if b % c == 0]
-    cached = found.cached
-    start = cached.n_tokens if cached is not None else 0
-    capture_at = [b for b in _kept(hashes, max(aligned) if aligned else None, ends)
-                  if b > start and hashes[b] not in found.owned]
-    t1 = time.perf_counter()
-    pending: list[PendingPrefix] = []
-    reused = False
-    with (engine.pooled_context() if resident is None else resident.context(engine)) as ctx:
-        if resident is not None:  # the context holds the previous request's prompt
-            reused = (cached is not None and policy.resident and resident.team_id == request.team_id
-                      and resident.tokens[:cached.n_tokens] == tuple(tokens[:cached.n_tokens]))
-            if reused:
-                ctx.truncate(start)  # the prefix the team owns is already here: keep it, drop the rest
-            else:
-                ctx.clear()  # anything else starts from an empty context, as a pooled one would
-        if cached is not None and not reused:
-            engine.restore(ctx, cached.snapshot, payload_verified=True)
-        t2 = time.perf_counter()
-        pos = start
-        for b in capture_at:  # prefill up to each boundary worth keeping, and capture the state there
-            engine.prefill(ctx, tokens[pos:b], pos0=pos, origin=0)
-            pending.append(PendingPrefix(hashes[b], engine.snapshot(ctx, tokens[:b], n_query=c),
-                                         replace=hashes[b] in found.unreadable))
-            pos = b
-        logits = engine.prefill_for_generation(ctx, tokens[pos:], pos0=pos, origin=0)
-        t3 = time.perf_counter()
-        first_sha = hashlib.sha256(logits.tobytes()).hexdigest()
-        out = generate(engine, ctx, pos=n, logits=logits, params=request.params, on_text=on_text,
-                       logprobs=request.logprobs)
-        t4 = time.perf_counter()
-        if resident is not None:
-            resident.holds(ctx, tokens, request.team_id)
+    start = found.cached.n_tokens if found.cached is not None else 0
+    capture_at = tuple(b for b in _kept(hashes, max(aligned) if aligned else None, ends)
+                       if b > start and hashes[b] not in found.owned)
+    return CompletionPlan(request, policy, hashes, found, capture_at, c, (time.perf_counter() - t0) * 1000)
+
+
+def finish(engine: GraftEngine, planned: CompletionPlan, result: SequenceResult, depositor: PrefixDepositor | None,
+           batching: dict[str, Any]) -> Completion:
+    """Hand the captured prefixes to the depositor and report the completion."""
+    request, policy, cached = planned.request, planned.policy, planned.found.cached
+    n = len(request.prompt_tokens)
+    pending = [PendingPrefix(planned.hashes[b], snap, replace=planned.hashes[b] in planned.found.unreadable)
+               for b, snap in zip(planned.capture_at, result.captured, strict=False)]
     if depositor is not None:
         if cached is not None:
             depositor.used(cached.block_id, request.team_id)
         if pending:
             depositor.submit(engine, pending, request.team_id)
+    start = cached.n_tokens if cached is not None else 0
     reason = policy.refusal
     restored = ({"block_id": cached.block_id, "tokens": cached.n_tokens, "attested": True,
-                 "attestation_id": policy.attestation_id, "from": "context" if reused else "block"},) if cached else ()
+                 "attestation_id": policy.attestation_id, "from": "context" if result.reused else "block"},
+                ) if cached else ()
     report = CacheReport("off" if reason else ("hit" if cached else "miss"), reason, restored, start, n - start,
                          len(pending) if depositor is not None else 0, policy.granule, policy.attestation_id)
+    out = result.generated
     log.info("serve.completed", prompt_tokens=n, restored_tokens=start, completion_tokens=len(out.tokens),
-             cache=report.status, reason=reason, deposits=report.deposits)
+             cache=report.status, reason=reason, deposits=report.deposits, stopped_by=out.stopped_by,
+             batched_with=result.batched_with, steps_after_cancel=result.steps_after_cancel)
+    timings = {"lookup": round(planned.lookup_ms, 2), **result.timings_ms}
     return Completion(out.text, out.tokens, "length" if out.stopped_by in ("max_tokens", "context") else "stop", n,
-                      report, first_sha, {"lookup": round((t1 - t0) * 1000, 2), "restore": round((t2 - t1) * 1000, 2),
-                                          "prefill": round((t3 - t2) * 1000, 2),
-                                          "decode": round((t4 - t3) * 1000, 2)}, out.logprobs)
+                      report, result.first_logits_sha256, timings, out.logprobs,
+                      {**batching, "batched_with": result.batched_with, "slot": result.slot},
+                      out.digests, out.stopped_by)

@@ -1,6 +1,7 @@
-"""The serving engine of one API process: the model loaded with the prompt-cache grid, one completion at a time
-(two llama.cpp computations on the same cores slow each other), all of them on one long-lived thread (see
-`Serving`), admission (a team may have
+"""The serving engine of one API process: the model loaded with the prompt-cache grid, its computation owned by one
+batch scheduler on one long-lived thread (engine/batching.py; two llama.cpp computations on the same cores slow
+each other), continuous batching of up to KVGRAFT_SERVING_MAX_SEQS completions where this host's `batch` check
+found it exact (else one at a time, and each response says why), admission (a team may have
 KVGRAFT_SERVING_TEAM_MAX_IN_FLIGHT completions waiting or running, the process KVGRAFT_SERVING_QUEUE_MAX; more are
 refused at once rather than queued without bound), the background prefix depositor, and the chat format
 (workers/serving/chat.py)."""
@@ -10,13 +11,15 @@ from __future__ import annotations
 import threading
 from collections import Counter
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 
+from engine.batching import BatchCore, BatchScheduler
 from engine.graft import EngineConfig, GraftEngine
 from engine.sampling import OnText
 from workers.runtime import Runtime
+from workers.serving.batch_check import BatchPolicy, batching_policy
 from workers.serving.chat import ChatPrompt, chat_prompt
-from workers.serving.completion import Completion, CompletionRequest, Resident, complete
+from workers.serving.completion import Completion, CompletionRequest, finish, plan
+from workers.serving.exactness import CachePolicy, cache_policy
 from workers.serving.prompt_cache import PrefixDepositor
 
 
@@ -30,18 +33,18 @@ class ServingBusy(Exception):
 
 
 class Serving:
-    """Every llama.cpp computation of the serving engine (load, composition check, completions) runs on one
-    thread of its own, whichever request thread asked. With an OpenMP build each thread that computes gets its
-    own OpenMP team, and once the process manages more OpenMP threads than there are cores, libgomp stops spinning
-    at barriers and sleeps instead: measured on 2 cores, a 15-token prefill at 2,221 tokens of context took ~80 ms
-    from one thread and 108-135 ms once a second thread had computed (docs/BENCHMARKS.md)."""
+    """Every llama.cpp computation of the serving engine (load, composition and batch checks, completions) runs on
+    the scheduler's one thread, whichever request thread asked. With an OpenMP build each thread that computes
+    gets its own OpenMP team, and once the process manages more OpenMP threads than there are cores, libgomp stops
+    spinning at barriers and sleeps instead: measured on 2 cores, a 15-token prefill at 2,221 tokens of context
+    took ~80 ms from one thread and 108-135 ms once a second thread had computed (docs/BENCHMARKS.md)."""
 
     def __init__(self, rt: Runtime) -> None:
         self.rt = rt
         self._lock = threading.Lock()
-        self._compute = ThreadPoolExecutor(max_workers=1, thread_name_prefix="kvgraft-serving-engine")
+        self.scheduler = BatchScheduler("kvgraft-serving-engine")
         self._engine: GraftEngine | None = None
-        self._resident = Resident()  # the context kept between requests (engine thread only)
+        self.batching = BatchPolicy(1, "not started", None)
         self.depositor = PrefixDepositor(rt)
         self._admitted: Counter[int] = Counter()
         self._admit_lock = threading.Lock()
@@ -71,12 +74,19 @@ class Serving:
     def engine(self) -> GraftEngine:
         with self._lock:
             if self._engine is None:
-                s = self.rt.settings
-                threads = {"threads": s.threads} if s.threads else {}
-                self._engine = self._compute.submit(self.rt.engine, s.model, EngineConfig(
-                    n_ctx=s.window_tokens, prefill_chunk=s.prompt_chunk_tokens, flash_attn=s.serving_flash_attn,
-                    **threads)).result()
+                self._engine = self.scheduler.call(self._start)
             return self._engine
+
+    def _start(self) -> GraftEngine:
+        """On the compute thread: load the model, decide batching (the `batch` check), open the context."""
+        s = self.rt.settings
+        threads = {"threads": s.threads} if s.threads else {}
+        engine = self.rt.engine(s.model, EngineConfig(n_ctx=s.window_tokens, prefill_chunk=s.prompt_chunk_tokens,
+                                                      flash_attn=s.serving_flash_attn, **threads))
+        self.batching = batching_policy(self.rt, engine, s.serving_max_seqs)
+        self.scheduler.attach(BatchCore(engine, engine.open_batch_context(self.batching.max_seqs),
+                                        pad_to=self.batching.pad_to), owner_max_seqs=s.team_max_seqs)
+        return engine
 
     def tokens(self, text: str) -> tuple[int, ...]:
         return tuple(self.engine().tokenize(text, add_special=True, parse_special=False))
@@ -84,13 +94,20 @@ class Serving:
     def chat(self, messages: Sequence[tuple[str, str]]) -> ChatPrompt:
         return chat_prompt(self.engine(), messages)
 
-    def complete(self, request: CompletionRequest, on_text: OnText | None = None) -> Completion:
-        """Run one completion on the engine's thread (in arrival order, one at a time) and wait for it."""
+    def _cache_policy(self, engine: GraftEngine, n_prompt: int) -> CachePolicy:
+        return self.scheduler.call(cache_policy, self.rt, engine, n_prompt)
+
+    def complete(self, request: CompletionRequest, on_text: OnText | None = None,
+                 cancel: threading.Event | None = None, digests: bool = False) -> Completion:
+        """Plan the completion here, compute it as one sequence of the batch scheduler, and wait for it. A set
+        `cancel` stops it before its next step (a streamed request whose client went away)."""
         engine = self.engine()
-        return self._compute.submit(complete, self.rt, engine, request, self.depositor, on_text,
-                                    self._resident).result()
+        planned = plan(self.rt, engine, request, lambda n: self._cache_policy(engine, n))
+        result = self.scheduler.submit(planned.job(on_text, cancel, digests)).result()
+        return finish(engine, planned, result, self.depositor, self.batching.as_dict())
 
     def close(self) -> None:
-        self._compute.shutdown(wait=True)
-        self._resident.close()
+        self.scheduler.close()
+        if self._engine is not None and self.scheduler.core is not None:
+            self.scheduler.core.ctx.close()
         self.depositor.close()

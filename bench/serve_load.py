@@ -1,0 +1,386 @@
+"""`kvgraft bench serve-load`: many chat requests at once, side by side in one run on the same model, threads and
+workload, at each concurrency: (a) kvgraft with batching off (KVGRAFT_SERVING_MAX_SEQS=1), (b) kvgraft batched
+(KVGRAFT_SERVING_MAX_SEQS = the largest concurrency), (c) llama.cpp's own `llama-server` built from the llama.cpp
+source vendored in the project's llama-cpp-python (`-np` = the concurrency, the same threads, flash attention as
+kvgraft serves; scripts/build-llama-server.sh builds it once into the cache directory), (d) `llama_cpp.server`.
+
+The workload is deterministic: chat requests of two teams, prompts spread over a token range (half of them share
+one of two system prompts), greedy and seeded sampled, outputs spread over a range. Per arm and concurrency:
+aggregate output tokens/s over the level's wall time, time to first token and inter-token latency as the client
+sees them. Every batched kvgraft answer is compared with the same request served with batching off (arm a is the
+solo reference: its text and the SHA-256 of every generated position's logits, `kvgraft.digests`). Then, on the
+batched pod: fairness (a 1-token request of team B, idle and while team A streams a long generation) and
+cancellation (team A's stream closed by the client: the steps its sequence computed after the server learned of
+it, and the tokens generated after the client closed, from the pod's `serve.completed` event).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from bench.api import _answers, _process, _spawn
+from services.local_servers import free_port
+from store.repository import create_api_token, get_or_create_team
+from workers.environment import environment
+from workers.runtime import open_runtime
+from workers.settings import Settings
+
+Progress = Callable[[str], None] | None
+ARMS = ("kvgraft_solo", "kvgraft_batched", "llama_server", "llama_cpp_server")
+TOPICS = ["harbour", "mill", "orchard", "railway", "library", "foundry", "vineyard", "observatory", "ferry", "quarry",
+          "bakery", "lighthouse", "granary", "tannery", "brewery", "smithy"]
+
+
+@dataclass(frozen=True)
+class ServeLoadBenchRequest:
+    model: str | None = None
+    concurrency: tuple[int, ...] = (1, 4, 8, 16)
+    requests: int | None = None  # per level; default 2 x the concurrency, at least 4
+    prompt_tokens: tuple[int, int] = (200, 2000)
+    max_tokens: tuple[int, int] = (64, 256)
+    arms: tuple[str, ...] = ARMS
+    long_tokens: int = 2000  # team A's generation in the fairness and cancellation measurements
+    threads: int | None = None
+
+
+@dataclass(frozen=True)
+class Req:
+    team: str
+    messages: list[dict[str, str]]
+    max_tokens: int
+    temperature: float
+    seed: int
+
+
+@dataclass(frozen=True)
+class Outcome:
+    ttft_ms: float
+    gaps_ms: tuple[float, ...]
+    text: str
+    tokens: int
+    ext: dict[str, Any]
+
+
+def _text(topic: str, n_tokens: int, count: Callable[[str], int], salt: int) -> str:
+    lines: list[str] = []
+    i = salt
+    while True:
+        lines.append(f"Note {i} on the {topic}: the {['north', 'south', 'east', 'west'][i % 4]} door opens at "
+                     f"{6 + i % 12} o'clock and the {['keeper', 'clerk', 'warden', 'foreman'][i % 4]} counts "
+                     f"{i * 7 % 31} crates.")
+        i += 1
+        if i % 4 == 0 and count(" ".join(lines)) >= n_tokens:
+            return " ".join(lines)
+
+
+def workload(count: Callable[[str], int], n: int, request: ServeLoadBenchRequest, level: int) -> list[Req]:
+    rng = random.Random(1000 + level)
+    lo, hi = request.prompt_tokens
+    shared = [_text("charter", max(16, lo // 2), count, 0), _text("handbook", max(16, lo // 2), count, 50)]
+    reqs = []
+    for i in range(n):
+        total = rng.randint(lo, hi)
+        if i % 2:  # shares a system prompt with other requests
+            system = shared[i % 4 // 2]
+            user = _text(TOPICS[i % len(TOPICS)], max(8, total - count(system)), count, 100 + i)
+        else:
+            system = _text(TOPICS[i % len(TOPICS)], max(8, total // 2), count, 200 + i)
+            user = _text(TOPICS[(i + 5) % len(TOPICS)], max(8, total - count(system)), count, 300 + i)
+        reqs.append(Req("team-a" if i % 2 == 0 else "team-b",
+                        [{"role": "system", "content": system},
+                         {"role": "user", "content": user + " Summarise the notes."}],
+                        rng.randint(*request.max_tokens), 0.0 if i % 3 else 0.8, 7 + i))
+    return reqs
+
+
+def _stream(client: httpx.Client, model: str, req: Req, extra: dict[str, Any],
+            stop_after: int | None = None) -> Outcome:
+    body = {"model": model, "messages": req.messages, "max_tokens": req.max_tokens, "temperature": req.temperature,
+            "seed": req.seed, "stream": True, "stream_options": {"include_usage": True}, **extra}
+    t0 = time.perf_counter()
+    stamps: list[float] = []
+    text: list[str] = []
+    ext: dict[str, Any] = {}
+    usage_tokens = None
+    with client.stream("POST", "/v1/chat/completions", json=body) as r:
+        r.raise_for_status()
+        for line in r.iter_lines():
+            if not line.startswith("data: {"):
+                continue
+            data = json.loads(line[6:])
+            for choice in data.get("choices") or []:
+                piece = (choice.get("delta") or {}).get("content")
+                if piece:
+                    stamps.append(time.perf_counter())
+                    text.append(piece)
+            if data.get("kvgraft"):
+                ext = data["kvgraft"]
+            if data.get("usage"):
+                usage_tokens = data["usage"].get("completion_tokens")
+            if stop_after is not None and len(stamps) >= stop_after:
+                break  # the client goes away: the response is closed here
+    first = stamps[0] if stamps else time.perf_counter()
+    gaps = tuple((b - a) * 1000 for a, b in zip(stamps, stamps[1:], strict=False))
+    return Outcome((first - t0) * 1000, gaps, "".join(text), usage_tokens if usage_tokens is not None else len(stamps),
+                   ext)
+
+
+def _pct(values: list[float], q: float) -> float | None:
+    if not values:
+        return None
+    ordered = sorted(values)
+    return round(ordered[min(len(ordered) - 1, int(q * len(ordered)))], 1)
+
+
+def _level(ports: Callable[[str], int], headers: dict[str, dict[str, str]], model: str, reqs: list[Req], c: int,
+           extra: dict[str, Any]) -> tuple[dict[str, Any], list[Outcome]]:
+    clients = {team: httpx.Client(base_url=f"http://127.0.0.1:{ports(team)}", headers=h, timeout=1800)
+               for team, h in headers.items()}
+    try:
+        t0 = time.perf_counter()
+        with ThreadPoolExecutor(c) as pool:
+            outcomes = list(pool.map(lambda r: _stream(clients[r.team], model, r, extra), reqs))
+        wall = time.perf_counter() - t0
+    finally:
+        for client in clients.values():
+            client.close()
+    ttfts = [o.ttft_ms for o in outcomes]
+    gaps = [g for o in outcomes for g in o.gaps_ms]
+    tokens = sum(o.tokens for o in outcomes)
+    return ({"output_tokens_per_s": round(tokens / wall, 2), "ttft_ms_p50": _pct(ttfts, 0.5),
+             "ttft_ms_p99": _pct(ttfts, 0.99), "itl_ms_p50": _pct(gaps, 0.5), "requests": len(reqs),
+             "output_tokens": tokens, "wall_s": round(wall, 2)}, outcomes)
+
+
+@contextlib.contextmanager
+def _pod(env: dict[str, str], tmp: Path, name: str) -> Iterator[int]:
+    port = free_port()
+    with _process(["serve", "--port", str(port), "--log-level", "warning"], env, tmp / f"{name}.log",
+                  lambda: _answers(f"http://127.0.0.1:{port}/healthz")):
+        yield port
+
+
+def _warm(port: int, headers: dict[str, str], model: str) -> None:
+    """One short request: the serving engine loaded and its checks run before any timed request."""
+    with httpx.Client(base_url=f"http://127.0.0.1:{port}", headers=headers, timeout=1800) as c:
+        c.post("/v1/chat/completions", json={"model": model, "messages": [{"role": "user", "content": "Warm up."}],
+                                             "max_tokens": 2, "temperature": 0}).raise_for_status()
+
+
+def llama_server_binary(progress: Progress = None) -> tuple[Path, str]:
+    """llama-server built from the vendored llama.cpp (built now if the cache directory has none)."""
+    script = Path(__file__).resolve().parents[1] / "scripts" / "build-llama-server.sh"
+    t0 = time.perf_counter()
+    if progress:
+        progress("llama-server: building it from the vendored llama.cpp if the cache has none (minutes, once)")
+    out = subprocess.run(["bash", str(script), str(Path(sys.executable).parents[1])], check=True,
+                         capture_output=True, text=True).stdout.strip().splitlines()
+    built = "already built" not in "\n".join(out)
+    how = f"built now in {time.perf_counter() - t0:.0f} s" if built else "from the cache directory"
+    return Path(out[-1]), how
+
+
+@contextlib.contextmanager
+def _llama_server(binary: Path, model_path: Path, n_ctx: int, np_: int, threads: int, flash_attn: bool, tmp: Path
+                  ) -> Iterator[int]:
+    port = free_port()
+    argv = [str(binary), "-m", str(model_path), "-c", str(n_ctx * np_), "-np", str(np_), "-t", str(threads),
+            "-tb", str(threads), "-b", "512", "-ub", "512", "-fa", "on" if flash_attn else "off",
+            "--host", "127.0.0.1", "--port", str(port), "--no-webui"]
+    with _spawn(argv, dict(os.environ), tmp / f"llama-server-{np_}.log",
+                lambda: _answers(f"http://127.0.0.1:{port}/health"), timeout=300):
+        yield port
+
+
+@contextlib.contextmanager
+def _llama_cpp_server(model_path: Path, n_ctx: int, threads: int, flash_attn: bool, tmp: Path) -> Iterator[int]:
+    port = free_port()
+    argv = [sys.executable, "-m", "llama_cpp.server", "--model", str(model_path), "--n_ctx", str(n_ctx),
+            "--n_threads", str(threads), "--n_threads_batch", str(threads), "--flash_attn", str(flash_attn).lower(),
+            "--port", str(port), "--host", "127.0.0.1"]
+    with _spawn(argv, dict(os.environ), tmp / "llama-cpp-server.log",
+                lambda: _answers(f"http://127.0.0.1:{port}/v1/models"), timeout=180):
+        yield port
+
+
+def _completed_events(log: Path) -> list[dict[str, Any]]:
+    events = []
+    for line in log.read_text(errors="replace").splitlines():
+        if '"serve.completed"' in line:
+            with contextlib.suppress(json.JSONDecodeError):
+                events.append(json.loads(line[line.index("{"):]))
+    return events
+
+
+def _fairness_and_cancel(port: int, headers: dict[str, dict[str, str]], model: str, log: Path, long_tokens: int,
+                         count: Callable[[str], int]) -> dict[str, Any]:
+    short = Req("team-b", [{"role": "user", "content": "Name one colour."}], 1, 0.0, 1)
+    long = Req("team-a", [{"role": "system", "content": _text("archive", 200, count, 7)},
+                          {"role": "user", "content": "Write everything you know about the archive."}],
+               long_tokens, 0.9, 3)
+    a = httpx.Client(base_url=f"http://127.0.0.1:{port}", headers=headers["team-a"], timeout=1800)
+    b = httpx.Client(base_url=f"http://127.0.0.1:{port}", headers=headers["team-b"], timeout=1800)
+    try:
+        idle = [_stream(b, model, short, {}).ttft_ms for _ in range(3)]
+        started, received = threading.Event(), [0]
+
+        def stream_long() -> None:
+            body = {"model": model, "messages": long.messages, "max_tokens": long.max_tokens,
+                    "temperature": long.temperature, "seed": long.seed, "stream": True}
+            with a.stream("POST", "/v1/chat/completions", json=body) as r:
+                for line in r.iter_lines():
+                    if '"content": "' in line and '"content": ""' not in line:
+                        received[0] += 1
+                        started.set()
+                    if stop.is_set():
+                        break  # the client goes away
+
+        stop = threading.Event()
+        t = threading.Thread(target=stream_long, daemon=True)
+        before = len(_completed_events(log))
+        t.start()
+        started.wait(600)
+        behind = [_stream(b, model, short, {}).ttft_ms for _ in range(3)]
+        stop.set()
+        t.join(600)
+        deadline = time.monotonic() + 120
+        cancelled: dict[str, Any] = {}
+        while time.monotonic() < deadline and not cancelled:
+            cancelled = next((e for e in _completed_events(log)[before:] if e.get("stopped_by") == "cancelled"), {})
+            time.sleep(0.2)
+    finally:
+        a.close()
+        b.close()
+    return {"fairness": {"short_ttft_ms_idle": round(statistics.median(idle), 1),
+                         "short_ttft_ms_behind_long": round(statistics.median(behind), 1),
+                         "ratio": round(statistics.median(behind) / statistics.median(idle), 2)},
+            "cancel": {"steps_after_disconnect": cancelled.get("steps_after_cancel"),
+                       "tokens_generated": cancelled.get("completion_tokens"),
+                       "tokens_received_by_client": received[0],
+                       "tokens_after_client_close": (cancelled["completion_tokens"] - received[0]
+                                                     if cancelled else None),
+                       "long_tokens_asked": long_tokens, "found_in_log": bool(cancelled)}}
+
+
+def run_serve_load_bench(request: ServeLoadBenchRequest, progress: Progress = None) -> dict[str, Any]:
+    say = progress or (lambda _m: None)
+    unknown = set(request.arms) - set(ARMS)
+    if unknown or not request.arms:
+        raise ValueError(f"--arms takes {', '.join(ARMS)}, not {', '.join(sorted(unknown)) or 'nothing'}")
+    tmp = Path(tempfile.mkdtemp(prefix="kvgraft-bench-serve-load-"))
+    model = request.model or Settings().model
+    top = max(request.concurrency)
+    window = request.prompt_tokens[1] + request.max_tokens[1] + 64
+    try:
+        with contextlib.ExitStack() as scope:
+            base = {"KVGRAFT_DATABASE_URL": f"sqlite:///{tmp / 'catalogue.db'}", "KVGRAFT_MODEL": model,
+                    "KVGRAFT_STORE_URL": f"file://{tmp / 'blocks'}", "KVGRAFT_WINDOW_TOKENS": str(window),
+                    "KVGRAFT_SERVING_TEAM_MAX_IN_FLIGHT": str(2 * top), "KVGRAFT_SERVING_QUEUE_MAX": str(4 * top),
+                    "KVGRAFT_LOG_LEVEL": "INFO", "KVGRAFT_DATA_DIR": str(tmp / "bench")}
+            if request.threads:
+                base["KVGRAFT_THREADS"] = str(request.threads)
+            scope.enter_context(environment(base, unset=["KVGRAFT_BROKER_URL"]))
+            settings = Settings()
+            rt = open_runtime(settings)
+            scope.callback(rt.close)
+            with rt.session() as s:
+                headers = {team: {"Authorization": "Bearer " + create_api_token(
+                    s, team=get_or_create_team(s, name=team), role="submitter")[1]} for team in ("team-a", "team-b")}
+            engine = rt.engine(model)  # the tokenizer for the workload, and the model's path (nothing computed)
+            model_path, threads = engine.model.path, request.threads or engine.config.threads
+            flash_attn = settings.serving_flash_attn
+
+            def count(text: str) -> int:
+                return len(engine.tokenize(text))
+
+            levels = {c: workload(count, request.requests or max(4, 2 * c), request, c) for c in request.concurrency}
+            arms: dict[str, dict[int, dict[str, Any]]] = {arm: {} for arm in request.arms}
+            answers: dict[str, dict[int, list[Outcome]]] = {arm: {} for arm in request.arms}
+            extra = {"kvgraft": {"digests": True}}
+            record: dict[str, Any] = {"benchmark": "serve-load", "model": engine.name, "threads": threads,
+                                      "flash_attn": flash_attn, "window_tokens": window,
+                                      "workload": {"prompt_tokens": list(request.prompt_tokens),
+                                                   "max_tokens": list(request.max_tokens),
+                                                   "requests": {c: len(r) for c, r in levels.items()}}}
+            for arm, max_seqs in (("kvgraft_solo", 1), ("kvgraft_batched", top)):
+                if arm not in request.arms:
+                    continue
+                env = {**os.environ, "KVGRAFT_SERVING_MAX_SEQS": str(max_seqs),
+                       "KVGRAFT_DATA_DIR": str(tmp / arm)}
+                with _pod(env, tmp, arm) as port:
+                    _warm(port, headers["team-a"], settings.model)
+                    for c, reqs in levels.items():
+                        say(f"{arm}: concurrency {c}, {len(reqs)} requests")
+                        arms[arm][c], answers[arm][c] = _level(lambda _t, p=port: p, headers, settings.model, reqs, c,
+                                                               extra)
+                    if arm == "kvgraft_batched":
+                        say("kvgraft_batched: fairness and cancellation")
+                        record |= _fairness_and_cancel(port, headers, settings.model, tmp / f"{arm}.log",
+                                                       request.long_tokens, count)
+                        record["batching"] = next((o.ext.get("batching") for c in answers[arm]
+                                                   for o in answers[arm][c] if o.ext), None)
+            if "llama_server" in request.arms:
+                binary, how = llama_server_binary(say)
+                record["llama_server"] = {"binary": str(binary), "how": how}
+                for c, reqs in levels.items():
+                    say(f"llama-server -np {c}: {len(reqs)} requests")
+                    with _llama_server(binary, model_path, window, c, threads, flash_attn, tmp) as port:
+                        _warm(port, {}, "x")
+                        arms["llama_server"][c], _ = _level(lambda _t, p=port: p, {"team-a": {}, "team-b": {}},
+                                                            "x", reqs, c, {})
+            if "llama_cpp_server" in request.arms:
+                with _llama_cpp_server(model_path, window, threads, flash_attn, tmp) as port:
+                    _warm(port, {}, "x")
+                    for c, reqs in levels.items():
+                        say(f"llama_cpp.server: concurrency {c}, {len(reqs)} requests")
+                        arms["llama_cpp_server"][c], _ = _level(lambda _t, p=port: p, {"team-a": {}, "team-b": {}},
+                                                                "x", reqs, c, {})
+            record["arms"] = arms
+            record |= _compare(answers)
+            record["ratios"] = _ratios(arms)
+            return record
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _compare(answers: dict[str, dict[int, list[Outcome]]]) -> dict[str, Any]:
+    """Every batched answer against the same request served with batching off: the text and every position's
+    logits digest."""
+    if "kvgraft_solo" not in answers or "kvgraft_batched" not in answers:
+        return {"batched_checked": 0, "batched_mismatches": None}
+    checked = mismatches = batched = 0
+    for c, outs in answers["kvgraft_batched"].items():
+        for got, ref in zip(outs, answers["kvgraft_solo"][c], strict=True):
+            checked += 1
+            batched += (got.ext.get("batching") or {}).get("batched_with", 0) > 1
+            mismatches += (got.text != ref.text or got.ext.get("logits_sha256") != ref.ext.get("logits_sha256")
+                           or not got.ext.get("logits_sha256"))
+    return {"batched_checked": checked, "batched_mismatches": mismatches, "batched_answers_sharing_a_call": batched}
+
+
+def _ratios(arms: dict[str, dict[int, dict[str, Any]]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    batched = arms.get("kvgraft_batched", {})
+    for c, row in batched.items():
+        for peer in ("kvgraft_solo", "llama_server", "llama_cpp_server"):
+            other = arms.get(peer, {}).get(c)
+            if other and other["output_tokens_per_s"]:
+                out[f"batched_over_{peer}_{c}"] = round(row["output_tokens_per_s"] / other["output_tokens_per_s"], 2)
+    return out

@@ -1,0 +1,450 @@
+"""Continuous batching: many sequences in one context, one llama_decode call per step over all that are decoding,
+each sequence's logits byte-identical to the same sequence computed alone.
+
+`BatchCore` holds the active sequences of one context (a KV stream per sequence: `kv_unified` off) and advances
+them a step at a time: a sequence joins between steps (its restored prefix set into its own sequence, or a slot
+that still holds the owner's prefix truncated to it), its prompt is prefilled on the absolute grid in its own
+decode calls, one chunk per step, interleaved with the others' decode steps; then it decodes in the shared call.
+A finished or cancelled sequence leaves and frees its slot, which keeps its prompt's cells for the owner's next
+request (the resident prefix). Why these rules keep each sequence exact, with the measurements, is in
+docs/ENGINE.md: with flash attention off, a KV stream per sequence and decode rows only in shared calls, every
+row's result is independent of what shares the call (a prefill chunk beside decode rows is split by llama.cpp
+into ubatches that change the joining sequence's grid, so it is never batched with them).
+
+`BatchScheduler` is the one compute thread of a process: it runs queued calls (model load, checks) between steps
+and drives a BatchCore, admitting waiting jobs fairly across owners (the owner with the fewest active sequences
+first, and no owner past `owner_max_seqs`, so another owner always finds a slot).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import itertools
+import threading
+import time
+from collections import Counter, deque
+from collections.abc import Callable
+from concurrent.futures import Future
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+import structlog
+
+from engine.errors import DecodeError, EngineError
+from engine.graft import GraftEngine, KVSnapshot
+from engine.native import BatchRow, LlamaContext
+from engine.sampling import Generated, Generation, OnText, SamplingParams, check_params
+
+log = structlog.get_logger(__name__)
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class SequenceJob:
+    tokens: tuple[int, ...]  # the whole prompt
+    params: SamplingParams
+    owner: str = ""  # the fairness and residency key (a team)
+    restore: KVSnapshot | None = None  # the state of tokens[:restore.n_tokens], grafted first
+    resident_ok: bool = False  # a slot still holding the owner's tokens[:restore.n_tokens] may be truncated to them
+    captures: tuple[int, ...] = ()  # prompt positions after which the state is captured (ascending)
+    capture_query: int = 8  # the query size of the captured snapshots' numerics profile
+    on_text: OnText | None = None
+    logprobs: int | None = None
+    digests: bool = False  # keep the SHA-256 of every generated position's logits
+    keep_rows: bool = False  # and the rows (the batch check measures how far a differing one is)
+    cancel: threading.Event | None = None  # set: the sequence stops before its next step
+
+
+@dataclass(frozen=True)
+class SequenceResult:
+    generated: Generated
+    first_logits_sha256: str
+    captured: tuple[KVSnapshot, ...]
+    reused: bool  # a slot holding the owner's prefix was truncated to it instead of restoring the block
+    slot: int
+    batched_with: int  # the most sequences of one decode call this one was part of
+    call_rows: tuple[int, ...]  # the sequences of each decode call it was in, step by step
+    steps_after_cancel: int  # calls computed for it after its cancel event was set (at most the one in flight)
+    timings_ms: dict[str, float] = field(default_factory=dict)  # queued, restore, prefill, decode
+
+
+@dataclass
+class _Seq:
+    job: SequenceJob
+    future: Future[SequenceResult] | None
+    slot: int
+    gen: Generation
+    cuts: list[tuple[int, int, bool, bool]]  # prefill calls left: (start, end, capture after, last of the prompt)
+    reused: bool
+    pos: int
+    t_join: float
+    queued_ms: float
+    restore_ms: float
+    next_token: int | None = None
+    first_sha: str = ""
+    captured: list[KVSnapshot] = field(default_factory=list)
+    batched_with: int = 0
+    call_rows: list[int] = field(default_factory=list)  # real rows of each decode call it was in
+    after_cancel: int = 0
+    t_prefilled: float = 0.0
+
+
+def _prefill_cuts(engine: GraftEngine, start: int, n: int, captures: tuple[int, ...]) -> list[tuple[int, int, bool,
+                                                                                                       bool]]:
+    """The decode calls of the prompt after `start`: on the absolute grid, split at each capture."""
+    cuts: list[tuple[int, int, bool, bool]] = []
+    pos = start
+    for end in [*(b for b in captures if start < b < n), n]:
+        grid = engine.grid(pos, end - pos, 0)
+        cuts += [(a, b, b == end and end != n, b == n) for a, b in grid]
+        pos = end
+    return cuts
+
+
+class BatchCore:
+    """The active sequences of one context, advanced by `step()` (from one thread only)."""
+
+    def __init__(self, engine: GraftEngine, ctx: LlamaContext, *, pad_to: int = 1, prefill_per_step: int = 1) -> None:
+        if pad_to not in (1, 2):
+            raise ValueError(f"pad_to must be 1 or 2, not {pad_to}")
+        self.engine, self.ctx = engine, ctx
+        self.max_seqs = ctx.config.n_seq_max
+        # 2: no ubatch of a decode call holds a single row (a pad row of a free slot joins it). ggml computes a
+        # one-row matmul with its own dot products and two rows or more with llamafile's tinyBLAS (F32, F16, BF16,
+        # Q8_0, Q4_0, ... weights): another summation order, so alone and batched would differ (docs/ENGINE.md)
+        self.pad_to = pad_to
+        if pad_to > 1 and self.max_seqs < 2:
+            raise ValueError("pad rows need a context of two sequences or more")
+        self.prefill_per_step = prefill_per_step  # prefill chunks per step (each its own call)
+        self.pad_token = engine.model.token_bos() if engine.model.token_bos() >= 0 else 0
+        self.held: list[tuple[str, tuple[int, ...]] | None] = [None] * self.max_seqs  # what each free slot holds
+        self.active: dict[int, _Seq] = {}
+        self._turn = itertools.count()
+
+    @property
+    def free(self) -> int:
+        return self.max_seqs - len(self.active)
+
+    def _slot_for(self, job: SequenceJob) -> tuple[int, bool]:
+        free = [s for s in range(self.max_seqs) if s not in self.active]
+        if not free:
+            raise DecodeError("no free sequence slot")
+        if job.restore is not None and job.resident_ok:
+            k = job.restore.n_tokens
+            for s in free:
+                held = self.held[s]
+                if held is not None and held[0] == job.owner and held[1][:k] == job.tokens[:k] and len(held[1]) >= k:
+                    return s, True
+        return free[0], False  # the lowest: llama.cpp batches consecutive sequence ids in one ubatch
+
+    def join(self, job: SequenceJob, future: Future[SequenceResult] | None = None, queued_ms: float = 0.0) -> None:
+        """Start a job in a free slot: set its prefix (truncate a resident one or restore the block) and plan its
+        prefill. Raises (nothing started) on a job that cannot be computed."""
+        n = len(job.tokens)
+        if n == 0:
+            raise DecodeError("the prompt is empty")
+        check_params(job.params)
+        gen = Generation(self.engine.model, job.params, on_text=job.on_text, logprobs=job.logprobs,
+                         digests=job.digests, keep_rows=job.keep_rows)
+        slot, reused = self._slot_for(job)
+        t0 = time.perf_counter()
+        self.held[slot] = None
+        start = 0
+        try:
+            if reused:
+                assert job.restore is not None
+                start = job.restore.n_tokens
+                self.ctx.truncate(start, seq_id=slot)
+            else:
+                if self.max_seqs == 1:
+                    self.ctx.clear()  # the context as fresh as a pooled one (its buffers zeroed)
+                else:  # the stream's stale bytes stay, masked out (the batch check reuses slots too)
+                    self.ctx.seq_remove(slot)
+                if job.restore is not None:
+                    self.engine.restore(self.ctx, job.restore, seq_id=slot, payload_verified=True)
+                    start = job.restore.n_tokens
+        except BaseException:
+            self._drop(slot)
+            raise
+        restore_ms = (time.perf_counter() - t0) * 1000
+        cuts = _prefill_cuts(self.engine, start, n, tuple(sorted(job.captures)))
+        self.active[slot] = _Seq(job, future, slot, gen, cuts, reused, start, t0, queued_ms, restore_ms)
+        log.debug("batch.joined", slot=slot, prompt_tokens=n, start=start, reused=reused, active=len(self.active))
+
+    def _drop(self, slot: int) -> None:
+        self.active.pop(slot, None)
+        self.held[slot] = None
+        with contextlib.suppress(EngineError):
+            self.ctx.seq_remove(slot)
+
+    def _fail(self, seq: _Seq, exc: BaseException) -> None:
+        self._drop(seq.slot)
+        log.warning("batch.sequence_failed", slot=seq.slot, error=f"{type(exc).__name__}: {exc}")
+        if seq.future is not None and not seq.future.done():
+            seq.future.set_exception(exc)
+
+    def _finish(self, seq: _Seq, done: list[SequenceResult]) -> None:
+        self.active.pop(seq.slot, None)
+        try:  # the slot keeps the prompt's cells (the generated ones dropped) for the owner's next request
+            self.ctx.truncate(len(seq.job.tokens), seq_id=seq.slot)
+            self.held[seq.slot] = (seq.job.owner, seq.job.tokens)
+        except DecodeError:  # a memory that cannot drop them (a recurrent model's): not kept
+            self._drop(seq.slot)
+        now = time.perf_counter()
+        t_pre = seq.t_prefilled or now
+        timings = {"queued": round(seq.queued_ms, 2), "restore": round(seq.restore_ms, 2),
+                   "prefill": round((t_pre - seq.t_join) * 1000 - seq.restore_ms, 2),
+                   "decode": round((now - t_pre) * 1000, 2)}
+        result = SequenceResult(seq.gen.result(), seq.first_sha, tuple(seq.captured), seq.reused, seq.slot,
+                                seq.batched_with, tuple(seq.call_rows), seq.after_cancel, timings)
+        done.append(result)
+        if seq.future is not None and not seq.future.done():
+            seq.future.set_result(result)
+
+    def _cancelled(self, seq: _Seq) -> bool:
+        return seq.job.cancel is not None and seq.job.cancel.is_set()
+
+    def step(self) -> list[SequenceResult]:
+        """Cancelled sequences leave; one prefill chunk of one joining sequence (in turn); one decode call over
+        every decoding sequence. The results of the sequences that finished."""
+        done: list[SequenceResult] = []
+        for seq in list(self.active.values()):
+            if self._cancelled(seq):
+                seq.gen.end("cancelled")
+                self._finish(seq, done)
+        for _ in range(self.prefill_per_step):
+            prefilling = sorted((s for s in self.active.values() if s.cuts), key=lambda s: s.slot)
+            if not prefilling:
+                break
+            self._prefill_chunk(prefilling[next(self._turn) % len(prefilling)], done)
+        decoding = sorted((s for s in self.active.values() if not s.cuts), key=lambda s: s.slot)
+        for seq in decoding:
+            if seq.next_token is not None and seq.pos >= self.ctx.n_seq_ctx:
+                seq.gen.end("context")
+                seq.next_token = None
+            if seq.next_token is None:
+                self._finish(seq, done)
+        decoding = [s for s in decoding if s.next_token is not None]
+        if decoding:
+            self._decode(decoding, done)
+        return done
+
+    def _prefill_chunk(self, seq: _Seq, done: list[SequenceResult]) -> None:
+        a, b, capture, last = seq.cuts.pop(0)
+        tokens = seq.job.tokens
+        try:
+            self.ctx.decode(tokens[a:b], pos0=a, seq_id=seq.slot, outputs=[b - a - 1] if last else ())
+            if self._cancelled(seq):
+                seq.after_cancel += 1
+            if capture:
+                seq.captured.append(self.engine.snapshot(self.ctx, tokens[:b], n_query=seq.job.capture_query,
+                                                         seq_id=seq.slot))
+            if last:
+                logits = self.ctx.logits_row(b - a - 1)
+                seq.first_sha = hashlib.sha256(logits.tobytes()).hexdigest()
+                seq.t_prefilled = time.perf_counter()
+                seq.pos = b
+                seq.next_token = seq.gen.step(logits)
+        except Exception as exc:  # noqa: BLE001 - this sequence fails; the others go on
+            self._fail(seq, exc)
+            return
+        if last and seq.next_token is None:
+            self._finish(seq, done)
+
+    def _padded(self, decoding: list[_Seq]) -> tuple[list[_Seq], list[int]]:
+        """With pad_to 2: the sequences to decode now and the free slots whose pad rows join them, so that every
+        ubatch llama.cpp makes of the call (runs of consecutive sequence ids) holds at least two rows. A lone row
+        whose neighbours are both busy prefilling (or missing) waits for the next step."""
+        if self.pad_to == 1:
+            return decoding, []
+        slots = {s.slot for s in decoding}
+        chosen: list[_Seq] = []
+        pads: list[int] = []
+        for seq in decoding:
+            k = seq.slot
+            if k - 1 in slots or k + 1 in slots or k - 1 in pads or k + 1 in pads:
+                chosen.append(seq)
+                continue
+            free = [j for j in (k + 1, k - 1) if 0 <= j < self.max_seqs and j not in self.active]
+            free.sort(key=lambda j: self.held[j] is not None)  # rather a slot holding no resident prompt
+            if free:
+                chosen.append(seq)
+                pads.append(free[0])
+        return chosen, pads
+
+    def _decode(self, decoding: list[_Seq], done: list[SequenceResult]) -> None:
+        decoding, pads = self._padded(decoding)
+        if not decoding:
+            return
+        rows = [BatchRow(int(s.next_token), s.pos, s.slot) for s in decoding]
+        for j in pads:
+            self.held[j] = None
+            self.ctx.seq_remove(j)
+        real = len(rows)
+        # a pad row keeps its logits too, so that the output projection also sees two rows or more
+        rows = sorted(rows + [BatchRow(self.pad_token, 0, j) for j in pads], key=lambda r: r.seq_id)
+        batch_index = {r.seq_id: i for i, r in enumerate(rows)}  # llama_get_logits_ith takes the batch row
+        try:
+            self.ctx.decode_rows(rows)
+        except Exception as exc:  # noqa: BLE001 - every sequence of the call fails; the context goes on
+            for seq in decoding:
+                self._fail(seq, exc)
+            return
+        finally:
+            for j in pads:
+                with contextlib.suppress(EngineError):
+                    self.ctx.seq_remove(j)
+        for seq in decoding:
+            i = batch_index[seq.slot]
+            seq.pos += 1
+            seq.batched_with = max(seq.batched_with, real)
+            seq.call_rows.append(real)
+            if self._cancelled(seq):
+                seq.after_cancel += 1
+            try:
+                seq.next_token = seq.gen.step(self.ctx.logits_row(i))
+            except Exception as exc:  # noqa: BLE001 - e.g. a temperature with no distribution over this row
+                self._fail(seq, exc)
+                continue
+            if seq.next_token is None:
+                self._finish(seq, done)
+
+    def run_all(self, jobs: list[tuple[int, SequenceJob]]) -> list[SequenceResult]:
+        """Drive jobs to the end on the calling thread, job i joining at step `at` (staggered joins), as many at a
+        time as there are slots; results in job order (the batch check's schedule)."""
+        futures: list[Future[SequenceResult]] = [Future() for _ in jobs]
+        waiting = deque(sorted(range(len(jobs)), key=lambda i: jobs[i][0]))
+        steps = 0
+        while waiting or self.active:
+            while waiting and jobs[waiting[0]][0] <= steps and self.free:
+                i = waiting.popleft()
+                self.join(jobs[i][1], futures[i])
+            self.step()
+            steps += 1
+        return [f.result() for f in futures]
+
+
+@dataclass
+class _Waiting:
+    job: SequenceJob
+    future: Future[SequenceResult]
+    arrived: float
+    order: int
+
+
+class BatchScheduler:
+    """The process's one compute thread: calls (`call`) run on it between steps, jobs (`submit`) are admitted into
+    the attached BatchCore and stepped."""
+
+    def __init__(self, name: str = "kvgraft-serving-engine") -> None:
+        self._cv = threading.Condition()
+        self._calls: deque[tuple[Callable[[], Any], Future[Any]]] = deque()
+        self._waiting: list[_Waiting] = []
+        self._core: BatchCore | None = None
+        self._owner_max = 1
+        self._order = itertools.count()
+        self._closed = False
+        self._thread = threading.Thread(target=self._run, name=name, daemon=True)
+        self._thread.start()
+
+    def call(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """Run `fn` on the compute thread (between steps) and return its result."""
+        if threading.current_thread() is self._thread:
+            return fn(*args, **kwargs)
+        future: Future[T] = Future()
+        with self._cv:
+            if self._closed:
+                raise RuntimeError("the compute thread is closed")
+            self._calls.append((lambda: fn(*args, **kwargs), future))
+            self._cv.notify()
+        return future.result()
+
+    def attach(self, core: BatchCore, owner_max_seqs: int) -> None:
+        """Serve jobs from `core` (on the compute thread: call it through `call`)."""
+        self._core, self._owner_max = core, max(1, owner_max_seqs)
+
+    @property
+    def core(self) -> BatchCore | None:
+        return self._core
+
+    def submit(self, job: SequenceJob) -> Future[SequenceResult]:
+        future: Future[SequenceResult] = Future()
+        with self._cv:
+            if self._closed or self._core is None:
+                raise RuntimeError("the batch scheduler has no context attached")
+            self._waiting.append(_Waiting(job, future, time.perf_counter(), next(self._order)))
+            self._cv.notify()
+        return future
+
+    def load(self) -> dict[str, int]:
+        with self._cv:
+            return {"waiting": len(self._waiting), "active": len(self._core.active) if self._core else 0}
+
+    def _admissible(self) -> list[_Waiting]:
+        """Waiting jobs to start now: cancelled ones dropped; then, while slots are free, the job of the owner with
+        the fewest active sequences (oldest first), never an owner's past owner_max_seqs."""
+        core = self._core
+        if core is None:
+            return []
+        for w in [w for w in self._waiting if w.job.cancel is not None and w.job.cancel.is_set()]:
+            self._waiting.remove(w)
+            w.future.cancel()
+        counts = Counter(s.job.owner for s in core.active.values())
+        chosen: list[_Waiting] = []
+        free = core.free
+        while free > 0:
+            eligible = [w for w in self._waiting if counts[w.job.owner] < self._owner_max]
+            if not eligible:
+                break
+            w = min(eligible, key=lambda w: (counts[w.job.owner], w.order))
+            self._waiting.remove(w)
+            counts[w.job.owner] += 1
+            chosen.append(w)
+            free -= 1
+        return chosen
+
+    def _run(self) -> None:
+        while True:
+            with self._cv:
+                while True:
+                    if self._calls:
+                        fn, fut = self._calls.popleft()
+                        admit: list[_Waiting] = []
+                        break
+                    admit = self._admissible()
+                    if admit or (self._core is not None and self._core.active):
+                        fn = None
+                        break
+                    if self._closed:
+                        return
+                    self._cv.wait()
+            if fn is not None:
+                if fut.set_running_or_notify_cancel():
+                    try:
+                        fut.set_result(fn())
+                    except BaseException as exc:  # noqa: BLE001 - handed to the caller
+                        fut.set_exception(exc)
+                continue
+            core = self._core
+            assert core is not None
+            for w in admit:
+                try:
+                    core.join(w.job, w.future, (time.perf_counter() - w.arrived) * 1000)
+                except BaseException as exc:  # noqa: BLE001 - handed to the caller
+                    w.future.set_exception(exc)
+            try:
+                core.step()
+            except BaseException as exc:  # noqa: BLE001 - a bug: every active sequence fails, the thread goes on
+                log.exception("batch.step_failed")
+                for seq in list(core.active.values()):
+                    core._fail(seq, exc)
+
+    def close(self) -> None:
+        with self._cv:
+            self._closed = True
+            for w in self._waiting:
+                w.future.cancel()
+            self._waiting.clear()
+            self._cv.notify_all()
+        self._thread.join(timeout=60)

@@ -1,0 +1,167 @@
+"""Continuous batching (engine/batching.py) on the tiny model: every sequence decoded beside others is byte-identical
+to itself served alone (SHA-256 of every position's logits, with an alone-vs-alone control), states captured in a
+multi-sequence context are the one-sequence form blocks store, a cancelled sequence stops at the next step, and
+admission is fair across owners."""
+
+from __future__ import annotations
+
+import struct
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from engine.batching import BatchCore, BatchScheduler, SequenceJob
+from engine.errors import StateRestoreError
+from engine.graft import EngineConfig, GraftEngine
+from engine.native import BatchRow
+from engine.sampling import SamplingParams
+from engine.seqstate import into_streams, one_stream
+from engine.texts import sample_tokens
+
+pytestmark = pytest.mark.unit
+
+
+@pytest.fixture()
+def engine(kvgraft_cache: Path) -> Iterator[GraftEngine]:
+    with GraftEngine.load("tiny", EngineConfig(n_ctx=512, prefill_chunk=16, flash_attn=False, threads=2),
+                          cache_dir=kvgraft_cache) as e:
+        yield e
+
+
+def _jobs(engine: GraftEngine, n: int, **extra: object) -> list[SequenceJob]:
+    jobs = []
+    for i in range(n):
+        tokens = tuple(sample_tokens(engine, 5 + 23 * i, start=i))
+        params = SamplingParams(max_tokens=4 + (i * 5) % 11, temperature=0.0 if i % 2 else 0.9, seed=i)
+        jobs.append(SequenceJob(tokens=tokens, params=params, owner=f"team-{i % 2}", digests=True, **extra))
+    return jobs
+
+
+def _alone(engine: GraftEngine, job: SequenceJob, pad_to: int = 2) -> tuple[tuple[int, ...], tuple[str, ...]]:
+    """The job served alone: in a one-sequence context (pad 1, as batching-off serving does), or alone in a batching
+    context with pad rows (pad 2, as a lone request is served there)."""
+    with (engine.open_context() if pad_to == 1 else engine.open_batch_context(4)) as ctx:
+        r = BatchCore(engine, ctx, pad_to=pad_to).run_all([(0, job)])[0]
+    return r.generated.tokens, r.generated.digests
+
+
+def test_each_sequence_of_a_batch_equals_itself_served_alone(engine: GraftEngine) -> None:
+    """With pad rows (the tiny model's F32 weights take llamafile's tinyBLAS from two rows up, ggml's own dot
+    products for one), every sequence decoded beside others equals itself alone, whatever joins or leaves."""
+    jobs = _jobs(engine, 8)
+    alone = [_alone(engine, j) for j in jobs]
+    assert alone == [_alone(engine, j) for j in jobs]  # the control: alone is reproducible
+    with engine.open_batch_context(8) as ctx:
+        core = BatchCore(engine, ctx, pad_to=2)
+        staggered = core.run_all([(3 * i, j) for i, j in enumerate(jobs)])  # joins while others decode/prefill
+        at_once = BatchCore(engine, ctx, pad_to=2, prefill_per_step=100).run_all(
+            [(0, j) for j in reversed(jobs)])[::-1]  # all decoding together, in the slots the first run left
+    for run in (staggered, at_once):
+        assert [(r.generated.tokens, r.generated.digests) for r in run] == alone
+    assert max(r.batched_with for r in staggered) >= 3 and max(r.batched_with for r in at_once) == 8
+    assert sum(n > 1 for r in staggered for n in r.call_rows) > 10  # most steps were shared
+    assert all(len(r.generated.digests) == len(r.generated.tokens) + (r.generated.stopped_by != "max_tokens")
+               for r in staggered)
+
+
+def test_a_state_captured_beside_others_is_the_one_sequence_form(engine: GraftEngine) -> None:
+    """The bytes a multi-sequence context gives for a sequence equal a one-sequence context's (what a block
+    stores and the fingerprint names), and such a state restored into any slot continues byte-identically."""
+    tokens = sample_tokens(engine, 70)
+    with engine.open_context() as ctx:
+        engine.prefill(ctx, tokens)
+        alone = ctx.state_bytes()
+        ctx.decode([7], pos0=70, outputs=[0])
+        next_row = ctx.logits_row(0).tobytes()
+    with engine.open_context() as ctx:  # the control
+        engine.prefill(ctx, tokens)
+        assert ctx.state_bytes() == alone
+    with engine.open_batch_context(4) as ctx:
+        engine.prefill(ctx, sample_tokens(engine, 30, start=5), seq_id=0)
+        engine.prefill(ctx, tokens, seq_id=2)
+        assert ctx.state_bytes(2) == alone
+        ctx.set_state(alone, seq_id=3)
+        ctx.decode_rows([BatchRow(7, 70, 3)])  # one row, as alone
+        assert ctx.logits_row(0).tobytes() == next_row
+        ctx.truncate(70, seq_id=3)
+        ctx.decode_rows([BatchRow(7, 70, 2), BatchRow(7, 70, 3)])  # the prefilled and the restored, together
+        assert ctx.logits_row(0).tobytes() == ctx.logits_row(1).tobytes()
+
+
+def test_a_state_the_transcoder_does_not_account_for_is_refused(engine: GraftEngine) -> None:
+    with engine.open_context() as ctx:
+        engine.prefill(ctx, sample_tokens(engine, 20))
+        state = ctx.state_bytes()
+    assert one_stream(into_streams(state, 4, 1)) == state
+    with pytest.raises(StateRestoreError):
+        into_streams(state[:-5], 4, 1)  # truncated
+    shared = bytearray(state)
+    struct.pack_into("<I", shared, 16 + 4, 2)  # the first cell claims two sequences
+    with pytest.raises(StateRestoreError, match="sequence ids"):
+        into_streams(bytes(shared), 4, 1)
+    with engine.open_batch_context(4) as ctx, pytest.raises(StateRestoreError):
+        ctx.set_state(state[:-5], seq_id=1)
+
+
+def test_a_cancelled_sequence_stops_at_the_next_step_and_frees_its_slot(engine: GraftEngine) -> None:
+    cancel = threading.Event()
+    seen: list[str] = []
+
+    def on_text(text: str, _lps: object) -> None:
+        seen.append(text)
+        if len(seen) == 3:
+            cancel.set()  # as the API does when the client goes away, from another thread
+
+    long_job = SequenceJob(tokens=tuple(sample_tokens(engine, 40)), params=SamplingParams(max_tokens=400, seed=3,
+                           temperature=0.9), on_text=on_text, cancel=cancel)
+    other = _jobs(engine, 1)[0]
+    with engine.open_batch_context(4) as ctx:
+        core = BatchCore(engine, ctx, pad_to=2)
+        results = core.run_all([(0, long_job), (0, other)])
+        assert core.free == 4
+    cancelled = results[0]
+    assert cancelled.generated.stopped_by == "cancelled" and cancelled.steps_after_cancel <= 1
+    assert len(cancelled.generated.tokens) < 20
+    assert (results[1].generated.tokens, results[1].generated.digests) == _alone(engine, other)
+
+
+def test_one_owners_long_sequences_do_not_hold_another_owners_short_one(engine: GraftEngine) -> None:
+    """Owner A fills the scheduler with long generations; owner B's short request, submitted after them, is
+    admitted at the next step (A may hold all slots but one) and finishes while A's are still running."""
+    scheduler = BatchScheduler("kvgraft-test-compute")
+    try:
+        ctx = scheduler.call(engine.open_batch_context, 3)
+        scheduler.attach(BatchCore(engine, ctx), owner_max_seqs=2)
+        long_params = SamplingParams(max_tokens=300, temperature=0.9, seed=1)
+        a = [scheduler.submit(SequenceJob(tuple(sample_tokens(engine, 30, start=i)), long_params, owner="a"))
+             for i in range(4)]
+        b = scheduler.submit(SequenceJob(tuple(sample_tokens(engine, 12, start=9)), SamplingParams(max_tokens=1),
+                                         owner="b"))
+        assert len(b.result(timeout=60).generated.tokens) <= 1
+        assert sum(f.done() for f in a) == 0
+        assert all(len(f.result(timeout=120).generated.tokens) > 0 for f in a)
+    finally:
+        scheduler.close()
+        ctx.close()
+
+
+def test_the_batch_check_finds_decode_calls_as_they_come_inexact_here_and_pad_rows_exact(
+        kvgraft_cache: Path) -> None:
+    """The tiny model's F32 weights: one row through ggml's dot products, two or more through tinyBLAS, so decoding
+    a lone sequence and the same sequence beside others differ; with flash attention on, a lone row past 512 padded
+    cells also takes the split-KV path. The check must see the first trial fail and pick pad rows, under which
+    every compared position, most of them decoded beside others, is equal."""
+    from workers.serving.batch_check import batch_check
+
+    for flash_attn in (False, True):
+        with GraftEngine.load("tiny", EngineConfig(n_ctx=512, prefill_chunk=16, flash_attn=flash_attn, threads=2),
+                              cache_dir=kvgraft_cache) as e:
+            check = batch_check(e, 4)
+        assert check.exact and check.pad_to == 2 and check.reproducible and check.batched_with == 4
+        assert check.positions == check.positions_equal and check.positions_batched > check.positions // 2
+        assert check.tried and check.tried[0].startswith("without pad rows:")
+        equal, total = (int(x) for x in check.tried[0].split(": ")[1].split(" ")[0].split("/"))
+        assert equal < total
+        assert check.divergence is not None and check.divergence.byte_equal

@@ -1,0 +1,198 @@
+"""Whether the serving engine may decode several completions in one call here, decided by measurement on this
+machine, per fingerprint and profile, before it does (the `batch` attestation).
+
+The check serves a probe set of KVGRAFT_SERVING_MAX_SEQS completions (prompts of 9 to 270 tokens, several chunks
+of the grid and past the 256 cells where ggml's flash attention changes path; greedy and sampled; 4 to 12 tokens
+each, so they leave at different steps) each alone, twice (the control: serving alone must be reproducible here),
+then together in one multi-sequence context under three schedules: every prompt prefilled first and all decoding
+together (the full batch, shrinking as they leave), staggered joins (one every third step, prefill chunks
+interleaved with the others' decode steps), and all at once in reverse order in the slots the earlier runs left
+(their stale cells masked). Each completion's tokens and the SHA-256 of every position's logits are compared with
+its alone run, and the check counts how many positions were decoded beside others; batching is used only if every
+one is equal.
+
+It first tries decode calls as they come (the alone run is the one-sequence context batching-off serving uses);
+where that is not exact it tries pad rows (engine/batching.py: no ubatch of a single row, because ggml computes a
+one-row matmul with other kernels than two rows or more for many weight types), with the alone run then served in
+the batching context and the response saying so. A verdict recorded on this host for the same fingerprint and
+batch profile is reused (the check runs once per deployment and host, not per process).
+"""
+
+from __future__ import annotations
+
+import socket
+import time
+from dataclasses import dataclass, replace
+
+import numpy as np
+import structlog
+
+from engine.batching import BatchCore, SequenceJob, SequenceResult
+from engine.errors import EngineError
+from engine.graft import GraftEngine
+from engine.logits import Divergence, LogitsRows, compare, merge
+from engine.sampling import SamplingParams
+from store.repository import latest_attestation, record_attestation
+from workers.runtime import Runtime
+from workers.serving.exactness import PROBE_TEXT
+from workers.upkeep.gate_records import divergence_fields
+
+log = structlog.get_logger(__name__)
+
+PROBE_LENGTHS = (9, 70, 270, 37, 130, 20, 100, 45)
+PROBE_TOKENS = (12, 6, 10, 8, 4, 12, 6, 10)
+
+
+@dataclass(frozen=True)
+class BatchCheck:
+    max_seqs: int
+    pad_to: int  # the fewest rows of one decode ubatch the check ran with (2: pad rows join a lone one)
+    reproducible: bool  # each probe served alone twice gives the same tokens and digests
+    sequences: int  # completions compared (over the schedules)
+    tokens_equal: int
+    positions: int
+    positions_equal: int
+    positions_batched: int  # of those, decoded in a call with other completions
+    batched_with: int  # the most completions one decode call held
+    ms: float
+    divergence: Divergence | None = None  # alone vs batched over every compared position
+    failure: str | None = None  # the check could not run (e.g. a state that cannot be transcoded)
+    alone_equals_unbatched: bool | None = None  # with pad rows: alone equals the one-sequence context's result
+    tried: tuple[str, ...] = ()  # earlier trials (pad 1) that were not exact
+
+    @property
+    def exact(self) -> bool:
+        return (self.failure is None and self.reproducible and self.positions == self.positions_equal
+                and self.tokens_equal == self.sequences and self.batched_with >= 2 and self.positions_batched > 0)
+
+    def summary(self) -> str:
+        if self.failure:
+            return f"batch check failed: {self.failure}"
+        pads = "" if self.pad_to == 1 else (
+            f" with pad rows (no ubatch of one row; alone {'equals' if self.alone_equals_unbatched else 'differs from'}"
+            " a one-sequence context)")
+        return ("; ".join(self.tried) + ("; " if self.tried else "") +
+                f"batch check of {self.max_seqs} sequences{pads}: {self.positions_equal}/{self.positions} positions "
+                f"({self.positions_batched} decoded beside others) and {self.tokens_equal}/{self.sequences} "
+                f"completions equal to each served alone (at most {self.batched_with} per decode call); alone "
+                f"{'reproducible' if self.reproducible else 'NOT reproducible'}")
+
+
+def probe_jobs(engine: GraftEngine, n: int) -> list[SequenceJob]:
+    base: list[int] = []
+    room = engine.config.n_ctx - max(PROBE_TOKENS) - 1
+    while len(base) < max(PROBE_LENGTHS) + 2 * n:
+        base += engine.tokenize(PROBE_TEXT, add_special=not base)
+    jobs = []
+    for i in range(n):
+        length = min(room, PROBE_LENGTHS[i % len(PROBE_LENGTHS)])
+        tokens = tuple(base[:1] + base[1 + i:length + i])  # different prompts, each starting with BOS
+        params = SamplingParams(max_tokens=PROBE_TOKENS[i % len(PROBE_TOKENS)], temperature=0.8 if i % 2 else 0.0,
+                                top_k=40, seed=17 + i)
+        jobs.append(SequenceJob(tokens=tokens, params=params, owner=f"probe-{i % 2}", digests=True,
+                                keep_rows=True))
+    return jobs
+
+
+def _key(r: SequenceResult) -> tuple[tuple[int, ...], tuple[str, ...]]:
+    return r.generated.tokens, r.generated.digests
+
+
+def _trial(engine: GraftEngine, jobs: list[SequenceJob], max_seqs: int, pad_to: int,
+           unbatched: list[SequenceResult]) -> BatchCheck:
+    t0 = time.perf_counter()
+    with engine.open_batch_context(max_seqs) as ctx:
+        alone_core = BatchCore(engine, ctx, pad_to=pad_to)
+        first = unbatched if pad_to == 1 else [alone_core.run_all([(0, job)])[0] for job in jobs]
+        control = [alone_core.run_all([(0, job)])[0] for job in jobs]
+        full = BatchCore(engine, ctx, pad_to=pad_to, prefill_per_step=10**6).run_all([(0, j) for j in jobs])
+        staggered = BatchCore(engine, ctx, pad_to=pad_to).run_all([(3 * i, job) for i, job in enumerate(jobs)])
+        reverse = BatchCore(engine, ctx, pad_to=pad_to).run_all([(0, job) for job in reversed(jobs)])[::-1]
+    reproducible = all(_key(a) == _key(b) for a, b in zip(first, control, strict=True))
+    sequences = tokens_equal = positions = positions_equal = batched = 0
+    divergences = []
+    for run in (full, staggered, reverse):
+        for ref, got in zip(first, run, strict=True):
+            sequences += 1
+            tokens_equal += ref.generated.tokens == got.generated.tokens
+            positions += len(ref.generated.digests)
+            pairs = list(zip(ref.generated.digests, got.generated.digests, strict=False))
+            positions_equal += sum(a == b for a, b in pairs)
+            batched += sum(1 for n in got.call_rows[:max(0, len(pairs) - 1)] if n > 1)
+            n = min(len(ref.generated.rows), len(got.generated.rows))
+            divergences.append(compare(LogitsRows(0, np.stack(ref.generated.rows[:n])),
+                                       LogitsRows(0, np.stack(got.generated.rows[:n]))))
+    same_as_unbatched = all(_key(a) == _key(b) for a, b in zip(first, unbatched, strict=True))
+    return BatchCheck(max_seqs, pad_to, reproducible, sequences, tokens_equal, positions, positions_equal, batched,
+                      max(r.batched_with for r in (*full, *staggered, *reverse)),
+                      round((time.perf_counter() - t0) * 1000, 1), merge(divergences),
+                      alone_equals_unbatched=same_as_unbatched)
+
+
+def batch_check(engine: GraftEngine, max_seqs: int) -> BatchCheck:
+    """Pad 1 (decode calls as they come) first; where that is not exact, pad 2 (no ubatch of a single row)."""
+    t0 = time.perf_counter()
+    jobs = probe_jobs(engine, max_seqs)
+    tried: list[str] = []
+    try:
+        with engine.open_context() as ctx:
+            unbatched_core = BatchCore(engine, ctx)
+            unbatched = [unbatched_core.run_all([(0, job)])[0] for job in jobs]
+        for pad_to in (1, 2):
+            check = _trial(engine, jobs, max_seqs, pad_to, unbatched)
+            if check.exact:
+                break
+            if pad_to == 1:
+                tried.append(f"without pad rows: {check.positions_equal}/{check.positions} positions equal")
+    except EngineError as exc:
+        log.warning("serve.batch_check_failed", error=str(exc))
+        return BatchCheck(max_seqs, 1, False, 0, 0, 0, 0, 0, 0, round((time.perf_counter() - t0) * 1000, 1),
+                          failure=f"{type(exc).__name__}: {exc}")
+    check = replace(check, ms=round((time.perf_counter() - t0) * 1000, 1), tried=tuple(tried))
+    log.info("serve.batch_checked", exact=check.exact, max_seqs=max_seqs, pad_to=check.pad_to,
+             positions=check.positions, positions_equal=check.positions_equal,
+             positions_batched=check.positions_batched, ms=check.ms)
+    return check
+
+
+@dataclass(frozen=True)
+class BatchPolicy:
+    max_seqs: int  # sequences decoded together (1: batching off)
+    reason: str | None  # why batching is off
+    attestation_id: int | None
+    pad_to: int = 1  # 2: pad rows keep every decode ubatch at two rows or more
+
+    def as_dict(self) -> dict[str, object]:
+        return {"batching": "on" if self.max_seqs > 1 else "off", "reason": self.reason,
+                "max_seqs": self.max_seqs, "pad_rows": self.pad_to > 1, "attestation_id": self.attestation_id}
+
+
+def batching_policy(rt: Runtime, engine: GraftEngine, max_seqs: int) -> BatchPolicy:
+    """Batching of up to `max_seqs` sequences where this host's `batch` attestation (recorded now if there is
+    none) found it exact; else one completion at a time, saying why."""
+    if max_seqs <= 1:
+        return BatchPolicy(1, "KVGRAFT_SERVING_MAX_SEQS is 1", None)
+    profile = engine.batch_profile(max_seqs)
+    host = socket.gethostname()
+    with rt.session() as s:
+        known = latest_attestation(s, block_id=None, fingerprint=engine.fingerprint.id, profile_id=profile.id,
+                                   kind="batch", host=host)
+        if known is not None:
+            exact, attestation_id, reason = known.status == "attested", known.id, known.reason
+            pad_to = int((known.profile or {}).get("pad_to", 1))
+    if known is None:
+        check = batch_check(engine, max_seqs)
+        exact, reason, pad_to = check.exact, check.summary(), check.pad_to
+        if check.divergence is None:  # it could not run: nothing measured to record
+            return BatchPolicy(1, f"batch_check_failed: {check.failure}", None)
+        with rt.session() as s:
+            attestation_id = record_attestation(
+                s, kind="batch", block_id=None, probe_digest=None, fingerprint=engine.fingerprint.id,
+                profile={**profile.as_dict(), "pad_to": check.pad_to}, profile_id=profile.id, host=host,
+                status="attested" if check.exact else "functional", floor_equal=check.reproducible,
+                continuation_equal=None, recapture_equal=None, reason=reason,
+                **{**divergence_fields(check.divergence), "byte_exact": check.exact},
+                timings={"batch_check_ms": check.ms}).id
+    if exact:
+        return BatchPolicy(max_seqs, None, attestation_id, pad_to)
+    return BatchPolicy(1, f"batch_not_exact: {reason} (attestation {attestation_id})", attestation_id)
