@@ -5,10 +5,13 @@ source vendored in the project's llama-cpp-python (`-np` = the concurrency, the 
 kvgraft serves; scripts/build-llama-server.sh builds it once into the cache directory), (d) `llama_cpp.server`.
 
 The workload is deterministic: chat requests of two teams, prompts spread over a token range (half of them share
-one of two system prompts), greedy and seeded sampled, outputs spread over a range. Per arm and concurrency:
-aggregate output tokens/s over the level's wall time, time to first token and inter-token latency as the client
-sees them. Every batched kvgraft answer is compared with the same request served with batching off (arm a is the
-solo reference: its text and the SHA-256 of every generated position's logits, `kvgraft.digests`). Then, on the
+one of two system prompts), greedy and seeded sampled, outputs spread over a range. Each kvgraft arm has its own
+two teams, so neither restores a prefix the other deposited (each starts with a cold prompt cache, as the peers
+do). Per arm and concurrency: aggregate output tokens/s over the level's wall time, time to first token and
+inter-token latency as the client sees them. Every batched kvgraft answer is compared with the same request
+served alone: with batching off (arm a), or, where the batched pod uses pad rows, the same requests again one at
+a time on the batched pod (its text and the SHA-256 of every generated position's logits, `kvgraft.digests`); a
+stream that ends in an error event fails the bench instead of counting as an answer. Then, on the
 batched pod: fairness (a 1-token request of team B, idle and while team A streams a long generation) and
 cancellation (team A's stream closed by the client: the steps its sequence computed after the server learned of
 it, and the tokens generated after the client closed, from the pod's `serve.completed` event).
@@ -52,7 +55,7 @@ TOPICS = ["harbour", "mill", "orchard", "railway", "library", "foundry", "vineya
 class ServeLoadBenchRequest:
     model: str | None = None
     concurrency: tuple[int, ...] = (1, 4, 8, 16)
-    requests: int | None = None  # per level; default 2 x the concurrency, at least 4
+    requests: int | None = None  # per level; default the concurrency, at least 4
     prompt_tokens: tuple[int, int] = (200, 2000)
     max_tokens: tuple[int, int] = (64, 256)
     arms: tuple[str, ...] = ARMS
@@ -125,6 +128,8 @@ def _stream(client: httpx.Client, model: str, req: Req, extra: dict[str, Any],
             if not line.startswith("data: {"):
                 continue
             data = json.loads(line[6:])
+            if data.get("error"):  # an error event in the stream: never counted as an answer
+                raise RuntimeError(f"the server ended the stream with an error: {data['error']}")
             for choice in data.get("choices") or []:
                 piece = (choice.get("delta") or {}).get("content")
                 if piece:
@@ -287,7 +292,8 @@ def run_serve_load_bench(request: ServeLoadBenchRequest, progress: Progress = No
     tmp = Path(tempfile.mkdtemp(prefix="kvgraft-bench-serve-load-"))
     model = request.model or Settings().model
     top = max(request.concurrency)
-    window = request.prompt_tokens[1] + request.max_tokens[1] + 64
+    # room for the longest prompt (the workload's counts leave out the chat markup) and its output
+    window = -(-(request.prompt_tokens[1] * 5 // 4 + request.max_tokens[1] + 64) // 256) * 256
     try:
         with contextlib.ExitStack() as scope:
             base = {"KVGRAFT_DATABASE_URL": f"sqlite:///{tmp / 'catalogue.db'}", "KVGRAFT_MODEL": model,
@@ -300,9 +306,11 @@ def run_serve_load_bench(request: ServeLoadBenchRequest, progress: Progress = No
             settings = Settings()
             rt = open_runtime(settings)
             scope.callback(rt.close)
-            with rt.session() as s:
-                headers = {team: {"Authorization": "Bearer " + create_api_token(
-                    s, team=get_or_create_team(s, name=team), role="submitter")[1]} for team in ("team-a", "team-b")}
+            with rt.session() as s:  # each kvgraft arm its own two teams: prefixes are private to a team, so no
+                # arm restores what another deposited (each starts with a cold prompt cache)
+                tokens = {arm: {team: {"Authorization": "Bearer " + create_api_token(
+                    s, team=get_or_create_team(s, name=f"{arm}-{team}"), role="submitter")[1]}
+                    for team in ("team-a", "team-b")} for arm in ("kvgraft_solo", "kvgraft_batched")}
             engine = rt.engine(model)  # the tokenizer for the workload, and the model's path (nothing computed)
             model_path, threads = engine.model.path, request.threads or engine.config.threads
             flash_attn = settings.serving_flash_attn
@@ -310,7 +318,7 @@ def run_serve_load_bench(request: ServeLoadBenchRequest, progress: Progress = No
             def count(text: str) -> int:
                 return len(engine.tokenize(text))
 
-            levels = {c: workload(count, request.requests or max(4, 2 * c), request, c) for c in request.concurrency}
+            levels = {c: workload(count, request.requests or max(4, c), request, c) for c in request.concurrency}
             arms: dict[str, dict[int, dict[str, Any]]] = {arm: {} for arm in request.arms}
             answers: dict[str, dict[int, list[Outcome]]] = {arm: {} for arm in request.arms}
             extra = {"kvgraft": {"digests": True}}
@@ -324,6 +332,7 @@ def run_serve_load_bench(request: ServeLoadBenchRequest, progress: Progress = No
                     continue
                 env = {**os.environ, "KVGRAFT_SERVING_MAX_SEQS": str(max_seqs),
                        "KVGRAFT_DATA_DIR": str(tmp / arm)}
+                headers = tokens[arm]
                 with _pod(env, tmp, arm) as port:
                     _warm(port, headers["team-a"], settings.model)
                     for c, reqs in levels.items():
@@ -336,6 +345,13 @@ def run_serve_load_bench(request: ServeLoadBenchRequest, progress: Progress = No
                                                        request.long_tokens, count)
                         record["batching"] = next((o.ext.get("batching") for c in answers[arm]
                                                    for o in answers[arm][c] if o.ext), None)
+                        shared = [e.get("batched_with", 0) for e in _completed_events(tmp / f"{arm}.log")]
+                        record["batched_answers_sharing_a_call"] = sum(n > 1 for n in shared[1:])
+                        if (record["batching"] or {}).get("pad_rows"):  # alone means alone on this pod
+                            say("kvgraft_batched: each request again, alone (the reference under pad rows)")
+                            answers["kvgraft_batched_alone"] = {
+                                c: _level(lambda _t, p=port: p, headers, settings.model, reqs, 1, extra)[1]
+                                for c, reqs in levels.items()}
             if "llama_server" in request.arms:
                 binary, how = llama_server_binary(say)
                 record["llama_server"] = {"binary": str(binary), "how": how}
@@ -361,18 +377,38 @@ def run_serve_load_bench(request: ServeLoadBenchRequest, progress: Progress = No
 
 
 def _compare(answers: dict[str, dict[int, list[Outcome]]]) -> dict[str, Any]:
-    """Every batched answer against the same request served with batching off: the text and every position's
-    logits digest."""
-    if "kvgraft_solo" not in answers or "kvgraft_batched" not in answers:
+    """Every batched answer against the same request served alone: with batching off (arm a), or, where the
+    batched pod uses pad rows (alone is then computed with its pad row), alone on the batched pod. The text and
+    every position's logits digest."""
+    batched = answers.get("kvgraft_batched")
+    if not batched:
         return {"batched_checked": 0, "batched_mismatches": None}
-    checked = mismatches = batched = 0
-    for c, outs in answers["kvgraft_batched"].items():
-        for got, ref in zip(outs, answers["kvgraft_solo"][c], strict=True):
-            checked += 1
-            batched += (got.ext.get("batching") or {}).get("batched_with", 0) > 1
-            mismatches += (got.text != ref.text or got.ext.get("logits_sha256") != ref.ext.get("logits_sha256")
-                           or not got.ext.get("logits_sha256"))
-    return {"batched_checked": checked, "batched_mismatches": mismatches, "batched_answers_sharing_a_call": batched}
+    alone = answers.get("kvgraft_batched_alone") or answers.get("kvgraft_solo")
+    if not alone:
+        return {"batched_checked": 0, "batched_mismatches": None}
+
+    def mismatches(reference: dict[int, list[Outcome]]) -> tuple[int, list[dict[str, Any]]]:
+        checked, bad = 0, []
+        for c, outs in batched.items():
+            for i, (got, ref) in enumerate(zip(outs, reference[c], strict=True)):
+                checked += 1
+                a, b = got.ext.get("logits_sha256") or [], ref.ext.get("logits_sha256") or []
+                if got.text != ref.text or a != b or not a:
+                    first = next((k for k, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
+                    bad.append({"concurrency": c, "request": i, "first_differing_position": first,
+                                "positions": [len(a), len(b)],
+                                "cache": [got.ext.get("cache"), ref.ext.get("cache")],
+                                "restored_tokens": [got.ext.get("restored_tokens"), ref.ext.get("restored_tokens")],
+                                "from": [[r.get("from") for r in e.get("restored") or []] for e in (got.ext, ref.ext)]})
+        return checked, bad
+
+    checked, bad = mismatches(alone)
+    out: dict[str, Any] = {"batched_checked": checked, "batched_mismatches": len(bad), "mismatch_details": bad,
+                           "batched_reference": "alone_on_the_batched_pod" if "kvgraft_batched_alone" in answers
+                           else "batching_off"}
+    if "kvgraft_batched_alone" in answers and "kvgraft_solo" in answers:
+        out["batched_mismatches_vs_batching_off"] = len(mismatches(answers["kvgraft_solo"])[1])
+    return out
 
 
 def _ratios(arms: dict[str, dict[int, dict[str, Any]]]) -> dict[str, Any]:

@@ -13,7 +13,7 @@ into ubatches that change the joining sequence's grid, so it is never batched wi
 
 `BatchScheduler` is the one compute thread of a process: it runs queued calls (model load, checks) between steps
 and drives a BatchCore, admitting waiting jobs fairly across owners (the owner with the fewest active sequences
-first, and no owner past `owner_max_seqs`, so another owner always finds a slot).
+first, and no owner past `owner_max_seqs`, so another owner finds a slot whenever that is below the slots).
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from typing import Any, TypeVar
 
 import structlog
 
-from engine.errors import DecodeError, EngineError
+from engine.errors import DecodeError, EngineError, StateRestoreError
 from engine.graft import GraftEngine, KVSnapshot
 from engine.native import BatchRow, LlamaContext
 from engine.sampling import Generated, Generation, OnText, SamplingParams, check_params
@@ -60,13 +60,14 @@ class SequenceJob:
 class SequenceResult:
     generated: Generated
     first_logits_sha256: str
-    captured: tuple[KVSnapshot, ...]
+    captured: tuple[tuple[int, KVSnapshot], ...]  # (prompt position, state there) of each capture made
     reused: bool  # a slot holding the owner's prefix was truncated to it instead of restoring the block
     slot: int
     batched_with: int  # the most sequences of one decode call this one was part of
     call_rows: tuple[int, ...]  # the sequences of each decode call it was in, step by step
     steps_after_cancel: int  # calls computed for it after its cancel event was set (at most the one in flight)
     timings_ms: dict[str, float] = field(default_factory=dict)  # queued, restore, prefill, decode
+    restored_tokens: int = 0  # the prompt's tokens restored or reused, not prefilled (0 when a restore was refused)
 
 
 @dataclass
@@ -81,9 +82,11 @@ class _Seq:
     t_join: float
     queued_ms: float
     restore_ms: float
+    restored: int = 0  # prompt tokens restored or reused (0: the whole prompt prefilled)
+    filled: int = 0  # positions the sequence's cells hold
     next_token: int | None = None
     first_sha: str = ""
-    captured: list[KVSnapshot] = field(default_factory=list)
+    captured: list[tuple[int, KVSnapshot]] = field(default_factory=list)
     batched_with: int = 0
     call_rows: list[int] = field(default_factory=list)  # real rows of each decode call it was in
     after_cancel: int = 0
@@ -120,6 +123,8 @@ class BatchCore:
         self.pad_token = engine.model.token_bos() if engine.model.token_bos() >= 0 else 0
         self.held: list[tuple[str, tuple[int, ...]] | None] = [None] * self.max_seqs  # what each free slot holds
         self.active: dict[int, _Seq] = {}
+        self._held_at: dict[int, int] = {}  # when each slot's resident prompt was left (a step counter)
+        self._clock = itertools.count(1)
         self._turn = itertools.count()
 
     @property
@@ -127,6 +132,10 @@ class BatchCore:
         return self.max_seqs - len(self.active)
 
     def _slot_for(self, job: SequenceJob) -> tuple[int, bool]:
+        """The owner's slot still holding the prefix to restore (reused), else a free slot: one holding nothing
+        (the lowest: llama.cpp batches consecutive sequence ids in one ubatch; with pad rows, rather not the only
+        free neighbour of a lone decoding sequence), else the one whose resident prompt was left longest ago. So
+        another team's request takes a team's resident prompt only when every free slot holds one."""
         free = [s for s in range(self.max_seqs) if s not in self.active]
         if not free:
             raise DecodeError("no free sequence slot")
@@ -134,9 +143,25 @@ class BatchCore:
             k = job.restore.n_tokens
             for s in free:
                 held = self.held[s]
-                if held is not None and held[0] == job.owner and held[1][:k] == job.tokens[:k] and len(held[1]) >= k:
+                if held is not None and held[0] == job.owner and len(held[1]) >= k and held[1][:k] == job.tokens[:k]:
                     return s, True
-        return free[0], False  # the lowest: llama.cpp batches consecutive sequence ids in one ubatch
+        empty = [s for s in free if self.held[s] is None]
+        if empty:
+            if self.pad_to > 1:
+                empty.sort(key=lambda s: (self._only_pad_of_a_lone_decoder(s), s))
+            return empty[0], False
+        return min(free, key=lambda s: self._held_at.get(s, 0)), False
+
+    def _only_pad_of_a_lone_decoder(self, slot: int) -> bool:
+        for k in (slot - 1, slot + 1):
+            seq = self.active.get(k)
+            if seq is None or seq.cuts:
+                continue
+            neighbours = [j for j in (k - 1, k + 1) if 0 <= j < self.max_seqs and j != slot]
+            if not any(j in self.active and not self.active[j].cuts for j in neighbours) and not any(
+                    j not in self.active for j in neighbours):
+                return True
+        return False
 
     def join(self, job: SequenceJob, future: Future[SequenceResult] | None = None, queued_ms: float = 0.0) -> None:
         """Start a job in a free slot: set its prefix (truncate a resident one or restore the block) and plan its
@@ -162,14 +187,19 @@ class BatchCore:
                 else:  # the stream's stale bytes stay, masked out (the batch check reuses slots too)
                     self.ctx.seq_remove(slot)
                 if job.restore is not None:
-                    self.engine.restore(self.ctx, job.restore, seq_id=slot, payload_verified=True)
-                    start = job.restore.n_tokens
+                    try:
+                        self.engine.restore(self.ctx, job.restore, seq_id=slot, payload_verified=True)
+                        start = job.restore.n_tokens
+                    except StateRestoreError as exc:  # e.g. a layout the stream transcoder refuses: prefill it
+                        log.warning("batch.restore_refused", slot=slot, error=str(exc))
+                        self.ctx.seq_remove(slot)
         except BaseException:
             self._drop(slot)
             raise
         restore_ms = (time.perf_counter() - t0) * 1000
         cuts = _prefill_cuts(self.engine, start, n, tuple(sorted(job.captures)))
-        self.active[slot] = _Seq(job, future, slot, gen, cuts, reused, start, t0, queued_ms, restore_ms)
+        self.active[slot] = _Seq(job, future, slot, gen, cuts, reused, start, t0, queued_ms, restore_ms,
+                                 restored=start, filled=start)
         log.debug("batch.joined", slot=slot, prompt_tokens=n, start=start, reused=reused, active=len(self.active))
 
     def _drop(self, slot: int) -> None:
@@ -186,9 +216,11 @@ class BatchCore:
 
     def _finish(self, seq: _Seq, done: list[SequenceResult]) -> None:
         self.active.pop(seq.slot, None)
+        kept = min(seq.filled, len(seq.job.tokens))  # a sequence cancelled in its prefill holds only part of it
         try:  # the slot keeps the prompt's cells (the generated ones dropped) for the owner's next request
-            self.ctx.truncate(len(seq.job.tokens), seq_id=seq.slot)
-            self.held[seq.slot] = (seq.job.owner, seq.job.tokens)
+            self.ctx.truncate(kept, seq_id=seq.slot)
+            self.held[seq.slot] = (seq.job.owner, seq.job.tokens[:kept]) if kept else None
+            self._held_at[seq.slot] = next(self._clock)
         except DecodeError:  # a memory that cannot drop them (a recurrent model's): not kept
             self._drop(seq.slot)
         now = time.perf_counter()
@@ -196,8 +228,13 @@ class BatchCore:
         timings = {"queued": round(seq.queued_ms, 2), "restore": round(seq.restore_ms, 2),
                    "prefill": round((t_pre - seq.t_join) * 1000 - seq.restore_ms, 2),
                    "decode": round((now - t_pre) * 1000, 2)}
-        result = SequenceResult(seq.gen.result(), seq.first_sha, tuple(seq.captured), seq.reused, seq.slot,
-                                seq.batched_with, tuple(seq.call_rows), seq.after_cancel, timings)
+        try:
+            result = SequenceResult(seq.gen.result(), seq.first_sha, tuple(seq.captured), seq.reused, seq.slot,
+                                    seq.batched_with, tuple(seq.call_rows), seq.after_cancel, timings, seq.restored)
+        except Exception as exc:  # noqa: BLE001 - e.g. the last text piece could not be handed over
+            if seq.future is not None and not seq.future.done():
+                seq.future.set_exception(exc)
+            return
         done.append(result)
         if seq.future is not None and not seq.future.done():
             seq.future.set_result(result)
@@ -206,18 +243,19 @@ class BatchCore:
         return seq.job.cancel is not None and seq.job.cancel.is_set()
 
     def step(self) -> list[SequenceResult]:
-        """Cancelled sequences leave; one prefill chunk of one joining sequence (in turn); one decode call over
-        every decoding sequence. The results of the sequences that finished."""
+        """Cancelled sequences leave; one prefill call (the next chunk of one joining sequence, in turn); one decode
+        call over every decoding sequence. The results of the sequences that finished. (Equal-length chunks of
+        several sequences in one call were exact too, but gave no throughput where prefill is compute-bound and
+        lengthened the others' inter-token gaps: docs/ENGINE.md.)"""
         done: list[SequenceResult] = []
-        for seq in list(self.active.values()):
-            if self._cancelled(seq):
-                seq.gen.end("cancelled")
-                self._finish(seq, done)
+        for seq in [s for s in self.active.values() if self._cancelled(s)]:
+            seq.gen.end("cancelled")
+            self._finish(seq, done)
         for _ in range(self.prefill_per_step):
             prefilling = sorted((s for s in self.active.values() if s.cuts), key=lambda s: s.slot)
             if not prefilling:
                 break
-            self._prefill_chunk(prefilling[next(self._turn) % len(prefilling)], done)
+            self._prefill_chunks([prefilling[next(self._turn) % len(prefilling)]], done)
         decoding = sorted((s for s in self.active.values() if not s.cuts), key=lambda s: s.slot)
         for seq in decoding:
             if seq.next_token is not None and seq.pos >= self.ctx.n_seq_ctx:
@@ -230,27 +268,48 @@ class BatchCore:
             self._decode(decoding, done)
         return done
 
-    def _prefill_chunk(self, seq: _Seq, done: list[SequenceResult]) -> None:
-        a, b, capture, last = seq.cuts.pop(0)
-        tokens = seq.job.tokens
+    def _prefill_chunks(self, group: list[_Seq], done: list[SequenceResult]) -> None:
+        """One decode call of the next chunk of each sequence of `group` (llama.cpp splits it into ubatches of equal
+        rows per sequence, so only chunks of one length, two tokens or more, may share it); captures and first
+        tokens after it."""
+        rows: list[BatchRow] = []
+        last_row: dict[int, int] = {}
+        cuts = {}
+        for seq in group:
+            a, b, capture, last = cuts[seq.slot] = seq.cuts.pop(0)
+            rows += [BatchRow(int(t), a + i, seq.slot, logits=last and i == b - a - 1)
+                     for i, t in enumerate(seq.job.tokens[a:b])]
+            last_row[seq.slot] = len(rows) - 1
         try:
-            self.ctx.decode(tokens[a:b], pos0=a, seq_id=seq.slot, outputs=[b - a - 1] if last else ())
-            if self._cancelled(seq):
-                seq.after_cancel += 1
-            if capture:
-                seq.captured.append(self.engine.snapshot(self.ctx, tokens[:b], n_query=seq.job.capture_query,
-                                                         seq_id=seq.slot))
-            if last:
-                logits = self.ctx.logits_row(b - a - 1)
-                seq.first_sha = hashlib.sha256(logits.tobytes()).hexdigest()
-                seq.t_prefilled = time.perf_counter()
-                seq.pos = b
-                seq.next_token = seq.gen.step(logits)
-        except Exception as exc:  # noqa: BLE001 - this sequence fails; the others go on
-            self._fail(seq, exc)
+            self.ctx.decode_rows(rows)
+        except Exception as exc:  # noqa: BLE001 - these sequences fail; the others go on
+            for seq in group:
+                self._fail(seq, exc)
             return
-        if last and seq.next_token is None:
-            self._finish(seq, done)
+        for seq in group:
+            a, b, capture, last = cuts[seq.slot]
+            tokens = seq.job.tokens
+            try:
+                seq.filled = b
+                if self._cancelled(seq):
+                    seq.after_cancel += 1
+                if capture:
+                    try:
+                        seq.captured.append((b, self.engine.snapshot(
+                            self.ctx, tokens[:b], n_query=seq.job.capture_query, seq_id=seq.slot)))
+                    except StateRestoreError as exc:  # not stored; the completion goes on
+                        log.warning("batch.capture_refused", slot=seq.slot, position=b, error=str(exc))
+                if last:
+                    logits = self.ctx.logits_row(last_row[seq.slot])
+                    seq.first_sha = hashlib.sha256(logits.tobytes()).hexdigest()
+                    seq.t_prefilled = time.perf_counter()
+                    seq.pos = b
+                    seq.next_token = seq.gen.step(logits)
+            except Exception as exc:  # noqa: BLE001 - this sequence fails; the others go on
+                self._fail(seq, exc)
+                continue
+            if last and seq.next_token is None:
+                self._finish(seq, done)
 
     def _padded(self, decoding: list[_Seq]) -> tuple[list[_Seq], list[int]]:
         """With pad_to 2: the sequences to decode now and the free slots whose pad rows join them, so that every
@@ -278,14 +337,14 @@ class BatchCore:
         if not decoding:
             return
         rows = [BatchRow(int(s.next_token), s.pos, s.slot) for s in decoding]
-        for j in pads:
-            self.held[j] = None
-            self.ctx.seq_remove(j)
         real = len(rows)
         # a pad row keeps its logits too, so that the output projection also sees two rows or more
         rows = sorted(rows + [BatchRow(self.pad_token, 0, j) for j in pads], key=lambda r: r.seq_id)
         batch_index = {r.seq_id: i for i, r in enumerate(rows)}  # llama_get_logits_ith takes the batch row
         try:
+            for j in pads:
+                self.held[j] = None
+                self.ctx.seq_remove(j)
             self.ctx.decode_rows(rows)
         except Exception as exc:  # noqa: BLE001 - every sequence of the call fails; the context goes on
             for seq in decoding:
@@ -298,6 +357,7 @@ class BatchCore:
         for seq in decoding:
             i = batch_index[seq.slot]
             seq.pos += 1
+            seq.filled = seq.pos
             seq.batched_with = max(seq.batched_with, real)
             seq.call_rows.append(real)
             if self._cancelled(seq):
@@ -309,6 +369,14 @@ class BatchCore:
                 continue
             if seq.next_token is None:
                 self._finish(seq, done)
+
+    def cancel_all(self) -> list[SequenceResult]:
+        """End every active sequence now (a closing process), each with what it has generated."""
+        done: list[SequenceResult] = []
+        for seq in list(self.active.values()):
+            seq.gen.end("cancelled")
+            self._finish(seq, done)
+        return done
 
     def run_all(self, jobs: list[tuple[int, SequenceJob]]) -> list[SequenceResult]:
         """Drive jobs to the end on the calling thread, job i joining at step `at` (staggered joins), as many at a
@@ -412,12 +480,14 @@ class BatchScheduler:
                         fn, fut = self._calls.popleft()
                         admit: list[_Waiting] = []
                         break
+                    if self._closed:  # what still runs ends now, cancelled: the context is closed after this
+                        if self._core is not None:
+                            self._core.cancel_all()
+                        return
                     admit = self._admissible()
                     if admit or (self._core is not None and self._core.active):
                         fn = None
                         break
-                    if self._closed:
-                        return
                     self._cv.wait()
             if fn is not None:
                 if fut.set_running_or_notify_cancel():
@@ -432,7 +502,8 @@ class BatchScheduler:
                 try:
                     core.join(w.job, w.future, (time.perf_counter() - w.arrived) * 1000)
                 except BaseException as exc:  # noqa: BLE001 - handed to the caller
-                    w.future.set_exception(exc)
+                    if not w.future.done():
+                        w.future.set_exception(exc)
             try:
                 core.step()
             except BaseException as exc:  # noqa: BLE001 - a bug: every active sequence fails, the thread goes on
@@ -440,11 +511,14 @@ class BatchScheduler:
                 for seq in list(core.active.values()):
                     core._fail(seq, exc)
 
-    def close(self) -> None:
+    def close(self, timeout: float = 60) -> bool:
+        """Stop: waiting jobs are cancelled, running sequences end (cancelled) at the next step, a call in progress
+        finishes. Whether the thread has stopped (only then may the context be freed)."""
         with self._cv:
             self._closed = True
             for w in self._waiting:
                 w.future.cancel()
             self._waiting.clear()
             self._cv.notify_all()
-        self._thread.join(timeout=60)
+        self._thread.join(timeout=timeout)
+        return not self._thread.is_alive()

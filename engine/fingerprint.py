@@ -161,9 +161,10 @@ class BatchProfile:
     base: NumericsProfile
     max_seqs: int
     kv_layout: str = "streams"
+    check: str = ""  # the version of the check that measures it: a changed check measures again
 
     def as_dict(self) -> dict[str, Any]:
-        return {**self.base.as_dict(), "max_seqs": self.max_seqs, "kv_layout": self.kv_layout}
+        return {**self.base.as_dict(), "max_seqs": self.max_seqs, "kv_layout": self.kv_layout, "check": self.check}
 
     @property
     def id(self) -> str:

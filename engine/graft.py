@@ -170,9 +170,9 @@ class GraftEngine:
         return LlamaContext(self.model, replace(self.config.context(n_seq_max=max_seqs),
                                                 n_ctx=self.config.n_ctx * max_seqs))
 
-    def batch_profile(self, max_seqs: int) -> BatchProfile:
+    def batch_profile(self, max_seqs: int, check: str = "") -> BatchProfile:
         """The serving profile (the grid's chunk-sized calls) computed `max_seqs` sequences at a time."""
-        return BatchProfile(self.profile(self.config.prefill_chunk), max_seqs)
+        return BatchProfile(self.profile(self.config.prefill_chunk), max_seqs, check=check)
 
     @contextmanager
     def pooled_context(self) -> Iterator[LlamaContext]:

@@ -30,6 +30,7 @@ _U32 = struct.Struct("<I")
 _I32 = struct.Struct("<i")
 _U64 = struct.Struct("<Q")
 _CELL = struct.Struct("<iIi")
+MAGIC = _U32.pack(0xAF143CD8)  # llama-context.cpp's io_magic, before the sequence id
 
 
 @dataclass(frozen=True)
@@ -94,6 +95,8 @@ def _caches(payload: bytes | bytearray) -> tuple[bytes, list[list[_Stream]]]:
     if len(buf) < 12:
         raise StateRestoreError("sequence state too short")
     head = bytes(buf[:4])
+    if head != MAGIC:
+        raise StateRestoreError(f"not a llama.cpp sequence state (magic {head.hex()})")
     off = 8  # magic, seq_id
     caches = []
     while off < len(buf):

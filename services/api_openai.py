@@ -8,6 +8,7 @@ was off, why."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import secrets
 import threading
@@ -24,8 +25,8 @@ from engine.sampling import MIN_TEMPERATURE, SamplingError, SamplingParams, Toke
 from services.api_common import ApiError, rt_of
 from services.auth import Submitter
 from services.validation import GuardedRoute
-from workers.serving.completion import Completion, CompletionRequest, ContextLengthError
-from workers.serving.service import Serving, ServingBusy
+from workers.serving.completion import Completion, CompletionCancelled, CompletionRequest, ContextLengthError
+from workers.serving.service import Serving, ServingBusy, ServingUnavailable
 
 router = APIRouter(route_class=GuardedRoute)
 
@@ -150,6 +151,12 @@ class ChatIn(_Sampling):
         return (self.top_logprobs or 0) if self.logprobs else None
 
 
+def _unavailable(serving: Serving, exc: Exception) -> ApiError:
+    retry = str(serving.rt.settings.busy_retry_after_s)
+    return ApiError(503, "server_unavailable", f"{exc}; retry", type="server_error", param=None,
+                    headers={"Retry-After": retry})
+
+
 def _invalid(message: str, param: str | None = None, code: str | None = None, status: int = 400) -> ApiError:
     return ApiError(status, code or "invalid_request_error", message, type="invalid_request_error", param=param)
 
@@ -232,14 +239,17 @@ async def _run(serving: Serving, body: _Sampling, build: Callable[[], Completion
     rid = ("chatcmpl-" if kind == "chat" else "cmpl-") + secrets.token_hex(12)
     model = serving.model_name
     digests = body.kvgraft.digests
+    param = "messages" if kind == "chat" else "prompt"
     if not body.stream:
         try:
             req = await run_in_threadpool(build)
             c = await run_in_threadpool(serving.complete, req, None, None, digests)
         except ContextLengthError as exc:
-            raise _invalid(str(exc), "messages" if kind == "chat" else "prompt", "context_length_exceeded") from None
+            raise _invalid(str(exc), param, "context_length_exceeded") from None
         except SamplingError as exc:
             raise _invalid(str(exc)) from None
+        except (CompletionCancelled, ServingUnavailable) as exc:
+            raise _unavailable(serving, exc) from None
         finally:
             serving.release(team_id)
         lps = _logprobs(serving, c.logprobs, kind) if req.logprobs is not None else None
@@ -249,22 +259,31 @@ async def _run(serving: Serving, body: _Sampling, build: Callable[[], Completion
         return JSONResponse({"id": rid, "object": "chat.completion" if kind == "chat" else "text_completion",
                              "created": created, "model": model, "choices": [choice], "usage": _usage(c),
                              "kvgraft": _extension(c)})
-    try:
-        req = await run_in_threadpool(build)
-    except BaseException:
-        serving.release(team_id)
-        raise
     loop = asyncio.get_running_loop()
     pieces: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
     cancel = threading.Event()
 
     def put(item: tuple[str, Any]) -> None:
-        loop.call_soon_threadsafe(pieces.put_nowait, item)
+        with contextlib.suppress(RuntimeError):  # the event loop is gone: so is the client
+            loop.call_soon_threadsafe(pieces.put_nowait, item)
+
+    try:  # planned before the response starts: bad input is a 400, not an event in a 200 stream
+        req = await run_in_threadpool(build)
+        started = await run_in_threadpool(serving.start, req, lambda t, lps: put(("text", (t, lps))), cancel,
+                                          digests)
+    except BaseException as exc:
+        serving.release(team_id)
+        if isinstance(exc, ContextLengthError):
+            raise _invalid(str(exc), param, "context_length_exceeded") from None
+        if isinstance(exc, SamplingError):
+            raise _invalid(str(exc)) from None
+        if isinstance(exc, ServingUnavailable):
+            raise _unavailable(serving, exc) from None
+        raise
 
     def work() -> None:
         try:
-            put(("done", serving.complete(req, on_text=lambda t, lps: put(("text", (t, lps))), cancel=cancel,
-                                          digests=digests)))
+            put(("done", serving.wait(started)))
         except Exception as exc:  # noqa: BLE001 - reported in the stream, in OpenAI's error shape
             put(("error", exc))
         finally:

@@ -394,7 +394,7 @@ def _ints(text: str, what: str) -> tuple[int, ...]:
 def bench_serve_load(
     model: ModelOpt = None,
     concurrency: Annotated[str, typer.Option(help="Comma-separated concurrency levels.")] = "1,4,8,16",
-    requests: Annotated[int | None, typer.Option(min=1, help="Requests per level (default 2 x the concurrency, "
+    requests: Annotated[int | None, typer.Option(min=1, help="Requests per level (default the concurrency, "
                                                                "at least 4).")] = None,
     prompt_tokens: Annotated[str, typer.Option(help="The prompts' token range, LOW,HIGH.")] = "200,2000",
     max_tokens: Annotated[str, typer.Option(help="The outputs' token range, LOW,HIGH.")] = "64,256",

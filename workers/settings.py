@@ -37,7 +37,7 @@ class Settings(BaseSettings):
     # sequences the serving engine decodes in one call (continuous batching; 1: one completion at a time), used
     # only where this machine's `batch` check found them byte-identical to each served alone (docs/ENGINE.md)
     serving_max_seqs: int = 8
-    # sequences one team may hold of those (default: all but one, so another team always finds a slot)
+    # sequences one team may hold of those (default: all but one, so another team finds a slot; with one, none)
     serving_team_max_seqs: int | None = None
     window_tokens: int = 4096  # the serving context (n_ctx) of engines this deployment runs
     prompt_chunk_tokens: int = 64  # the prompt cache's chunk: prefixes end at its multiples (the serving grid)

@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import struct
 import threading
+import time
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -97,6 +99,8 @@ def test_a_state_the_transcoder_does_not_account_for_is_refused(engine: GraftEng
     assert one_stream(into_streams(state, 4, 1)) == state
     with pytest.raises(StateRestoreError):
         into_streams(state[:-5], 4, 1)  # truncated
+    with pytest.raises(StateRestoreError, match="magic"):
+        into_streams(b"\0" + state[1:], 4, 1)
     shared = bytearray(state)
     struct.pack_into("<I", shared, 16 + 4, 2)  # the first cell claims two sequences
     with pytest.raises(StateRestoreError, match="sequence ids"):
@@ -137,6 +141,10 @@ def test_one_owners_long_sequences_do_not_hold_another_owners_short_one(engine: 
         long_params = SamplingParams(max_tokens=300, temperature=0.9, seed=1)
         a = [scheduler.submit(SequenceJob(tuple(sample_tokens(engine, 30, start=i)), long_params, owner="a"))
              for i in range(4)]
+        deadline = time.monotonic() + 30
+        while scheduler.load()["active"] < 2:  # A's requests are running before B arrives
+            assert time.monotonic() < deadline
+            time.sleep(0.001)
         b = scheduler.submit(SequenceJob(tuple(sample_tokens(engine, 12, start=9)), SamplingParams(max_tokens=1),
                                          owner="b"))
         assert len(b.result(timeout=60).generated.tokens) <= 1
@@ -165,3 +173,45 @@ def test_the_batch_check_finds_decode_calls_as_they_come_inexact_here_and_pad_ro
         equal, total = (int(x) for x in check.tried[0].split(": ")[1].split(" ")[0].split("/"))
         assert equal < total
         assert check.divergence is not None and check.divergence.byte_equal
+
+
+def test_a_sequence_cancelled_in_its_prefill_leaves_no_resident_prompt_it_does_not_hold(engine: GraftEngine) -> None:
+    """A request cancelled before its prompt was computed must not leave its slot looking like it holds that
+    prompt: the same team's next request, whose stored prefix is part of it, restores the block (and equals
+    alone) instead of truncating a slot that holds nothing."""
+    tokens = tuple(sample_tokens(engine, 90))
+    with engine.open_context() as ctx:
+        engine.prefill(ctx, tokens[:32])
+        prefix = engine.snapshot(ctx, tokens[:32], n_query=16)
+    cancel = threading.Event()
+    cancel.set()
+    params = SamplingParams(max_tokens=6, seed=2)
+    with engine.open_batch_context(4) as ctx:
+        core = BatchCore(engine, ctx, pad_to=2)
+        first = core.run_all([(0, SequenceJob(tokens, params, owner="a", cancel=cancel))])[0]
+        assert first.generated.stopped_by == "cancelled"
+        assert all(h is None or len(h[1]) <= 16 for h in core.held)
+        again = core.run_all([(0, SequenceJob(tokens, params, owner="a", restore=prefix, resident_ok=True,
+                                              digests=True))])[0]
+    assert not again.reused and again.restored_tokens == 32
+    assert (again.generated.tokens, again.generated.digests) == _alone(
+        engine, SequenceJob(tokens, params, owner="a", digests=True))
+
+
+def test_a_restore_the_context_refuses_is_prefilled_instead(engine: GraftEngine,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    tokens = tuple(sample_tokens(engine, 60))
+    with engine.open_context() as ctx:
+        engine.prefill(ctx, tokens[:32])
+        prefix = engine.snapshot(ctx, tokens[:32], n_query=16)
+
+    def refuse(*_a: object, **_k: object) -> None:
+        raise StateRestoreError("refused on purpose")
+
+    job = SequenceJob(tokens, SamplingParams(max_tokens=5), owner="a", restore=prefix, digests=True)
+    with engine.open_batch_context(4) as ctx:
+        monkeypatch.setattr(engine, "restore", refuse)
+        result = BatchCore(engine, ctx, pad_to=2).run_all([(0, job)])[0]
+        monkeypatch.undo()
+    assert result.restored_tokens == 0
+    assert (result.generated.tokens, result.generated.digests) == _alone(engine, replace(job, restore=None))

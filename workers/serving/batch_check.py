@@ -4,12 +4,14 @@ machine, per fingerprint and profile, before it does (the `batch` attestation).
 The check serves a probe set of KVGRAFT_SERVING_MAX_SEQS completions (prompts of 9 to 270 tokens, several chunks
 of the grid and past the 256 cells where ggml's flash attention changes path; greedy and sampled; 4 to 12 tokens
 each, so they leave at different steps) each alone, twice (the control: serving alone must be reproducible here),
-then together in one multi-sequence context under three schedules: every prompt prefilled first and all decoding
+then together in one multi-sequence context under four schedules: every prompt prefilled first and all decoding
 together (the full batch, shrinking as they leave), staggered joins (one every third step, prefill chunks
-interleaved with the others' decode steps), and all at once in reverse order in the slots the earlier runs left
-(their stale cells masked). Each completion's tokens and the SHA-256 of every position's logits are compared with
-its alone run, and the check counts how many positions were decoded beside others; batching is used only if every
-one is equal.
+interleaved with the others' decode steps), all at once in reverse order in the slots the earlier runs left
+(their stale cells masked), and staggered again with each prompt's first chunk restored from the state its alone
+run captured (a stored prefix set into a slot while others decode). Each completion's tokens and the SHA-256 of
+every position's logits are compared with its alone run, every state captured beside others with the
+one-sequence context's bytes (what a block stores), and the check counts how many positions were decoded beside
+others; batching is used only if every one is equal.
 
 It first tries decode calls as they come (the alone run is the one-sequence context batching-off serving uses);
 where that is not exact it tries pad rows (engine/batching.py: no ubatch of a single row, because ggml computes a
@@ -39,6 +41,7 @@ from workers.upkeep.gate_records import divergence_fields
 
 log = structlog.get_logger(__name__)
 
+CHECK_VERSION = "batch-check-v4"  # in the batch profile: a verdict of another version is not reused
 PROBE_LENGTHS = (9, 70, 270, 37, 130, 20, 100, 45)
 PROBE_TOKENS = (12, 6, 10, 8, 4, 12, 6, 10)
 
@@ -59,11 +62,15 @@ class BatchCheck:
     failure: str | None = None  # the check could not run (e.g. a state that cannot be transcoded)
     alone_equals_unbatched: bool | None = None  # with pad rows: alone equals the one-sequence context's result
     tried: tuple[str, ...] = ()  # earlier trials (pad 1) that were not exact
+    states: int = 0  # prefix states captured beside others
+    states_equal: int = 0  # of those, byte-equal to the one-sequence context's capture (what blocks store)
+    first_rows_equal: bool = True  # every prompt's first generated position equals the one-sequence context's
 
     @property
     def exact(self) -> bool:
         return (self.failure is None and self.reproducible and self.positions == self.positions_equal
-                and self.tokens_equal == self.sequences and self.batched_with >= 2 and self.positions_batched > 0)
+                and self.tokens_equal == self.sequences and self.batched_with >= 2 and self.positions_batched > 0
+                and self.states == self.states_equal and self.first_rows_equal)
 
     def summary(self) -> str:
         if self.failure:
@@ -74,11 +81,15 @@ class BatchCheck:
         return ("; ".join(self.tried) + ("; " if self.tried else "") +
                 f"batch check of {self.max_seqs} sequences{pads}: {self.positions_equal}/{self.positions} positions "
                 f"({self.positions_batched} decoded beside others) and {self.tokens_equal}/{self.sequences} "
-                f"completions equal to each served alone (at most {self.batched_with} per decode call); alone "
+                f"completions equal to each served alone (at most {self.batched_with} per decode call; prompts "
+                f"restored from states captured alone among them), {self.states_equal}/{self.states} captured "
+                f"states equal to a one-sequence context's, first positions "
+                f"{'equal' if self.first_rows_equal else 'NOT equal'} to it; alone "
                 f"{'reproducible' if self.reproducible else 'NOT reproducible'}")
 
 
 def probe_jobs(engine: GraftEngine, n: int) -> list[SequenceJob]:
+    """The probe completions; each prompt longer than a chunk captures its state at the first chunk boundary."""
     base: list[int] = []
     room = engine.config.n_ctx - max(PROBE_TOKENS) - 1
     while len(base) < max(PROBE_LENGTHS) + 2 * n:
@@ -89,8 +100,9 @@ def probe_jobs(engine: GraftEngine, n: int) -> list[SequenceJob]:
         tokens = tuple(base[:1] + base[1 + i:length + i])  # different prompts, each starting with BOS
         params = SamplingParams(max_tokens=PROBE_TOKENS[i % len(PROBE_TOKENS)], temperature=0.8 if i % 2 else 0.0,
                                 top_k=40, seed=17 + i)
+        c = engine.config.prefill_chunk
         jobs.append(SequenceJob(tokens=tokens, params=params, owner=f"probe-{i % 2}", digests=True,
-                                keep_rows=True))
+                                keep_rows=True, captures=(c,) if len(tokens) > c else (), capture_query=c))
     return jobs
 
 
@@ -101,6 +113,9 @@ def _key(r: SequenceResult) -> tuple[tuple[int, ...], tuple[str, ...]]:
 def _trial(engine: GraftEngine, jobs: list[SequenceJob], max_seqs: int, pad_to: int,
            unbatched: list[SequenceResult]) -> BatchCheck:
     t0 = time.perf_counter()
+    captured = {i: r.captured[0][1] for i, r in enumerate(unbatched) if r.captured}
+    restoring = [replace(job, restore=captured[i], captures=()) if i in captured else job
+                 for i, job in enumerate(jobs)]
     with engine.open_batch_context(max_seqs) as ctx:
         alone_core = BatchCore(engine, ctx, pad_to=pad_to)
         first = unbatched if pad_to == 1 else [alone_core.run_all([(0, job)])[0] for job in jobs]
@@ -108,11 +123,12 @@ def _trial(engine: GraftEngine, jobs: list[SequenceJob], max_seqs: int, pad_to: 
         full = BatchCore(engine, ctx, pad_to=pad_to, prefill_per_step=10**6).run_all([(0, j) for j in jobs])
         staggered = BatchCore(engine, ctx, pad_to=pad_to).run_all([(3 * i, job) for i, job in enumerate(jobs)])
         reverse = BatchCore(engine, ctx, pad_to=pad_to).run_all([(0, job) for job in reversed(jobs)])[::-1]
+        restored = BatchCore(engine, ctx, pad_to=pad_to).run_all([(2 * i, j) for i, j in enumerate(restoring)])
     reproducible = all(_key(a) == _key(b) for a, b in zip(first, control, strict=True))
-    sequences = tokens_equal = positions = positions_equal = batched = 0
+    sequences = tokens_equal = positions = positions_equal = batched = states = states_equal = 0
     divergences = []
-    for run in (full, staggered, reverse):
-        for ref, got in zip(first, run, strict=True):
+    for run in (full, staggered, reverse, restored):
+        for i, (ref, got) in enumerate(zip(first, run, strict=True)):
             sequences += 1
             tokens_equal += ref.generated.tokens == got.generated.tokens
             positions += len(ref.generated.digests)
@@ -122,11 +138,16 @@ def _trial(engine: GraftEngine, jobs: list[SequenceJob], max_seqs: int, pad_to: 
             n = min(len(ref.generated.rows), len(got.generated.rows))
             divergences.append(compare(LogitsRows(0, np.stack(ref.generated.rows[:n])),
                                        LogitsRows(0, np.stack(got.generated.rows[:n]))))
+            if i in captured and got.captured:
+                states += 1
+                states_equal += got.captured[0][1].payload == captured[i].payload
     same_as_unbatched = all(_key(a) == _key(b) for a, b in zip(first, unbatched, strict=True))
+    first_rows = all(a.generated.digests[:1] == b.generated.digests[:1] for a, b in zip(first, unbatched, strict=True))
     return BatchCheck(max_seqs, pad_to, reproducible, sequences, tokens_equal, positions, positions_equal, batched,
-                      max(r.batched_with for r in (*full, *staggered, *reverse)),
+                      max(r.batched_with for r in (*full, *staggered, *reverse, *restored)),
                       round((time.perf_counter() - t0) * 1000, 1), merge(divergences),
-                      alone_equals_unbatched=same_as_unbatched)
+                      alone_equals_unbatched=same_as_unbatched, states=states, states_equal=states_equal,
+                      first_rows_equal=first_rows)
 
 
 def batch_check(engine: GraftEngine, max_seqs: int) -> BatchCheck:
@@ -172,7 +193,7 @@ def batching_policy(rt: Runtime, engine: GraftEngine, max_seqs: int) -> BatchPol
     none) found it exact; else one completion at a time, saying why."""
     if max_seqs <= 1:
         return BatchPolicy(1, "KVGRAFT_SERVING_MAX_SEQS is 1", None)
-    profile = engine.batch_profile(max_seqs)
+    profile = engine.batch_profile(max_seqs, check=CHECK_VERSION)
     host = socket.gethostname()
     with rt.session() as s:
         known = latest_attestation(s, block_id=None, fingerprint=engine.fingerprint.id, profile_id=profile.id,

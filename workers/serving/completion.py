@@ -85,7 +85,8 @@ class Completion:
     first_logits_sha256: str
     timings_ms: dict[str, float] = field(default_factory=dict)
     logprobs: tuple[TokenLogprob, ...] = ()
-    batching: dict[str, Any] = field(default_factory=dict)  # BatchPolicy.as_dict() and how this one was batched
+    # BatchPolicy.as_dict(): the deployment's batching, never what else shared the calls (other teams' requests)
+    batching: dict[str, Any] = field(default_factory=dict)
     logits_sha256: tuple[str, ...] = ()  # every generated position's logits digest, when asked for
     stopped_by: str = "max_tokens"  # eog | stop | max_tokens | context | cancelled
 
@@ -155,31 +156,41 @@ def plan(rt: Runtime, engine: GraftEngine, request: CompletionRequest,
     return CompletionPlan(request, policy, hashes, found, capture_at, c, (time.perf_counter() - t0) * 1000)
 
 
+class CompletionCancelled(Exception):
+    """The completion was stopped before it ended (its client went away, or the process is stopping)."""
+
+
 def finish(engine: GraftEngine, planned: CompletionPlan, result: SequenceResult, depositor: PrefixDepositor | None,
            batching: dict[str, Any]) -> Completion:
-    """Hand the captured prefixes to the depositor and report the completion."""
-    request, policy, cached = planned.request, planned.policy, planned.found.cached
+    """Hand the captured prefixes to the depositor and report the completion (CompletionCancelled for one that
+    was stopped: never reported as finished)."""
+    request, policy = planned.request, planned.policy
+    cached = planned.found.cached if result.restored_tokens else None  # a refused restore: prefilled instead
     n = len(request.prompt_tokens)
     pending = [PendingPrefix(planned.hashes[b], snap, replace=planned.hashes[b] in planned.found.unreadable)
-               for b, snap in zip(planned.capture_at, result.captured, strict=False)]
+               for b, snap in result.captured]
     if depositor is not None:
         if cached is not None:
             depositor.used(cached.block_id, request.team_id)
         if pending:
             depositor.submit(engine, pending, request.team_id)
-    start = cached.n_tokens if cached is not None else 0
+    start = result.restored_tokens
     reason = policy.refusal
+    if planned.found.cached is not None and cached is None:
+        reason = "restore_refused: the stored prefix could not be set into this context; prefilled instead"
     restored = ({"block_id": cached.block_id, "tokens": cached.n_tokens, "attested": True,
                  "attestation_id": policy.attestation_id, "from": "context" if result.reused else "block"},
                 ) if cached else ()
-    report = CacheReport("off" if reason else ("hit" if cached else "miss"), reason, restored, start, n - start,
-                         len(pending) if depositor is not None else 0, policy.granule, policy.attestation_id)
+    status = "off" if policy.refusal else ("hit" if cached else "miss")
+    report = CacheReport(status, reason, restored, start, n - start, len(pending) if depositor is not None else 0,
+                         policy.granule, policy.attestation_id)
     out = result.generated
     log.info("serve.completed", prompt_tokens=n, restored_tokens=start, completion_tokens=len(out.tokens),
              cache=report.status, reason=reason, deposits=report.deposits, stopped_by=out.stopped_by,
              batched_with=result.batched_with, steps_after_cancel=result.steps_after_cancel)
+    if out.stopped_by == "cancelled":
+        raise CompletionCancelled(f"the completion was stopped after {len(out.tokens)} tokens")
     timings = {"lookup": round(planned.lookup_ms, 2), **result.timings_ms}
     return Completion(out.text, out.tokens, "length" if out.stopped_by in ("max_tokens", "context") else "stop", n,
-                      report, result.first_logits_sha256, timings, out.logprobs,
-                      {**batching, "batched_with": result.batched_with, "slot": result.slot},
-                      out.digests, out.stopped_by)
+                      report, result.first_logits_sha256, timings, out.logprobs, batching, out.digests,
+                      out.stopped_by)

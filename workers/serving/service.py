@@ -11,14 +11,23 @@ from __future__ import annotations
 import threading
 from collections import Counter
 from collections.abc import Sequence
+from concurrent.futures import CancelledError, Future
+from dataclasses import dataclass
 
-from engine.batching import BatchCore, BatchScheduler
+from engine.batching import BatchCore, BatchScheduler, SequenceResult
 from engine.graft import EngineConfig, GraftEngine
 from engine.sampling import OnText
 from workers.runtime import Runtime
 from workers.serving.batch_check import BatchPolicy, batching_policy
 from workers.serving.chat import ChatPrompt, chat_prompt
-from workers.serving.completion import Completion, CompletionRequest, finish, plan
+from workers.serving.completion import (
+    Completion,
+    CompletionCancelled,
+    CompletionPlan,
+    CompletionRequest,
+    finish,
+    plan,
+)
 from workers.serving.exactness import CachePolicy, cache_policy
 from workers.serving.prompt_cache import PrefixDepositor
 
@@ -30,6 +39,17 @@ class ServingBusy(Exception):
         super().__init__(f"{'the team has' if scope == 'team' else 'this server has'} {in_flight} completions "
                          f"waiting or running, its limit is {limit}; retry in {retry_after_s} s")
         self.scope, self.in_flight, self.limit, self.retry_after_s = scope, in_flight, limit, retry_after_s
+
+
+class ServingUnavailable(Exception):
+    """The serving engine is stopping; retry on another process."""
+
+
+@dataclass(frozen=True)
+class Started:
+    engine: GraftEngine
+    planned: CompletionPlan
+    future: Future[SequenceResult]
 
 
 class Serving:
@@ -97,17 +117,33 @@ class Serving:
     def _cache_policy(self, engine: GraftEngine, n_prompt: int) -> CachePolicy:
         return self.scheduler.call(cache_policy, self.rt, engine, n_prompt)
 
-    def complete(self, request: CompletionRequest, on_text: OnText | None = None,
-                 cancel: threading.Event | None = None, digests: bool = False) -> Completion:
-        """Plan the completion here, compute it as one sequence of the batch scheduler, and wait for it. A set
-        `cancel` stops it before its next step (a streamed request whose client went away)."""
+    def start(self, request: CompletionRequest, on_text: OnText | None = None,
+              cancel: threading.Event | None = None, digests: bool = False) -> Started:
+        """Plan the completion here (bad input raises now, before anything is computed) and hand it to the batch
+        scheduler. A set `cancel` stops it before its next step (a streamed request whose client went away)."""
         engine = self.engine()
         planned = plan(self.rt, engine, request, lambda n: self._cache_policy(engine, n))
-        result = self.scheduler.submit(planned.job(on_text, cancel, digests)).result()
-        return finish(engine, planned, result, self.depositor, self.batching.as_dict())
+        try:
+            future = self.scheduler.submit(planned.job(on_text, cancel, digests))
+        except RuntimeError as exc:  # closing
+            raise ServingUnavailable(str(exc)) from None
+        return Started(engine, planned, future)
+
+    def wait(self, started: Started) -> Completion:
+        """The completion's result, once computed (CompletionCancelled if it was stopped)."""
+        try:
+            result = started.future.result()
+        except CancelledError:  # dropped from the queue: its client went away, or the process is stopping
+            raise CompletionCancelled("the completion was stopped before it started") from None
+        return finish(started.engine, started.planned, result, self.depositor, self.batching.as_dict())
+
+    def complete(self, request: CompletionRequest, on_text: OnText | None = None,
+                 cancel: threading.Event | None = None, digests: bool = False) -> Completion:
+        """`start` and `wait`: plan here, compute as one sequence of the batch scheduler, wait for it."""
+        return self.wait(self.start(request, on_text, cancel, digests))
 
     def close(self) -> None:
-        self.scheduler.close()
-        if self._engine is not None and self.scheduler.core is not None:
+        stopped = self.scheduler.close()
+        if stopped and self.scheduler.core is not None:  # never free a context a live thread may still use
             self.scheduler.core.ctx.close()
         self.depositor.close()
