@@ -19,7 +19,7 @@ $(VENV)/.llama-flags: FORCE
 	@mkdir -p $(VENV)
 	@echo '$(LLAMA_FLAGS)' | cmp -s - $@ || echo '$(LLAMA_FLAGS)' > $@
 
-$(STAMP): pyproject.toml Makefile scripts/install-llama.sh $(VENV)/.llama-flags
+$(STAMP): pyproject.toml Makefile scripts/install-llama.sh scripts/llama-build-flags.sh $(VENV)/.llama-flags
 	@rm -f $(STAMP)
 	# The sandbox's seccomp filter is built by libseccomp (pyseccomp loads the system library).
 	@ldconfig -p 2>/dev/null | grep -q libseccomp.so.2 || { command -v apt-get >/dev/null && \

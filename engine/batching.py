@@ -6,10 +6,13 @@ them a step at a time: a sequence joins between steps (its restored prefix set i
 that still holds the owner's prefix truncated to it), its prompt is prefilled on the absolute grid in its own
 decode calls, one chunk per step, interleaved with the others' decode steps; then it decodes in the shared call.
 A finished or cancelled sequence leaves and frees its slot, which keeps its prompt's cells for the owner's next
-request (the resident prefix). Why these rules keep each sequence exact, with the measurements, is in
-docs/ENGINE.md: with flash attention off, a KV stream per sequence and decode rows only in shared calls, every
-row's result is independent of what shares the call (a prefill chunk beside decode rows is split by llama.cpp
-into ubatches that change the joining sequence's grid, so it is never batched with them).
+request (the resident prefix: only the cells it computed). Why these rules keep each sequence exact, with the
+measurements, is in docs/ENGINE.md: with a KV stream per sequence and decode rows only in shared calls, a row's
+result does not depend on what shares the call, except where a kernel computes a lone row differently (ggml's
+one-row matmul path, flash attention's split-KV path): there `pad_to=2` joins a pad row of a free neighbouring
+slot to every lone row. A prefill chunk beside decode rows would be split by llama.cpp into ubatches that change
+the joining sequence's grid, so it is never batched with them. The `batch` check (workers/serving) decides which
+way a machine and model are exact, if any.
 
 `BatchScheduler` is the one compute thread of a process: it runs queued calls (model load, checks) between steps
 and drives a BatchCore, admitting waiting jobs fairly across owners (the owner with the fewest active sequences

@@ -10,15 +10,9 @@
 set -euo pipefail
 
 venv=${1:?usage: scripts/build-llama-server.sh VENV}
-version=0.3.36
 py="$venv/bin/python"
-
-amx_off="-mno-amx-tile -mno-amx-int8 -mno-amx-bf16"
-if [ "${KVGRAFT_LLAMA_AMX:-0}" = 1 ]; then amx_off=""; fi
-cflags="$(echo "$amx_off ${KVGRAFT_LLAMA_CFLAGS:-}" | xargs)"
-cmake_args="$(echo "${KVGRAFT_LLAMA_CMAKE_ARGS:-}" | xargs)"
-cpu_flags=$(grep -m1 '^flags' /proc/cpuinfo 2>/dev/null | tr -s ' ' | cut -d: -f2- || uname -m)
-compiler=$( (c++ --version 2>/dev/null || echo none) | head -n 1)
+# shellcheck source=scripts/llama-build-flags.sh
+. "$(dirname "$0")/llama-build-flags.sh"
 inputs=$(printf 'llama-cpp-python=%s\ncflags=%s\ncmake_args=%s\ncpu_flags=%s\ncompiler=%s\n' \
   "$version" "$cflags" "$cmake_args" "$cpu_flags" "$compiler")
 key=$(printf '%s' "$inputs" | sha256sum | cut -c1-16)

@@ -2,7 +2,8 @@
 attestations. Thin: parse, authorize, call workers/ and store/; every error is JSON with a stable code.
 
 With a broker (KVGRAFT_BROKER_URL) work goes to the Celery queues; without one (the embedded default) it runs on a
-single background thread of this process, one model computation at a time."""
+single background thread of this process, one task at a time (the OpenAI endpoints compute on the serving
+engine's own thread, services/api_openai.py: that is two computing threads in an embedded process)."""
 
 from __future__ import annotations
 
