@@ -12,7 +12,7 @@ import ctypes
 import logging
 import threading
 import weakref
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -29,6 +29,26 @@ _backend_ready = False
 
 # ggml type ids of the KV-cache element types we name in fingerprints.
 GGML_TYPE_NAMES = {0: "f32", 1: "f16", 2: "q4_0", 3: "q4_1", 6: "q5_0", 7: "q5_1", 8: "q8_0", 30: "bf16"}
+
+
+_compute_runner: Callable[[Callable[[], int]], int] | None = None
+
+
+def set_compute_thread(runner: Callable[[Callable[[], int]], int] | None
+                       ) -> Callable[[Callable[[], int]], int] | None:
+    """Route every llama_decode of the process through `runner` (a batch scheduler's `call`: the one thread that
+    computes), or, with None, let each caller compute on its own thread; the previous runner is returned. Only
+    llama_decode runs ggml's OpenMP work: state reads and writes, memory ops and context creation are copies and
+    bookkeeping and stay on the caller's thread. With an OpenMP build, each thread that computes gets a team of its
+    own, and once a process manages more OpenMP threads than cores libgomp sleeps at barriers (docs/BENCHMARKS.md):
+    the serving engine installs its scheduler here, so that an embedded API's work thread decodes on it too."""
+    global _compute_runner
+    previous, _compute_runner = _compute_runner, runner
+    return previous
+
+
+def compute_thread() -> Callable[[Callable[[], int]], int] | None:
+    return _compute_runner
 
 
 _log_callback = None  # keeps the ctypes callback alive for the life of the process
@@ -275,7 +295,11 @@ class LlamaContext:
             batch.seq_id[i][0] = row.seq_id
             batch.logits[i] = 1 if row.logits else 0
         batch.n_tokens = n
-        rc = lib.llama_decode(handle, batch)
+        runner = _compute_runner
+        try:
+            rc = lib.llama_decode(handle, batch) if runner is None else runner(lambda: lib.llama_decode(handle, batch))
+        except RuntimeError:  # the compute thread closed meanwhile (a stopping process): compute here
+            rc = lib.llama_decode(handle, batch)
         if rc != 0:
             raise DecodeError(f"llama_decode returned {rc} for {n} tokens at position {rows[0].pos}")
 

@@ -50,6 +50,7 @@ from workers.problems import (
 )
 from workers.queue.dispatch import submit_batch, submit_question
 from workers.runtime import Runtime, open_runtime
+from workers.serving.service import Serving
 from workers.settings import Settings
 from workers.strict_json import loads_strict, screen_jsonl, unstorable
 
@@ -132,6 +133,8 @@ def _team_owned(s: Any, model: Any, object_id: str, who: Principal, what: str) -
 def attach_runtime(app: FastAPI, rt: Runtime) -> None:
     """Give the app its runtime and work executor (done by the lifespan; tests may do it themselves)."""
     app.state.runtime = rt
+    if not rt.settings.broker_url:  # embedded: the serving engine's thread computes for the work thread too, from
+        app.state.serving = Serving(rt)  # the first decode (a second OpenMP team would slow both: BENCHMARKS.md)
     app.state.work = Work(rt)
 
 

@@ -438,6 +438,31 @@ def test_completions_over_the_admission_limits_are_refused_at_once(limited: dict
     assert serving._admitted == {}
 
 
+def test_every_decode_of_an_embedded_process_runs_on_the_serving_thread(api: dict[str, Any],
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """Once the serving engine has started, a question answered on the embedded API's work thread decodes on the
+    serving engine's thread too, interleaved with completions (the work thread itself never runs llama_decode)."""
+    import llama_cpp
+
+    threads: list[str] = []
+    decode = llama_cpp.llama_decode
+
+    def recording(*args: Any) -> int:
+        threads.append(threading.current_thread().name)
+        return int(decode(*args))
+
+    _complete(api, max_tokens=2)  # the serving engine started
+    monkeypatch.setattr(llama_cpp, "llama_decode", recording)
+    with ThreadPoolExecutor(2) as pool:
+        asked = pool.submit(api["client"].post, "/v1/queries", json={"question": "What is 7 times 6?"},
+                            headers=api["h"]["team-a"])
+        served = pool.submit(_complete, api, max_tokens=4)
+        r = asked.result(timeout=600)
+        served.result(timeout=600)
+    assert r.status_code in (200, 202), r.text
+    assert threads and set(threads) == {"kvgraft-serving-engine"}, set(threads)
+
+
 def test_every_serving_computation_runs_on_one_thread(api: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:
     """Completions streamed and not, from several request threads, all decode on the serving engine's one thread
     (a second computing thread makes libgomp sleep at barriers: a slower prefill for every request after)."""

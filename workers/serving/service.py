@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from concurrent.futures import CancelledError, Future
 from dataclasses import dataclass
 
+from engine import native
 from engine.batching import BatchCore, BatchScheduler, SequenceResult
 from engine.graft import EngineConfig, GraftEngine
 from engine.sampling import OnText
@@ -54,15 +55,19 @@ class Started:
 
 class Serving:
     """Every llama.cpp computation of the serving engine (load, composition and batch checks, completions) runs on
-    the scheduler's one thread, whichever request thread asked. With an OpenMP build each thread that computes
-    gets its own OpenMP team, and once the process manages more OpenMP threads than there are cores, libgomp stops
-    spinning at barriers and sleeps instead: measured on 2 cores, a 15-token prefill at 2,221 tokens of context
+    the scheduler's one thread, whichever request thread asked, and so does every other llama_decode of the process
+    while this object is open (engine/native.set_compute_thread: an embedded API's work thread; services/api.py
+    creates it before the work thread starts). With an OpenMP build each thread that computes gets its own team,
+    and once the process manages more OpenMP threads than there are cores, libgomp stops spinning at barriers and
+    sleeps instead: measured on 2 cores, a 15-token prefill at 2,221 tokens of context
     took ~80 ms from one thread and 108-135 ms once a second thread had computed (docs/BENCHMARKS.md)."""
 
     def __init__(self, rt: Runtime) -> None:
         self.rt = rt
         self._lock = threading.Lock()
         self.scheduler = BatchScheduler("kvgraft-serving-engine")
+        # every llama_decode of this process from now on (an embedded API's work thread too) runs on this thread
+        self._previous_runner = native.set_compute_thread(self.scheduler.call)
         self._engine: GraftEngine | None = None
         self.batching = BatchPolicy(1, "not started", None)
         self.depositor = PrefixDepositor(rt)
@@ -143,6 +148,8 @@ class Serving:
         return self.wait(self.start(request, on_text, cancel, digests))
 
     def close(self) -> None:
+        if native.compute_thread() == self.scheduler.call:  # (bound methods compare by object and function)
+            native.set_compute_thread(self._previous_runner)
         stopped = self.scheduler.close()
         if stopped and self.scheduler.core is not None:  # never free a context a live thread may still use
             self.scheduler.core.ctx.close()
