@@ -22,7 +22,9 @@ from __future__ import annotations
 import hashlib
 import socket
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 import structlog
@@ -219,8 +221,37 @@ class CachePolicy:
     resident: bool = False  # a context still holding the prefix may be truncated to it instead of a restore
 
 
-def cache_policy(rt: Runtime, engine: GraftEngine, n_prompt: int) -> CachePolicy:
-    """Whether the prompt cache may serve this prompt here, and at which boundaries prefixes may end."""
+Compute = Callable[..., Any]  # runs a function with its arguments somewhere and returns its result
+
+
+def _here(fn: Callable[..., Any], *args: Any) -> Any:
+    return fn(*args)
+
+
+def _measured(rt: Runtime, engine: GraftEngine, key: str) -> tuple[CompositionCheck | str, int | None]:
+    """The composition check for `key`, measured (and recorded) unless this process already has it."""
+    entry = rt.memo.get(key)
+    if isinstance(entry, tuple):  # measured meanwhile, by a request that got here first
+        return entry
+    try:
+        check: CompositionCheck | str = composition_check(engine)
+    except EngineError as exc:  # a model whose state cannot be captured, restored or cut this way
+        log.warning("serve.composition_failed", error=str(exc))
+        check = f"{type(exc).__name__}: {exc}"
+    rt.memo[key] = entry = (check, None)  # measured once per process, whether or not recording succeeds
+    if isinstance(check, CompositionCheck):
+        try:
+            rt.memo[key] = entry = (check, record_check(rt, engine, check))
+        except Exception as exc:  # noqa: BLE001 - the verdict stands; only its audit row is missing
+            log.warning("serve.composition_unrecorded", error=str(exc))
+    return entry
+
+
+def cache_policy(rt: Runtime, engine: GraftEngine, n_prompt: int,
+                 compute: Compute = _here) -> CachePolicy:
+    """Whether the prompt cache may serve this prompt here, and at which boundaries prefixes may end. The check
+    itself, the first time, runs through `compute` (the serving engine's compute thread); once it is known, the
+    answer comes from this process's memo on the caller's thread."""
     c = engine.config.prefill_chunk
     swa = engine.model.n_swa
     if swa and n_prompt > swa:
@@ -229,17 +260,7 @@ def cache_policy(rt: Runtime, engine: GraftEngine, n_prompt: int) -> CachePolicy
     key = f"composition|{engine.fingerprint.id}|{engine.profile(c).id}"
     entry = rt.memo.get(key)
     if not isinstance(entry, tuple):
-        try:
-            check: CompositionCheck | str = composition_check(engine)
-        except EngineError as exc:  # a model whose state cannot be captured, restored or cut this way
-            log.warning("serve.composition_failed", error=str(exc))
-            check = f"{type(exc).__name__}: {exc}"
-        rt.memo[key] = entry = (check, None)  # measured once per process, whether or not recording succeeds
-        if isinstance(check, CompositionCheck):
-            try:
-                rt.memo[key] = entry = (check, record_check(rt, engine, check))
-            except Exception as exc:  # noqa: BLE001 - the verdict stands; only its audit row is missing
-                log.warning("serve.composition_unrecorded", error=str(exc))
+        entry = compute(_measured, rt, engine, key)
     check, attestation_id = entry
     if isinstance(check, str):
         return CachePolicy(f"composition_check_failed: {check}", c, None)

@@ -120,7 +120,8 @@ class Serving:
         return chat_prompt(self.engine(), messages)
 
     def _cache_policy(self, engine: GraftEngine, n_prompt: int) -> CachePolicy:
-        return self.scheduler.call(cache_policy, self.rt, engine, n_prompt)
+        """From the memo on the request's thread; the composition check, the first time, on the compute thread."""
+        return cache_policy(self.rt, engine, n_prompt, compute=self.scheduler.call)
 
     def start(self, request: CompletionRequest, on_text: OnText | None = None,
               cancel: threading.Event | None = None, digests: bool = False) -> Started:
