@@ -66,11 +66,15 @@ class SequenceResult:
     captured: tuple[tuple[int, KVSnapshot], ...]  # (prompt position, state there) of each capture made
     reused: bool  # a slot holding the owner's prefix was truncated to it instead of restoring the block
     slot: int
-    batched_with: int  # the most sequences of one decode call this one was part of
     call_rows: tuple[int, ...]  # the sequences of each decode call it was in, step by step
     steps_after_cancel: int  # calls computed for it after its cancel event was set (at most the one in flight)
     timings_ms: dict[str, float] = field(default_factory=dict)  # queued, restore, prefill, decode
     restored_tokens: int = 0  # the prompt's tokens restored or reused, not prefilled (0 when a restore was refused)
+
+    @property
+    def batched_with(self) -> int:
+        """The most sequences of one decode call this one was part of (0: it decoded nothing)."""
+        return max(self.call_rows, default=0)
 
 
 @dataclass
@@ -90,7 +94,6 @@ class _Seq:
     next_token: int | None = None
     first_sha: str = ""
     captured: list[tuple[int, KVSnapshot]] = field(default_factory=list)
-    batched_with: int = 0
     call_rows: list[int] = field(default_factory=list)  # real rows of each decode call it was in
     after_cancel: int = 0
     t_prefilled: float = 0.0
@@ -233,7 +236,7 @@ class BatchCore:
                    "decode": round((now - t_pre) * 1000, 2)}
         try:
             result = SequenceResult(seq.gen.result(), seq.first_sha, tuple(seq.captured), seq.reused, seq.slot,
-                                    seq.batched_with, tuple(seq.call_rows), seq.after_cancel, timings, seq.restored)
+                                    tuple(seq.call_rows), seq.after_cancel, timings, seq.restored)
         except Exception as exc:  # noqa: BLE001 - e.g. the last text piece could not be handed over
             if seq.future is not None and not seq.future.done():
                 seq.future.set_exception(exc)
@@ -258,7 +261,7 @@ class BatchCore:
             prefilling = sorted((s for s in self.active.values() if s.cuts), key=lambda s: s.slot)
             if not prefilling:
                 break
-            self._prefill_chunks([prefilling[next(self._turn) % len(prefilling)]], done)
+            self._prefill_chunk(prefilling[next(self._turn) % len(prefilling)], done)
         decoding = sorted((s for s in self.active.values() if not s.cuts), key=lambda s: s.slot)
         for seq in decoding:
             if seq.next_token is not None and seq.pos >= self.ctx.n_seq_ctx:
@@ -271,48 +274,32 @@ class BatchCore:
             self._decode(decoding, done)
         return done
 
-    def _prefill_chunks(self, group: list[_Seq], done: list[SequenceResult]) -> None:
-        """One decode call of the next chunk of each sequence of `group` (llama.cpp splits it into ubatches of equal
-        rows per sequence, so only chunks of one length, two tokens or more, may share it); captures and first
-        tokens after it."""
-        rows: list[BatchRow] = []
-        last_row: dict[int, int] = {}
-        cuts = {}
-        for seq in group:
-            a, b, capture, last = cuts[seq.slot] = seq.cuts.pop(0)
-            rows += [BatchRow(int(t), a + i, seq.slot, logits=last and i == b - a - 1)
-                     for i, t in enumerate(seq.job.tokens[a:b])]
-            last_row[seq.slot] = len(rows) - 1
+    def _prefill_chunk(self, seq: _Seq, done: list[SequenceResult]) -> None:
+        """The next chunk of a joining sequence, in a decode call of its own; its capture or first token after it."""
+        a, b, capture, last = seq.cuts.pop(0)
+        tokens = seq.job.tokens
         try:
-            self.ctx.decode_rows(rows)
-        except Exception as exc:  # noqa: BLE001 - these sequences fail; the others go on
-            for seq in group:
-                self._fail(seq, exc)
+            self.ctx.decode(tokens[a:b], pos0=a, seq_id=seq.slot, outputs=[b - a - 1] if last else ())
+            seq.filled = b
+            if self._cancelled(seq):
+                seq.after_cancel += 1
+            if capture:
+                try:
+                    seq.captured.append((b, self.engine.snapshot(self.ctx, tokens[:b], n_query=seq.job.capture_query,
+                                                                 seq_id=seq.slot)))
+                except StateRestoreError as exc:  # not stored; the completion goes on
+                    log.warning("batch.capture_refused", slot=seq.slot, position=b, error=str(exc))
+            if last:
+                logits = self.ctx.logits_row(b - a - 1)
+                seq.first_sha = hashlib.sha256(logits.tobytes()).hexdigest()
+                seq.t_prefilled = time.perf_counter()
+                seq.pos = b
+                seq.next_token = seq.gen.step(logits)
+        except Exception as exc:  # noqa: BLE001 - this sequence fails; the others go on
+            self._fail(seq, exc)
             return
-        for seq in group:
-            a, b, capture, last = cuts[seq.slot]
-            tokens = seq.job.tokens
-            try:
-                seq.filled = b
-                if self._cancelled(seq):
-                    seq.after_cancel += 1
-                if capture:
-                    try:
-                        seq.captured.append((b, self.engine.snapshot(
-                            self.ctx, tokens[:b], n_query=seq.job.capture_query, seq_id=seq.slot)))
-                    except StateRestoreError as exc:  # not stored; the completion goes on
-                        log.warning("batch.capture_refused", slot=seq.slot, position=b, error=str(exc))
-                if last:
-                    logits = self.ctx.logits_row(last_row[seq.slot])
-                    seq.first_sha = hashlib.sha256(logits.tobytes()).hexdigest()
-                    seq.t_prefilled = time.perf_counter()
-                    seq.pos = b
-                    seq.next_token = seq.gen.step(logits)
-            except Exception as exc:  # noqa: BLE001 - this sequence fails; the others go on
-                self._fail(seq, exc)
-                continue
-            if last and seq.next_token is None:
-                self._finish(seq, done)
+        if last and seq.next_token is None:
+            self._finish(seq, done)
 
     def _padded(self, decoding: list[_Seq]) -> tuple[list[_Seq], list[int]]:
         """With pad_to 2: the sequences to decode now and the free slots whose pad rows join them, so that every
@@ -361,7 +348,6 @@ class BatchCore:
             i = batch_index[seq.slot]
             seq.pos += 1
             seq.filled = seq.pos
-            seq.batched_with = max(seq.batched_with, real)
             seq.call_rows.append(real)
             if self._cancelled(seq):
                 seq.after_cancel += 1
