@@ -151,10 +151,16 @@ class ChatIn(_Sampling):
         return (self.top_logprobs or 0) if self.logprobs else None
 
 
-def _unavailable(serving: Serving, exc: Exception) -> ApiError:
-    retry = str(serving.rt.settings.busy_retry_after_s)
-    return ApiError(503, "server_unavailable", f"{exc}; retry", type="server_error", param=None,
-                    headers={"Retry-After": retry})
+def _refusal(serving: Serving, exc: Exception, param: str) -> ApiError | None:
+    """The OpenAI-shaped error for what serving refused (None: not a refusal, an internal error)."""
+    if isinstance(exc, ContextLengthError):
+        return _invalid(str(exc), param, "context_length_exceeded")
+    if isinstance(exc, SamplingError):
+        return _invalid(str(exc))
+    if isinstance(exc, (CompletionCancelled, ServingUnavailable)):
+        return ApiError(503, "server_unavailable", f"{exc}; retry", type="server_error", param=None,
+                        headers={"Retry-After": str(serving.rt.settings.busy_retry_after_s)})
+    return None
 
 
 def _invalid(message: str, param: str | None = None, code: str | None = None, status: int = 400) -> ApiError:
@@ -244,12 +250,11 @@ async def _run(serving: Serving, body: _Sampling, build: Callable[[], Completion
         try:
             req = await run_in_threadpool(build)
             c = await run_in_threadpool(serving.complete, req, None, None, digests)
-        except ContextLengthError as exc:
-            raise _invalid(str(exc), param, "context_length_exceeded") from None
-        except SamplingError as exc:
-            raise _invalid(str(exc)) from None
-        except (CompletionCancelled, ServingUnavailable) as exc:
-            raise _unavailable(serving, exc) from None
+        except Exception as exc:
+            refusal = _refusal(serving, exc, param)
+            if refusal is None:
+                raise
+            raise refusal from None
         finally:
             serving.release(team_id)
         lps = _logprobs(serving, c.logprobs, kind) if req.logprobs is not None else None
@@ -273,13 +278,10 @@ async def _run(serving: Serving, body: _Sampling, build: Callable[[], Completion
                                           digests)
     except BaseException as exc:
         serving.release(team_id)
-        if isinstance(exc, ContextLengthError):
-            raise _invalid(str(exc), param, "context_length_exceeded") from None
-        if isinstance(exc, SamplingError):
-            raise _invalid(str(exc)) from None
-        if isinstance(exc, ServingUnavailable):
-            raise _unavailable(serving, exc) from None
-        raise
+        refusal = _refusal(serving, exc, param) if isinstance(exc, Exception) else None
+        if refusal is None:
+            raise
+        raise refusal from None
 
     def work() -> None:
         try:
