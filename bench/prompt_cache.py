@@ -59,17 +59,25 @@ class PromptCacheBenchRequest:
     verify: bool = True  # compare every cached workload answer with a fresh computation
 
 
+def lines_until(line: Callable[[int], str], n_tokens: int, count: Callable[[str], int], *, start: int = 0,
+                every: int = 8) -> str:
+    """Lines line(start), line(start + 1), ... joined, until they hold `n_tokens` tokens (as `count` counts them),
+    counted whenever the next index is a multiple of `every`."""
+    lines: list[str] = []
+    i = start
+    while True:
+        lines.append(line(i))
+        i += 1
+        if i % every == 0 and count(" ".join(lines)) >= n_tokens:
+            return " ".join(lines)
+
+
 def _document(subject: str, n_tokens: int, count: Callable[[str], int]) -> str:
     """A deterministic manual about `subject` of about `n_tokens` tokens (as `count` counts them)."""
-    lines: list[str] = []
-    i = 0
-    while True:
-        lines.append(f"Rule {i} of the {subject}: the {['north', 'south', 'east', 'west'][i % 4]} room is checked "
-                     f"at {6 + i % 12} o'clock by the {['keeper', 'clerk', 'warden', 'foreman'][i % 4]}, who notes "
-                     f"{i * 7 % 31} items in the {subject} book.")
-        i += 1
-        if i % 8 == 0 and count(" ".join(lines)) >= n_tokens:
-            return " ".join(lines)
+    return lines_until(lambda i: f"Rule {i} of the {subject}: the {['north', 'south', 'east', 'west'][i % 4]} room "
+                                 f"is checked at {6 + i % 12} o'clock by the "
+                                 f"{['keeper', 'clerk', 'warden', 'foreman'][i % 4]}, who notes {i * 7 % 31} items in "
+                                 f"the {subject} book.", n_tokens, count)
 
 
 def _messages(doc: str, question: str) -> list[dict[str, str]]:

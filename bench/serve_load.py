@@ -39,6 +39,7 @@ from typing import Any
 import httpx
 
 from bench.api import _answers, _process, _spawn
+from bench.prompt_cache import lines_until
 from services.local_servers import free_port
 from store.repository import create_api_token, get_or_create_team
 from workers.environment import environment
@@ -82,15 +83,10 @@ class Outcome:
 
 
 def _text(topic: str, n_tokens: int, count: Callable[[str], int], salt: int) -> str:
-    lines: list[str] = []
-    i = salt
-    while True:
-        lines.append(f"Note {i} on the {topic}: the {['north', 'south', 'east', 'west'][i % 4]} door opens at "
-                     f"{6 + i % 12} o'clock and the {['keeper', 'clerk', 'warden', 'foreman'][i % 4]} counts "
-                     f"{i * 7 % 31} crates.")
-        i += 1
-        if i % 4 == 0 and count(" ".join(lines)) >= n_tokens:
-            return " ".join(lines)
+    return lines_until(lambda i: f"Note {i} on the {topic}: the {['north', 'south', 'east', 'west'][i % 4]} door "
+                                 f"opens at {6 + i % 12} o'clock and the "
+                                 f"{['keeper', 'clerk', 'warden', 'foreman'][i % 4]} counts {i * 7 % 31} crates.",
+                       n_tokens, count, start=salt, every=4)
 
 
 def workload(count: Callable[[str], int], n: int, request: ServeLoadBenchRequest, level: int) -> list[Req]:
