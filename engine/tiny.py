@@ -69,9 +69,25 @@ def _vocabulary() -> tuple[list[str], list[float], list[int]]:
     return tokens, scores, types
 
 
-def write_tiny_gguf(path: Path, *, seed: int = DEFAULT_TINY_SEED, shape: TinyShape = TinyShape()) -> Path:
-    """Write the fixture GGUF for `seed` to `path` atomically (temporary file, then rename)."""
+TINY_WEIGHTS = ("f32", "q4_1")
+
+
+def write_tiny_gguf(path: Path, *, seed: int = DEFAULT_TINY_SEED, shape: TinyShape = TinyShape(),
+                    weights: str = "f32") -> Path:
+    """Write the fixture GGUF for `seed` to `path` atomically (temporary file, then rename). `weights` q4_1: the
+    matrices and the (tied) embedding quantized to Q4_1, a type ggml computes one row at a time whatever the batch
+    (no tinyBLAS kernel, no repacking), as the bundled SmolLM2 is: the fixture on which batching needs no pad rows."""
     import gguf  # the writer is only needed here
+
+    if weights not in TINY_WEIGHTS:
+        raise ValueError(f"tiny weights must be one of {TINY_WEIGHTS}, not {weights!r}")
+
+    def tensor(name: str, data: np.ndarray) -> None:
+        if weights == "f32" or data.ndim < 2:
+            writer.add_tensor(name, data)
+            return
+        qtype = gguf.GGMLQuantizationType.Q4_1
+        writer.add_tensor(name, gguf.quants.quantize(data, qtype), raw_dtype=qtype)
 
     rng = np.random.default_rng(seed)
     tokens, scores, types = _vocabulary()
@@ -86,7 +102,8 @@ def write_tiny_gguf(path: Path, *, seed: int = DEFAULT_TINY_SEED, shape: TinySha
     os.close(fd)
     try:
         writer = gguf.GGUFWriter(tmp_name, "llama")
-        writer.add_name(f"kvgraft tiny fixture seed={seed} v{TINY_GENERATOR_VERSION}")
+        kind = "" if weights == "f32" else f" weights={weights}"
+        writer.add_name(f"kvgraft tiny fixture seed={seed}{kind} v{TINY_GENERATOR_VERSION}")
         writer.add_context_length(shape.n_ctx_train)
         writer.add_embedding_length(d)
         writer.add_block_count(shape.n_layer)
@@ -102,18 +119,18 @@ def write_tiny_gguf(path: Path, *, seed: int = DEFAULT_TINY_SEED, shape: TinySha
         writer.add_bos_token_id(1)
         writer.add_eos_token_id(2)
         writer.add_unk_token_id(0)
-        writer.add_tensor("token_embd.weight", rng.standard_normal((n_vocab, d)).astype(np.float32))
-        writer.add_tensor("output_norm.weight", np.ones(d, dtype=np.float32))
+        tensor("token_embd.weight", rng.standard_normal((n_vocab, d)).astype(np.float32))
+        tensor("output_norm.weight", np.ones(d, dtype=np.float32))
         for i in range(shape.n_layer):
-            writer.add_tensor(f"blk.{i}.attn_norm.weight", np.ones(d, dtype=np.float32))
-            writer.add_tensor(f"blk.{i}.attn_q.weight", mat(d, d))
-            writer.add_tensor(f"blk.{i}.attn_k.weight", mat(d_kv, d))
-            writer.add_tensor(f"blk.{i}.attn_v.weight", mat(d_kv, d))
-            writer.add_tensor(f"blk.{i}.attn_output.weight", mat(d, d))
-            writer.add_tensor(f"blk.{i}.ffn_norm.weight", np.ones(d, dtype=np.float32))
-            writer.add_tensor(f"blk.{i}.ffn_gate.weight", mat(shape.n_ff, d))
-            writer.add_tensor(f"blk.{i}.ffn_up.weight", mat(shape.n_ff, d))
-            writer.add_tensor(f"blk.{i}.ffn_down.weight", mat(d, shape.n_ff))
+            tensor(f"blk.{i}.attn_norm.weight", np.ones(d, dtype=np.float32))
+            tensor(f"blk.{i}.attn_q.weight", mat(d, d))
+            tensor(f"blk.{i}.attn_k.weight", mat(d_kv, d))
+            tensor(f"blk.{i}.attn_v.weight", mat(d_kv, d))
+            tensor(f"blk.{i}.attn_output.weight", mat(d, d))
+            tensor(f"blk.{i}.ffn_norm.weight", np.ones(d, dtype=np.float32))
+            tensor(f"blk.{i}.ffn_gate.weight", mat(shape.n_ff, d))
+            tensor(f"blk.{i}.ffn_up.weight", mat(shape.n_ff, d))
+            tensor(f"blk.{i}.ffn_down.weight", mat(d, shape.n_ff))
         writer.write_header_to_file()
         writer.write_kv_data_to_file()
         writer.write_tensors_to_file()
@@ -125,9 +142,10 @@ def write_tiny_gguf(path: Path, *, seed: int = DEFAULT_TINY_SEED, shape: TinySha
     return path
 
 
-def tiny_gguf_path(cache_dir: Path, *, seed: int = DEFAULT_TINY_SEED) -> Path:
-    """The cached fixture file for `seed`, generated on first use."""
-    path = cache_dir / f"tiny-s{seed}-v{TINY_GENERATOR_VERSION}.gguf"
+def tiny_gguf_path(cache_dir: Path, *, seed: int = DEFAULT_TINY_SEED, weights: str = "f32") -> Path:
+    """The cached fixture file for `seed` (and `weights`), generated on first use."""
+    kind = "" if weights == "f32" else f"-{weights}"
+    path = cache_dir / f"tiny{kind}-s{seed}-v{TINY_GENERATOR_VERSION}.gguf"
     if not path.exists():
-        write_tiny_gguf(path, seed=seed)
+        write_tiny_gguf(path, seed=seed, weights=weights)
     return path

@@ -380,6 +380,43 @@ def bench_batch_probe(
     out.print(records_table(f"bench batch-probe: {record['model']}", rows, list(rows[0].keys())))
 
 
+@bench_app.command("graft-batch")
+def bench_graft_batch(
+    model: ModelOpt = None,
+    questions: Annotated[int, typer.Option(min=1, max=256, help="Recurring questions (one block each).")] = 8,
+    block_tokens: Annotated[int, typer.Option(min=16, max=8192, help="Tokens per block.")] = 580,
+    max_seqs: Annotated[str, typer.Option(help="Comma-separated batch sizes of the together arms.")] = "2,4,8",
+    flash_attn: Annotated[bool, typer.Option("--flash-attn/--no-flash-attn",
+                                             help="The graft engine's flash attention.")] = False,
+    threads: Annotated[int | None, typer.Option(min=1, help="Threads (default: the engine's).")] = None,
+    check: Annotated[bool, typer.Option("--check/--no-check", help="Run the engine's batch check too.")] = True,
+    json_out: JsonOpt = False,
+) -> None:
+    """Recurring questions answered one at a time against their answers decoded together, on the same blocks:
+    answers per second, and every answer and position compared with the same graft decoded alone."""
+    from bench.graft_batch import GraftBatchRequest, run_graft_batch
+
+    def body() -> dict[str, Any]:
+        progress = (lambda msg: err.print(f"[dim]bench graft-batch: {msg}[/]")) if not json_out else None
+        return run_graft_batch(GraftBatchRequest(model=model_name(model), questions=questions,
+                                                 block_tokens=block_tokens, max_seqs=_ints(max_seqs, "--max-seqs"),
+                                                 flash_attn=flash_attn, threads=threads, check=check),
+                               progress=progress)
+
+    record = guard(body)
+    if json_out:
+        print_json(record)
+        return
+    rows = [{k: a[k] for k in ("arm", "wall_s", "answers_per_s", "ratio_vs_alone")}
+            | {"answers equal": f"{a['answers_equal']}/{record['questions']}",
+               "positions equal": "-" if a["positions"] is None else f"{a['positions_equal']}/{a['positions']}"}
+            for a in record["arms"]]
+    out.print(records_table(f"bench graft-batch: {record['model']} (flash attention "
+                            f"{'on' if record['flash_attn'] else 'off'})", rows, list(rows[0].keys())))
+    if record["batch_check"]:
+        out.print(f"batch check: {record['batch_check']['summary']}")
+
+
 def _ints(text: str, what: str) -> tuple[int, ...]:
     try:
         values = tuple(int(t) for t in text.split(",") if t.strip())

@@ -27,6 +27,7 @@ from store.db import (
     Copy,
     Generation,
     Problem,
+    QueryRequest,
     Team,
     owner_key,
     utcnow,
@@ -424,3 +425,34 @@ def record_prefix(session: Session, *, chain_hash: str, block_id: str, fingerpri
     return _insert_ignoring_conflict(session, PrefixRow, {
         "chain_hash": chain_hash, "block_id": block_id, "fingerprint": fingerprint, "profile_id": profile_id,
         "n_tokens": n_tokens}, ["chain_hash"])
+
+
+def start_delivery(session: Session, *, model: type[Problem] | type[QueryRequest], row_id: str) -> None:
+    """Count one delivery of a task on its row (started before the task body runs)."""
+    session.execute(sa.update(model).where(model.id == row_id).values(deliveries=model.deliveries + 1))
+
+
+def end_delivery(session: Session, *, model: type[Problem] | type[QueryRequest], row_id: str) -> None:
+    """Count the end of one delivery (the body returned or raised): a delivery that never ends lost its worker."""
+    session.execute(sa.update(model).where(model.id == row_id)
+                    .values(deliveries_ended=model.deliveries_ended + 1))
+
+
+def waiting_questions(session: Session, *, exclude: str, limit: int) -> list[QueryRequest]:
+    """Pending questions no delivery is working on (oldest first), other than `exclude`: what a graft worker may
+    take beside its own."""
+    return list(session.scalars(
+        sa.select(QueryRequest).where(QueryRequest.status == "pending", QueryRequest.id != exclude,
+                                      QueryRequest.deliveries == QueryRequest.deliveries_ended)
+        .order_by(QueryRequest.created_at).limit(limit)))
+
+
+def claim_waiting_question(session: Session, *, request_id: str) -> bool:
+    """Start a delivery of a pending question only if no other delivery is working on it (one statement, so two
+    workers cannot both claim it); True if this one did."""
+    result = session.execute(
+        sa.update(QueryRequest)
+        .where(QueryRequest.id == request_id, QueryRequest.status == "pending",
+               QueryRequest.deliveries == QueryRequest.deliveries_ended)
+        .values(deliveries=QueryRequest.deliveries + 1))
+    return bool(getattr(result, "rowcount", 0) == 1)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from functools import cached_property
 from pathlib import Path
 
-from pydantic import SecretStr, field_validator
+from pydantic import SecretStr, ValidationInfo, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 MIN_BLOCK_KEY_BYTES = 32
@@ -39,6 +39,14 @@ class Settings(BaseSettings):
     serving_max_seqs: int = 8
     # sequences one team may hold of those (default: all but one, so another team finds a slot; with one, none)
     serving_team_max_seqs: int | None = None
+    # recurring questions a graft worker answers together (their answers decoded in shared calls; 1: one at a
+    # time), used only where this host's `batch` check of the graft engine found each grafted answer decoded
+    # together equal to the same graft decoded alone (docs/ENGINE.md)
+    graft_max_seqs: int = 4
+    # the graft engine's flash attention (on: blocks of sliding-window models stay exact for 2-63-token queries,
+    # docs/ENGINE.md). Part of the fingerprint: blocks deposited under one setting are not grafted under the other.
+    # Off lets graft workers batch where ggml computes a row one way whatever shares the call (docs/ENGINE.md)
+    graft_flash_attn: bool = True
     window_tokens: int = 4096  # the serving context (n_ctx) of engines this deployment runs
     prompt_chunk_tokens: int = 64  # the prompt cache's chunk: prefixes end at its multiples (the serving grid)
     # the serving engine's flash attention: off, because on CPU a prompt's last partial chunk (2-63 query rows) at
@@ -51,11 +59,11 @@ class Settings(BaseSettings):
     requeue_after_s: float = 300.0  # pending this long, on an empty queue, with no delivery running: lost
     log_level: str = "WARNING"  # structlog events on stderr at this level and above
 
-    @field_validator("serving_max_seqs")
+    @field_validator("serving_max_seqs", "graft_max_seqs")
     @classmethod
-    def _some_seqs(cls, value: int) -> int:
+    def _some_seqs(cls, value: int, info: ValidationInfo) -> int:
         if not 1 <= value <= 64:
-            raise ValueError("KVGRAFT_SERVING_MAX_SEQS must be 1 to 64")
+            raise ValueError(f"KVGRAFT_{(info.field_name or '').upper()} must be 1 to 64")
         return value
 
     @property

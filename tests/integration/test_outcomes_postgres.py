@@ -47,7 +47,7 @@ def test_huge_integers_and_nul_output_end_in_outcomes_on_postgresql(pg_runtime: 
 
 def test_a_store_error_while_answering_ends_failed_on_postgresql(pg_runtime: Any,
                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
-    import workers.flywheel.routes as answering
+    import workers.flywheel.recurrence as answering
     from store.errors import BlockIntegrityError
 
     request = submit_question(pg_runtime, "What is 3 plus 4?", team_id=None)

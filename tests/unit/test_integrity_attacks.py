@@ -365,7 +365,7 @@ def test_a_team_grafts_shared_blocks_only_from_teams_it_trusts_and_answers_say_w
 
 def test_a_store_error_while_answering_ends_the_request_failed_with_a_reason(
         data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import workers.flywheel.routes as answering
+    import workers.flywheel.recurrence as answering
 
     rt = open_runtime()
     try:

@@ -11,6 +11,7 @@ from typing import Any
 import structlog
 from sqlalchemy.orm import Session
 
+from engine.graft import GraftEngine
 from store.db import Query
 from store.retention import record_use
 from workers.flywheel.answer import Answer, AnswerParams, AnswerRequest, question_digest
@@ -39,14 +40,20 @@ def add_answer_row(session: Session, question: str, team_id: int | None, result:
     return row
 
 
+def answer_request_for(engine: GraftEngine, question: str, *, team_id: int | None, expected: Any, verifier: Any,
+                       params: AnswerParams) -> AnswerRequest:
+    """The frozen request the routes answer."""
+    return AnswerRequest(question=question, team_id=team_id, expected=expected, verifier=verifier, params=params,
+                         engine=engine, style=style_for(engine))
+
+
 def answer_question(rt: Runtime, question: str, *, team_id: int | None = None, model: str | None = None,
                     expected: Any = None, verifier: Any = None, params: AnswerParams = AnswerParams(),
                     record: bool = True) -> Answer:
     """Answer and (with `record`) store the answer as a `queries` row; callers that must record it together with
     other state in one transaction pass record=False and use add_answer_row()."""
-    engine = rt.engine(model)
-    request = AnswerRequest(question=question, team_id=team_id, expected=expected, verifier=verifier,
-                            params=params, engine=engine, style=style_for(engine))
+    request = answer_request_for(rt.engine(model), question, team_id=team_id, expected=expected, verifier=verifier,
+                                 params=params)
     result = run_policy(rt, request)
     if not record:
         return result

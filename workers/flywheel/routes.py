@@ -6,36 +6,23 @@ Routes read blocks through the seam's `read_or_miss`: a damaged block is a miss,
 
 from __future__ import annotations
 
-import time
 from dataclasses import replace
 from typing import Any, Protocol
 
 import structlog
 
 from engine.graft import GraftEngine
-from engine.sampling import SamplingParams, generate_after_graft
 from store.db import owner_key
-from store.repository import (
-    find_recurrence,
-    get_block,
-    verifying_team,
-)
-from workers.flywheel.answer import Answer, AnswerParams, AnswerRequest, agreeing, checked, question_digest
-from workers.flywheel.attested import attestation, attested
+from workers.flywheel.answer import Answer, AnswerParams, AnswerRequest, agreeing, checked
+from workers.flywheel.attested import attestation
 from workers.flywheel.documents import answer_from_block, context_query, route_document
 from workers.flywheel.prefix import ensure_skill
-from workers.flywheel.prompts import (
-    MAX_ANSWER_TOKENS,
-    PromptStyle,
-    question_part,
-    recurrence_query,
-    tokens_of,
-)
+from workers.flywheel.prompts import PromptStyle, question_part, tokens_of
+from workers.flywheel.recurrence import decode_alone, find_hit, hit_answer
 from workers.flywheel.solve import SolveParams, sample_program, sample_seed
 from workers.flywheel.transfer import transfer_answer
 from workers.runtime import Runtime
-from workers.seam import block_to_snapshot, read_or_miss
-from workers.verify.answer_match import answers_match
+from workers.seam import read_or_miss
 from workers.verify.programs import extract_program, verify_program
 
 log = structlog.get_logger(__name__)
@@ -47,39 +34,6 @@ class Route(Protocol):
     def enabled(self, params: AnswerParams) -> bool: ...
 
     def try_answer(self, rt: Runtime, request: AnswerRequest) -> Answer | None: ...
-
-
-def _recurrence(rt: Runtime, engine: GraftEngine, style: PromptStyle, question: str, team_id: int | None,
-                timings: dict[str, float]) -> tuple[str, str, str | None, int, str | None] | None:
-    """(block id, stored verified answer, decoded answer, decode tokens, verifying team) for an exact repeat, or
-    None; each step's milliseconds go into `timings`."""
-    t0 = time.perf_counter()
-    with rt.session() as s:
-        problem = find_recurrence(s, question_digest=question_digest(question), team_id=team_id)
-        if problem is None or problem.block_id is None:
-            return None
-        row = get_block(s, block_id=problem.block_id)
-        stored_answer = str((problem.outcome or {}).get("answer", ""))
-        verified_by = verifying_team(s, problem=problem)
-    if row is None or row.fingerprint != engine.fingerprint.id:
-        return None
-    t1 = time.perf_counter()
-    block = read_or_miss(rt.blocks, row.fingerprint, row.id, purpose="recurrence", scope=owner_key(team_id))
-    if block is None:
-        return None
-    snapshot = block_to_snapshot(block)
-    query = tokens_of(engine, recurrence_query(style))
-    t2 = time.perf_counter()
-    out = generate_after_graft(engine, snapshot, query, SamplingParams(
-        max_tokens=MAX_ANSWER_TOKENS, temperature=0.0, stop=style.answer_stops), query_call=True, payload_verified=True,
-        timings=timings)
-    timings.update(lookup=_ms(t1 - t0), block_read=_ms(t2 - t1))
-    decoded = out.text.strip() or None
-    return row.id, stored_answer, decoded, len(out.tokens), verified_by
-
-
-def _ms(seconds: float) -> float:
-    return round(seconds * 1000, 3)
 
 
 def direct_samples(rt: Runtime, engine: GraftEngine, style: PromptStyle, prompt: list[int], skill: Any, seed_key: str,
@@ -104,22 +58,10 @@ class RecurrenceRoute:
         return True
 
     def try_answer(self, rt: Runtime, request: AnswerRequest) -> Answer | None:
-        engine, style = request.engine, request.style
-        timings: dict[str, float] = {}
-        hit = _recurrence(rt, engine, style, request.question, request.team_id, timings)
+        hit = find_hit(rt, request)
         if hit is None:
             return None
-        block_id, stored, decoded, n, by = hit
-        request.ledger.add(n)
-        agrees = answers_match(decoded, stored)
-        verdict = checked(decoded, request.expected, request.verifier)
-        detail = "" if agrees else f"decoded {decoded!r} differs from the verified answer {stored!r}"
-        t0 = time.perf_counter()
-        is_attested = attested(rt, engine, block_id, len(tokens_of(engine, recurrence_query(style))),
-                               team_id=request.team_id)
-        timings["attestation_lookup"] = _ms(time.perf_counter() - t0)
-        return Answer(decoded, "recurrence", block_id, n, agrees and verdict is not False, is_attested, detail,
-                      verified_by=by, timings_ms=timings)
+        return hit_answer(rt, request, hit, decode_alone(request.engine, request.style, hit))
 
 
 class ContextRoute:
@@ -192,6 +134,8 @@ class TransferRoute:
 
 
 POLICY: tuple[Route, ...] = (RecurrenceRoute(), ContextRoute(), DirectRoute(), TransferRoute())
+# the policy for a question already found not to be a repeat (workers/queue/recurring.py looked)
+AFTER_RECURRENCE: tuple[Route, ...] = tuple(r for r in POLICY if r.name != "recurrence")
 
 
 def run_policy(rt: Runtime, request: AnswerRequest, policy: tuple[Route, ...] = POLICY) -> Answer:

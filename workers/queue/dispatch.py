@@ -20,14 +20,18 @@ from store.repository import (
     FINAL_PROBLEM_STATUSES,
     batch_problems,
     create_batch,
+    end_delivery,
     get_or_create_team,
     refresh_batch_status,
+    start_delivery,
 )
 from workers.flywheel.answer import Answer, AnswerParams
-from workers.flywheel.answering import add_answer_row, answer_question
+from workers.flywheel.answering import answer_question, answer_request_for
 from workers.flywheel.prompts import normalize_question
+from workers.flywheel.routes import AFTER_RECURRENCE, run_policy
 from workers.flywheel.solve import SolveParams, solve_problem
 from workers.problems import ProblemSpec
+from workers.queue.recurring import answer_recurring, record_answer
 from workers.runtime import Runtime
 from workers.verify.sandbox_types import SandboxUnavailableError
 
@@ -103,13 +107,12 @@ def counted_delivery(rt: Runtime, model: type[Problem] | type[QueryRequest], row
     """Count one delivery of a task on its row: started before the body runs, ended when it returns or raises.
     A delivery that never ends lost its worker; the caller checks `lost_deliveries` before it starts."""
     with rt.session() as s:
-        s.execute(sa.update(model).where(model.id == row_id).values(deliveries=model.deliveries + 1))
+        start_delivery(s, model=model, row_id=row_id)
     try:
         yield
     finally:
         with rt.session() as s:
-            s.execute(sa.update(model).where(model.id == row_id)
-                      .values(deliveries_ended=model.deliveries_ended + 1))
+            end_delivery(s, model=model, row_id=row_id)
 
 
 def lost_deliveries(row: Problem | QueryRequest) -> int:
@@ -244,8 +247,11 @@ def answer_request(rt: Runtime, request_id: str, params: AnswerParams = AnswerPa
     log.info("answer.options", request_id=request_id, samples=params.samples, model=model)
     try:
         with counted_delivery(rt, QueryRequest, request_id):
-            answer = answer_question(rt, question, team_id=team_id, expected=expected.get("answer"),
-                                     verifier=expected.get("verifier"), params=params, record=False, model=model)
+            request = answer_request_for(rt.engine(model), question, team_id=team_id, expected=expected.get("answer"),
+                                         verifier=expected.get("verifier"), params=params)
+            answer = answer_recurring(rt, request_id, request, model)  # a repeat: with others waiting, together
+            if answer is None:
+                answer = run_policy(rt, request, AFTER_RECURRENCE)
     except TRANSIENT:
         raise  # retried by the task (and ended `failed` when retries run out)
     except Exception as exc:  # a missing, corrupt or unsigned block, bad input, a bug: a terminal outcome
@@ -253,13 +259,9 @@ def answer_request(rt: Runtime, request_id: str, params: AnswerParams = AnswerPa
             log.exception("answer.error", request_id=request_id)
         fail_unfinished(rt, QueryRequest, request_id, error_reason(exc), f"{type(exc).__name__}: {exc}")
         return "failed"
-    with rt.session() as s:  # the answer and the request's outcome commit together: exactly one outcome
-        request = s.get(QueryRequest, request_id, with_for_update=True)
-        if request is None or request.status != "pending":
-            return request.status if request is not None else "unknown"
-        row = add_answer_row(s, question, team_id, answer)
-        request.status, request.finished_at, request.query_id = "done", utcnow(), row.id
-    return "done"
+    log.info("answer.done", request_id=request_id, route=answer.route, block_id=answer.block_id,
+             verified=answer.verified, decode_tokens=answer.decode_tokens)
+    return record_answer(rt, request_id, answer)
 
 
 def ask(rt: Runtime, question: str, *, team_id: int | None = None, params: AnswerParams = AnswerParams(),

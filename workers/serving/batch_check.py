@@ -41,7 +41,7 @@ from workers.upkeep.gate_records import divergence_fields
 
 log = structlog.get_logger(__name__)
 
-CHECK_VERSION = "batch-check-v4"  # in the batch profile: a verdict of another version is not reused
+CHECK_VERSION = "batch-check-v5"  # in the batch profile: a verdict of another version is not reused
 PROBE_LENGTHS = (9, 70, 270, 37, 130, 20, 100, 45)
 PROBE_TOKENS = (12, 6, 10, 8, 4, 12, 6, 10)
 
@@ -65,12 +65,22 @@ class BatchCheck:
     states: int = 0  # prefix states captured beside others
     states_equal: int = 0  # of those, byte-equal to the one-sequence context's capture (what blocks store)
     first_rows_equal: bool = True  # every prompt's first generated position equals the one-sequence context's
+    # grafts (a captured state restored, a few query tokens fed in one call keeping every row, a greedy answer:
+    # a recurrence question) decoded together, against each grafted alone in a one-sequence context: the path the
+    # graft check attests. Only without pad rows: with them a lone graft would not compute what was attested
+    grafts: int = 0
+    grafts_equal: int = 0
 
     @property
     def exact(self) -> bool:
         return (self.failure is None and self.reproducible and self.positions == self.positions_equal
                 and self.tokens_equal == self.sequences and self.batched_with >= 2 and self.positions_batched > 0
                 and self.states == self.states_equal and self.first_rows_equal)
+
+    @property
+    def grafts_exact(self) -> bool:
+        """Graft workers may decode several questions' answers together (workers/queue/dispatch.py)."""
+        return self.exact and self.pad_to == 1 and self.grafts > 0 and self.grafts_equal == self.grafts
 
     def summary(self) -> str:
         if self.failure:
@@ -85,7 +95,9 @@ class BatchCheck:
                 f"restored from states captured alone among them), {self.states_equal}/{self.states} captured "
                 f"states equal to a one-sequence context's, first positions "
                 f"{'equal' if self.first_rows_equal else 'NOT equal'} to it; alone "
-                f"{'reproducible' if self.reproducible else 'NOT reproducible'}")
+                f"{'reproducible' if self.reproducible else 'NOT reproducible'}; "
+                + (f"{self.grafts_equal}/{self.grafts} grafted answers decoded together equal to each alone in a "
+                   "one-sequence context" if self.grafts else "grafts not batched (pad rows)"))
 
 
 def probe_jobs(engine: GraftEngine, n: int) -> list[SequenceJob]:
@@ -106,12 +118,27 @@ def probe_jobs(engine: GraftEngine, n: int) -> list[SequenceJob]:
     return jobs
 
 
+def graft_jobs(engine: GraftEngine, jobs: list[SequenceJob]) -> list[SequenceJob]:
+    """Recurrence-shaped probes: each probe prompt but its last 3 to 7 tokens captured in a fresh context (as a
+    block is deposited), grafted, those tokens fed as the query in one call, a greedy answer."""
+    out = []
+    for i, job in enumerate(jobs):
+        q = 3 + i % 5
+        if len(job.tokens) <= q:
+            continue
+        state = engine.capture(job.tokens[:-q], n_query=q)
+        out.append(replace(job, restore=state, captures=(), query_feed=True,
+                           params=replace(job.params, temperature=0.0)))
+    return out
+
+
 def _key(r: SequenceResult) -> tuple[tuple[int, ...], tuple[str, ...]]:
     return r.generated.tokens, r.generated.digests
 
 
 def _trial(engine: GraftEngine, jobs: list[SequenceJob], max_seqs: int, pad_to: int,
-           unbatched: list[SequenceResult]) -> BatchCheck:
+           unbatched: list[SequenceResult], grafts: list[SequenceJob],
+           grafted_alone: list[SequenceResult]) -> BatchCheck:
     t0 = time.perf_counter()
     captured = {i: r.captured[0][1] for i, r in enumerate(unbatched) if r.captured}
     restoring = [replace(job, restore=captured[i], captures=()) if i in captured else job
@@ -124,6 +151,8 @@ def _trial(engine: GraftEngine, jobs: list[SequenceJob], max_seqs: int, pad_to: 
         staggered = BatchCore(engine, ctx, pad_to=pad_to).run_all([(3 * i, job) for i, job in enumerate(jobs)])
         reverse = BatchCore(engine, ctx, pad_to=pad_to).run_all([(0, job) for job in reversed(jobs)])[::-1]
         restored = BatchCore(engine, ctx, pad_to=pad_to).run_all([(2 * i, j) for i, j in enumerate(restoring)])
+        grafted = (BatchCore(engine, ctx).run_all([(i % 2, j) for i, j in enumerate(grafts)]) if pad_to == 1
+                   else [])
     reproducible = all(_key(a) == _key(b) for a, b in zip(first, control, strict=True))
     sequences = tokens_equal = positions = positions_equal = batched = states = states_equal = 0
     divergences = []
@@ -141,13 +170,15 @@ def _trial(engine: GraftEngine, jobs: list[SequenceJob], max_seqs: int, pad_to: 
             if i in captured and got.captured:
                 states += 1
                 states_equal += got.captured[0][1].payload == captured[i].payload
+    grafts_equal = sum(_key(a) == _key(b) and a.first_logits_sha256 == b.first_logits_sha256
+                       for a, b in zip(grafted_alone, grafted, strict=False))
     same_as_unbatched = all(_key(a) == _key(b) for a, b in zip(first, unbatched, strict=True))
     first_rows = all(a.generated.digests[:1] == b.generated.digests[:1] for a, b in zip(first, unbatched, strict=True))
     return BatchCheck(max_seqs, pad_to, reproducible, sequences, tokens_equal, positions, positions_equal, batched,
                       max(r.batched_with for r in (*full, *staggered, *reverse, *restored)),
                       round((time.perf_counter() - t0) * 1000, 1), merge(divergences),
                       alone_equals_unbatched=same_as_unbatched, states=states, states_equal=states_equal,
-                      first_rows_equal=first_rows)
+                      first_rows_equal=first_rows, grafts=len(grafted), grafts_equal=grafts_equal)
 
 
 def batch_check(engine: GraftEngine, max_seqs: int) -> BatchCheck:
@@ -159,8 +190,10 @@ def batch_check(engine: GraftEngine, max_seqs: int) -> BatchCheck:
         with engine.open_context() as ctx:
             unbatched_core = BatchCore(engine, ctx)
             unbatched = [unbatched_core.run_all([(0, job)])[0] for job in jobs]
+            grafts = graft_jobs(engine, jobs)
+            grafted_alone = [unbatched_core.run_all([(0, job)])[0] for job in grafts]
         for pad_to in (1, 2):
-            check = _trial(engine, jobs, max_seqs, pad_to, unbatched)
+            check = _trial(engine, jobs, max_seqs, pad_to, unbatched, grafts, grafted_alone)
             if check.exact:
                 break
             if pad_to == 1:
@@ -172,7 +205,8 @@ def batch_check(engine: GraftEngine, max_seqs: int) -> BatchCheck:
     check = replace(check, ms=round((time.perf_counter() - t0) * 1000, 1), tried=tuple(tried))
     log.info("serve.batch_checked", exact=check.exact, max_seqs=max_seqs, pad_to=check.pad_to,
              positions=check.positions, positions_equal=check.positions_equal,
-             positions_batched=check.positions_batched, ms=check.ms)
+             positions_batched=check.positions_batched, grafts=check.grafts, grafts_equal=check.grafts_equal,
+             ms=check.ms)
     return check
 
 
@@ -182,6 +216,18 @@ class BatchPolicy:
     reason: str | None  # why batching is off
     attestation_id: int | None
     pad_to: int = 1  # 2: pad rows keep every decode ubatch at two rows or more
+    grafts: bool = False  # several questions' grafted answers may be decoded together (BatchCheck.grafts_exact)
+
+    @property
+    def graft_reason(self) -> str | None:
+        """Why graft workers answer one question at a time here, or None when they may batch."""
+        if self.grafts:
+            return None
+        if self.max_seqs <= 1:
+            return self.reason
+        return ("batched grafts were not all equal to each grafted alone in a one-sequence context (the path the "
+                f"graft check attests){' (pad rows needed)' if self.pad_to > 1 else ''} "
+                f"(attestation {self.attestation_id})")
 
     def as_dict(self) -> dict[str, object]:
         return {"batching": "on" if self.max_seqs > 1 else "off", "reason": self.reason,
@@ -201,19 +247,21 @@ def batching_policy(rt: Runtime, engine: GraftEngine, max_seqs: int) -> BatchPol
         if known is not None:
             exact, attestation_id, reason = known.status == "attested", known.id, known.reason
             pad_to = int((known.profile or {}).get("pad_to", 1))
+            grafts = bool((known.profile or {}).get("grafts", False))
     if known is None:
         check = batch_check(engine, max_seqs)
-        exact, reason, pad_to = check.exact, check.summary(), check.pad_to
+        exact, reason, pad_to, grafts = check.exact, check.summary(), check.pad_to, check.grafts_exact
         if check.divergence is None:  # it could not run: nothing measured to record
             return BatchPolicy(1, f"batch_check_failed: {check.failure}", None)
         with rt.session() as s:
             attestation_id = record_attestation(
                 s, kind="batch", block_id=None, probe_digest=None, fingerprint=engine.fingerprint.id,
-                profile={**profile.as_dict(), "pad_to": check.pad_to}, profile_id=profile.id, host=host,
+                profile={**profile.as_dict(), "pad_to": check.pad_to, "grafts": check.grafts_exact},
+                profile_id=profile.id, host=host,
                 status="attested" if check.exact else "functional", floor_equal=check.reproducible,
                 continuation_equal=None, recapture_equal=None, reason=reason,
                 **{**divergence_fields(check.divergence), "byte_exact": check.exact},
                 timings={"batch_check_ms": check.ms}).id
     if exact:
-        return BatchPolicy(max_seqs, None, attestation_id, pad_to)
+        return BatchPolicy(max_seqs, None, attestation_id, pad_to, grafts)
     return BatchPolicy(1, f"batch_not_exact: {reason} (attestation {attestation_id})", attestation_id)

@@ -1,0 +1,146 @@
+"""Graft workers answering recurring questions together: the body that answers a question which is an exact repeat
+of a solved one also takes up to KVGRAFT_GRAFT_MAX_SEQS - 1 other waiting questions that are repeats too, and
+decodes all their answers in one batch context (workers/flywheel/recurrence.py), each recorded as its own outcome.
+
+The same body runs in a Celery graft worker, the embedded runner and the API's work thread, so all three batch.
+A question is taken only when no delivery is working on it, by one conditional update that starts its delivery
+(two workers cannot both take it); its own task message, delivered later, finds it answered and leaves it. If the
+shared decode fails, the questions taken are released untouched (their own deliveries answer them) and the
+error is the asking question's, as before.
+
+Batching is used only where this host's `batch` attestation of the graft engine found every grafted answer
+decoded together equal to the same graft decoded alone in a one-sequence context (the path the graft check
+attests); elsewhere each question is answered alone and the log says why (`graft.batching_off`). Which questions
+shared a batch is logged for the operator and never shown to a team: an answer and its figures are the same
+whether or not another team's question was decoded beside it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import structlog
+
+from engine.graft import GraftEngine
+from store.db import QueryRequest, utcnow
+from store.repository import claim_waiting_question, end_delivery, waiting_questions
+from workers.flywheel.answer import Answer, AnswerParams, AnswerRequest
+from workers.flywheel.answering import add_answer_row, answer_request_for
+from workers.flywheel.recurrence import (
+    RecurrenceHit,
+    can_decode_together,
+    decode_alone,
+    decode_together,
+    find_hit,
+    hit_answer,
+)
+from workers.runtime import Runtime
+from workers.serving.batch_check import BatchPolicy, batching_policy
+
+log = structlog.get_logger(__name__)
+
+
+@dataclass(frozen=True)
+class Taken:
+    """A waiting question this body took beside its own: its delivery is started and must be ended."""
+
+    request_id: str
+    request: AnswerRequest
+    hit: RecurrenceHit
+
+
+def requested_model(options: dict[str, Any]) -> str | None:
+    model = options.get("model")
+    return model if isinstance(model, str) else None
+
+
+def graft_batching(rt: Runtime, engine: GraftEngine) -> BatchPolicy:
+    """This host's batching verdict for the graft engine (the `batch` check, run once per host and fingerprint)."""
+    key = f"graft_batching/{engine.fingerprint.id}"
+    policy = rt.memo.get(key)
+    if not isinstance(policy, BatchPolicy):
+        policy = batching_policy(rt, engine, rt.settings.graft_max_seqs)
+        rt.memo[key] = policy
+        if policy.graft_reason:
+            log.warning("graft.batching_off", fingerprint=engine.fingerprint.id, reason=policy.graft_reason)
+    return policy
+
+
+def record_answer(rt: Runtime, request_id: str, answer: Answer) -> str:
+    """The answer and the request's outcome, committed together (exactly one outcome: a request that already has
+    one is left as it is)."""
+    with rt.session() as s:
+        request = s.get(QueryRequest, request_id, with_for_update=True)
+        if request is None or request.status != "pending":
+            return request.status if request is not None else "unknown"
+        row = add_answer_row(s, request.question, request.team_id, answer)
+        request.status, request.finished_at, request.query_id = "done", utcnow(), row.id
+    return "done"
+
+
+def _release(rt: Runtime, taken: list[Taken]) -> None:
+    for t in taken:
+        with rt.session() as s:
+            end_delivery(s, model=QueryRequest, row_id=t.request_id)
+
+
+def _take(rt: Runtime, own_id: str, engine: GraftEngine, model: str | None, limit: int) -> list[Taken]:
+    """Up to `limit` waiting questions for the same model that are repeats decodable together, each claimed."""
+    with rt.session() as s:
+        candidates = [(r.id, r.question, r.team_id, dict(r.expected or {}))
+                      for r in waiting_questions(s, exclude=own_id, limit=4 * limit)
+                      if requested_model(dict(r.options or {})) == model]
+    taken: list[Taken] = []
+    for request_id, question, team_id, expected in candidates:
+        if len(taken) >= limit:
+            break
+        with rt.session() as s:
+            if not claim_waiting_question(s, request_id=request_id):
+                continue
+        request = answer_request_for(engine, question, team_id=team_id, expected=expected.get("answer"),
+                                     verifier=expected.get("verifier"), params=AnswerParams())
+        try:
+            hit = find_hit(rt, request)
+        except Exception as exc:  # noqa: BLE001 - its own delivery will meet (and record) the error
+            log.info("graft.take_skipped", request_id=request_id, error=f"{type(exc).__name__}: {exc}")
+            hit = None
+        if hit is None or not can_decode_together(hit):  # left to its own delivery
+            with rt.session() as s:
+                end_delivery(s, model=QueryRequest, row_id=request_id)
+            continue
+        taken.append(Taken(request_id, request, hit))
+    return taken
+
+
+def answer_recurring(rt: Runtime, own_id: str, own: AnswerRequest, model: str | None) -> Answer | None:
+    """The asking question's answer if it is a repeat (None: it is not; the policy answers it), with the other
+    repeats taken meanwhile answered and recorded beside it."""
+    hit = find_hit(rt, own)
+    if hit is None:
+        return None
+    engine = own.engine
+    limit = rt.settings.graft_max_seqs - 1
+    taken: list[Taken] = []
+    policy = None
+    if limit >= 1 and can_decode_together(hit):
+        with rt.session() as s:
+            someone_waits = any(requested_model(dict(r.options or {})) == model
+                                for r in waiting_questions(s, exclude=own_id, limit=4 * limit))
+        if someone_waits:
+            policy = graft_batching(rt, engine)
+            if policy.grafts:
+                taken = _take(rt, own_id, engine, model, min(limit, policy.max_seqs - 1))
+    if not taken:
+        return hit_answer(rt, own, hit, decode_alone(engine, own.style, hit))
+    try:
+        assert policy is not None
+        decoded = decode_together(engine, own.style, [hit, *(t.hit for t in taken)], policy.max_seqs)
+        answers = [hit_answer(rt, req, h, d) for req, h, d in
+                   zip([own, *(t.request for t in taken)], [hit, *(t.hit for t in taken)], decoded, strict=True)]
+        for t, answer in zip(taken, answers[1:], strict=True):
+            record_answer(rt, t.request_id, answer)
+    finally:
+        _release(rt, taken)
+    log.info("graft.answered_together", questions=len(answers), request_id=own_id,
+             taken=[t.request_id for t in taken])
+    return answers[0]
