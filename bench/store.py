@@ -1,5 +1,6 @@
-"""`kvgraft bench store`: put/get throughput of large blocks on local disk and on an S3 endpoint, and what
-verification (SHA-256 while reading) adds to a raw read. Payloads are random bytes: no model is involved."""
+"""`kvgraft bench store`: put/get throughput of large blocks on local disk and on an S3 endpoint, what
+verification (SHA-256 while reading) adds to a raw read, and what encryption at rest (AES-256-GCM) costs the
+verified read (`verified_read_time_vs_clear`). Payloads are random bytes: no model is involved."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from services.local_servers import moto_server
+from store.block_crypto import Keyring
 from store.blockfile import Block, new_block
 from store.blocks import BlockStore, block_key
 from store.objects.local import LocalObjectStore
@@ -89,40 +91,52 @@ def _s3_endpoint(url: str | None) -> Iterator[tuple[str, bool]]:
 
 
 def run_store_bench(request: StoreBenchRequest, progress: Callable[[str], None] | None = None) -> dict[str, Any]:
+    """Each store twice, payloads in the clear and encrypted (AES-256-GCM under a fresh key), same blocks."""
     blocks = _blocks(request.size_mb << 20, request.count)
+    ring = Keyring.parse(os.urandom(32).hex())
+    arms: tuple[tuple[str, Keyring | None], ...] = (("clear", None), ("aes-256-gcm", ring))
     results = []
     with tempfile.TemporaryDirectory(prefix="kvgraft-bench-store-") as tmp:
-        local = LocalObjectStore(Path(tmp) / "blocks")
+        for name, keyring in arms:
+            root = Path(tmp) / f"blocks-{name}"
+            local = LocalObjectStore(root)
 
-        def raw_local(key: str) -> None:
-            path = Path(tmp) / "blocks" / key
-            buf = bytearray(path.stat().st_size)
-            with path.open("rb", buffering=0) as f:
-                f.readinto(buf)
+            def raw_local(key: str, root: Path = root) -> None:
+                path = root / key
+                buf = bytearray(path.stat().st_size)
+                with path.open("rb", buffering=0) as f:
+                    f.readinto(buf)
 
-        def drop_local(key: str) -> None:
-            fd = os.open(Path(tmp) / "blocks" / key, os.O_RDONLY)
-            try:
-                os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
-            finally:
-                os.close(fd)
+            def drop_local(key: str, root: Path = root) -> None:
+                fd = os.open(root / key, os.O_RDONLY)
+                try:
+                    os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+                finally:
+                    os.close(fd)
 
-        if progress:
-            progress("local disk")
-        results.append(_measure(BlockStore(local), blocks, raw_local, drop_local))
+            if progress:
+                progress(f"local disk, payloads {name}")
+            results.append({**_measure(BlockStore(local, keyring=keyring), blocks, raw_local, drop_local),
+                            "payloads": name})
     aws = {"AWS_ACCESS_KEY_ID": "bench", "AWS_SECRET_ACCESS_KEY": "bench", "AWS_DEFAULT_REGION": "us-east-1"}
     with environment(defaults=aws), _s3_endpoint(request.s3_endpoint_url) as (endpoint, started):
-        if progress:
-            progress(f"S3 at {endpoint}" + (" (moto, started for this run)" if started else ""))
-        s3 = S3ObjectStore(f"kvgraft-bench-{os.getpid()}", "kvgraft", endpoint_url=endpoint)
-        s3.ensure_bucket()
+        for name, keyring in arms:
+            if progress:
+                progress(f"S3 at {endpoint}" + (" (moto, started for this run)" if started else "")
+                         + f", payloads {name}")
+            s3 = S3ObjectStore(f"kvgraft-bench-{os.getpid()}-{name}", "kvgraft", endpoint_url=endpoint)
+            s3.ensure_bucket()
 
-        def raw_s3(key: str) -> None:
-            with s3.open(key) as stream:
-                while stream.read(1 << 20):
-                    pass
+            def raw_s3(key: str, s3: S3ObjectStore = s3) -> None:
+                with s3.open(key) as stream:
+                    while stream.read(1 << 20):
+                        pass
 
-        row = _measure(BlockStore(s3), blocks, raw_s3)
-        row["endpoint"] = "moto (local, started for this run)" if started else endpoint
-        results.append(row)
+            row = _measure(BlockStore(s3, keyring=keyring), blocks, raw_s3)
+            row["endpoint"] = "moto (local, started for this run)" if started else endpoint
+            results.append({**row, "payloads": name})
+    for row in results:  # the encrypted arm's verified read against the clear arm's, same store and blocks
+        if row["payloads"] != "clear":
+            clear = next(r for r in results if r["store"] == row["store"] and r["payloads"] == "clear")
+            row["verified_read_time_vs_clear"] = round(clear["get_verified_mb_s"] / row["get_verified_mb_s"], 2)
     return {"benchmark": "store", "size_mb": request.size_mb, "count": request.count, "results": results}

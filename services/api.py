@@ -247,7 +247,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         with rt.session() as s:
             s.execute(sa.text("SELECT 1"))
         return {"status": "ok", "store": rt.blocks.url, "broker": bool(rt.settings.broker_url),
-                "blocks_signed": rt.settings.block_key is not None, "block_signing": rt.settings.block_signing}
+                "blocks_signed": rt.settings.block_key is not None, "block_signing": rt.settings.block_signing,
+                "block_encryption": rt.settings.block_encryption}
 
     @app.get("/metrics", tags=["operators"], response_class=PlainTextResponse)
     def prometheus_metrics(who: Staff) -> PlainTextResponse:

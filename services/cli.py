@@ -84,15 +84,17 @@ def fingerprint(model: ModelOpt = None, json_out: JsonOpt = False) -> None:
         profile = engine.profile(8)
         from workers.settings import Settings
 
+        settings = Settings()
         record = {"model": engine.name, "gguf": str(engine.model.path), "fingerprint": fp.id,
                   "parts": fp.parts(), "profile_id": profile.id, "profile": profile.as_dict(),
-                  "block_signing": Settings().block_signing}
+                  "block_signing": settings.block_signing, "block_encryption": settings.block_encryption}
         if json_out:
             print_json(record)
         else:
             out.print(key_value_table(f"fingerprint {fp.id} ({engine.name})", fp.parts()))
             out.print(key_value_table(f"numerics profile {profile.id}", profile.as_dict()))
             out.print(f"block signing: {record['block_signing']}", highlight=False, markup=False)
+            out.print(f"block encryption: {record['block_encryption']}", highlight=False, markup=False)
 
     guard(body)
 

@@ -88,8 +88,9 @@ def bench_store(
     if json_out:
         print_json(record)
         return
-    columns = ["store", "block_bytes", "put_mb_s", "get_verified_mb_s", "raw_read_mb_s", "verify_overhead_pct",
-               "get_verified_mb_s_warm", "raw_read_mb_s_warm", "verify_overhead_pct_warm"]
+    columns = ["store", "payloads", "block_bytes", "put_mb_s", "get_verified_mb_s", "raw_read_mb_s",
+               "verify_overhead_pct", "get_verified_mb_s_warm", "raw_read_mb_s_warm", "verify_overhead_pct_warm",
+               "verified_read_time_vs_clear"]
     out.print(records_table(f"bench store: {count} x {size_mb} MiB", record["results"], columns))
 
 

@@ -2,10 +2,12 @@
 
     offset 0   magic       8 bytes  b"KVGRAFT\\x00"
     offset 8   version     u16 little-endian (2; version 1 is still read)
-    offset 10  flags       u16 (0; reserved)
+    offset 10  flags       u16 (0, or 1: the payload is encrypted, store/block_crypto.py)
     offset 12  header_len  u32 (at most MAX_HEADER_BYTES)
     offset 16  header      header_len bytes of UTF-8 JSON
-    then       payload     exactly identity.payload_bytes bytes, up to the end of the file
+    then       payload     exactly identity.payload_bytes bytes, up to the end of the file (encrypted: the
+                           AES-256-GCM ciphertext of those bytes and its 16-byte tag; the header's
+                           `encryption` names the key id and nonce)
 
 The header holds `block_id`, `identity` (the deterministic fields: kind, token ids, positions, fingerprint,
 profile, payload SHA-256 and size), `meta` (text, question, answer, passage, sources, owner, probe, fingerprint
@@ -34,14 +36,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
+from store.block_crypto import TAG_BYTES, Encryption, Keyring, no_keyring_error
 from store.errors import BlockAuthError, BlockFormatError, BlockIntegrityError
-from store.hashed_read import read_hashed, remaining_bytes
+from store.hashed_read import read_exactly, read_hashed, remaining_bytes
 
 MAGIC = b"KVGRAFT\x00"
 FORMAT_VERSION = 2
 READABLE_VERSIONS = (1, 2)
 _SIGNATURE_CONTEXT = b"kvgraft-block-header-v2\x00"
 _PREFIX = struct.Struct("<8sHHI")
+FLAG_ENCRYPTED = 0x1
 MAX_HEADER_BYTES = 16 << 20
 MAX_PAYLOAD_BYTES = 8 << 30
 KINDS = ("solution", "document", "skill", "probe", "prefix")
@@ -225,15 +229,23 @@ def signed(block: Block, key: bytes) -> Block:
                  FORMAT_VERSION)
 
 
-def encode_header(block: Block) -> bytes:
-    header = canonical_json(block.header())
+def encode_header(block: Block, encryption: Encryption | None = None) -> bytes:
+    header_obj = block.header()
+    if encryption is not None:  # outside the signed part: the cipher's authenticated data binds it instead
+        header_obj["encryption"] = encryption.as_dict()
+    header = canonical_json(header_obj)
     if len(header) > MAX_HEADER_BYTES:
         raise BlockFormatError(f"block header of {len(header)} bytes exceeds {MAX_HEADER_BYTES}")
-    return _PREFIX.pack(MAGIC, block.format_version, 0, len(header)) + header
+    flags = FLAG_ENCRYPTED if encryption is not None else 0
+    return _PREFIX.pack(MAGIC, block.format_version, flags, len(header)) + header
 
 
-def encode(block: Block) -> bytes:
-    return encode_header(block) + bytes(block.payload)
+def encode(block: Block, keyring: Keyring | None = None) -> bytes:
+    """The block's bytes; with a keyring, its payload encrypted under the newest key."""
+    if keyring is None:
+        return encode_header(block) + bytes(block.payload)
+    encryption, sealed = keyring.encrypt(block.block_id, block.payload)
+    return encode_header(block, encryption) + sealed
 
 
 def write_block_file(block: Block, path: Path) -> int:
@@ -268,6 +280,7 @@ class BlockHeader:
     meta: dict[str, Any]
     hmac: str | None
     format_version: int
+    encryption: Encryption | None = None  # the payload is sealed under this key id
 
 
 def read_header(stream: IO[bytes]) -> BlockHeader:
@@ -279,7 +292,7 @@ def read_header(stream: IO[bytes]) -> BlockHeader:
     if version not in READABLE_VERSIONS:
         raise BlockFormatError(f"unsupported block format version {version} (this build reads "
                                f"{', '.join(map(str, READABLE_VERSIONS))})")
-    if flags != 0:
+    if flags not in (0, FLAG_ENCRYPTED):
         raise BlockFormatError(f"unsupported block flags {flags:#x}")
     if header_len > MAX_HEADER_BYTES:
         raise BlockFormatError(f"block header of {header_len} bytes exceeds {MAX_HEADER_BYTES}")
@@ -295,13 +308,19 @@ def read_header(stream: IO[bytes]) -> BlockHeader:
         raise BlockFormatError("block_id must be 64 lowercase hex digits")
     if mac is not None and not _is_sha256_hex(mac):
         raise BlockFormatError("block hmac must be 64 lowercase hex digits")
-    return BlockHeader(block_id, BlockIdentity.from_dict(header.get("identity")), validate_meta(meta), mac, version)
+    if bool(flags & FLAG_ENCRYPTED) != ("encryption" in header):
+        raise BlockFormatError("block flags and header disagree on whether the payload is encrypted")
+    encryption = Encryption.from_dict(header["encryption"]) if "encryption" in header else None
+    return BlockHeader(block_id, BlockIdentity.from_dict(header.get("identity")), validate_meta(meta), mac, version,
+                       encryption)
 
 
 def read_block(stream: IO[bytes], *, expected_id: str | None = None, key: bytes | None = None,
-               expected_fingerprint: str | None = None) -> Block:
+               expected_fingerprint: str | None = None, keyring: Keyring | None = None) -> Block:
     """Read and verify one block. The payload is read straight into one buffer and hashed chunk by chunk. With a
-    `key`, the block must carry a valid version-2 signature over its whole header (BlockAuthError otherwise)."""
+    `key`, the block must carry a valid version-2 signature over its whole header (BlockAuthError otherwise). An
+    encrypted payload is decrypted under `keyring` (BlockKeyError when it holds no such key, or the payload does not
+    authenticate under it), then hashed like any other."""
     head = read_header(stream)
     block_id, identity, meta, mac = head.block_id, head.identity, head.meta, head.hmac
     if expected_id is not None and block_id != expected_id:
@@ -321,6 +340,8 @@ def read_block(stream: IO[bytes], *, expected_id: str | None = None, key: bytes 
         if status != "signed":
             raise BlockAuthError(f"block {block_id}: HMAC does not match its header under the configured block key "
                                  f"(tampered metadata or another key)")
+    if head.encryption is not None:
+        return _read_sealed(stream, head, keyring)
     remaining = remaining_bytes(stream)
     if remaining is not None and remaining < identity.payload_bytes:
         raise BlockIntegrityError(f"block {block_id} is truncated: payload {remaining} of "
@@ -333,6 +354,23 @@ def read_block(stream: IO[bytes], *, expected_id: str | None = None, key: bytes 
     if digest != identity.payload_sha256:
         raise BlockIntegrityError(f"block {block_id}: payload SHA-256 mismatch (corrupted or tampered)")
     return Block(block_id, identity, payload, meta, mac, head.format_version)
+
+
+def _read_sealed(stream: IO[bytes], head: BlockHeader, keyring: Keyring | None) -> Block:
+    block_id, identity = head.block_id, head.identity
+    assert head.encryption is not None
+    if keyring is None:
+        raise no_keyring_error(block_id, head.encryption)
+    size = identity.payload_bytes + TAG_BYTES
+    sealed, got = read_exactly(stream, size)
+    if got != size:
+        raise BlockIntegrityError(f"block {block_id} is truncated: sealed payload {got} of {size} bytes")
+    if stream.read(1):
+        raise BlockIntegrityError(f"block {block_id} has bytes after its payload")
+    payload = keyring.decrypt(block_id, head.encryption, sealed)
+    if hashlib.sha256(payload).hexdigest() != identity.payload_sha256:
+        raise BlockIntegrityError(f"block {block_id}: payload SHA-256 mismatch (corrupted or tampered)")
+    return Block(block_id, identity, payload, head.meta, head.hmac, head.format_version)
 
 
 def read_block_file(path: Path, **kwargs: Any) -> Block:

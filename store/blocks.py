@@ -12,6 +12,7 @@ from typing import Any
 
 import structlog
 
+from store.block_crypto import Keyring
 from store.blockfile import Block, BlockIdentity, encode, read_block, read_block_file, read_header
 from store.cache import LocalReadCache
 from store.errors import BlockFormatError, BlockIntegrityError
@@ -69,8 +70,9 @@ class BlockStore:
     verified block stays what it was; deleting, replacing or quarantining a block here evicts it."""
 
     def __init__(self, objects: ObjectStore, *, cache: LocalReadCache | None = None,
-                 key: bytes | None = None, verified_cache_bytes: int = 0) -> None:
+                 key: bytes | None = None, verified_cache_bytes: int = 0, keyring: Keyring | None = None) -> None:
         self.objects = objects
+        self.keyring = keyring  # payloads written encrypted under its newest key; every key of it reads
         self.cache = cache
         self.hmac_key = key
         self.verified_cache_bytes = verified_cache_bytes
@@ -122,7 +124,7 @@ class BlockStore:
         return self.objects.url
 
     def put(self, block: Block) -> StoredBlock:
-        data = encode(block)
+        data = encode(block, self.keyring)
         key = block_key(block.fingerprint, block.block_id)
         result = self.objects.put(key, data, sha256=hashlib.sha256(data).hexdigest())
         log.info("store.block_put", block_id=block.block_id, fingerprint=block.fingerprint, bytes=len(data),
@@ -151,7 +153,7 @@ class BlockStore:
 
     def _read(self, key: str, block_id: str, fingerprint: str, cache_key: str | None) -> Block:
         checks: dict[str, Any] = {"expected_id": block_id, "expected_fingerprint": fingerprint,
-                                  "key": self.hmac_key}
+                                  "key": self.hmac_key, "keyring": self.keyring}
         if self.cache is None or cache_key is None:
             with self.objects.open(key) as stream:
                 return read_block(stream, **checks)
@@ -175,10 +177,32 @@ class BlockStore:
             raise BlockIntegrityError(f"object {block_key(fingerprint, block_id)} holds block {head.block_id}")
         return head.identity, head.meta
 
+    def rekey(self, fingerprint: str, block_id: str) -> str:
+        """Write a block under the keyring's newest key: `current` (it already is), `encrypted` (it was stored in
+        the clear) or `rekeyed` (it was under an older key). It is read and verified first (signature, payload
+        hash, decryption under its key), so a damaged block or one under a key not held is refused, not
+        rewritten; readers see the old or the new object, never a mix."""
+        if self.keyring is None:
+            raise ValueError("no block encryption key is configured (KVGRAFT_BLOCK_ENCRYPTION_KEY or "
+                             "KVGRAFT_BLOCK_ENCRYPTION_KEY_FILE)")
+        key = block_key(fingerprint, block_id)
+        with self.objects.open(key) as stream:
+            head = read_header(stream)
+        if head.encryption is not None and head.encryption.key_id == self.keyring.newest:
+            return "current"
+        block = self.get(fingerprint, block_id, use_cache=False)
+        data = encode(block, self.keyring)
+        self.objects.replace(key, data, sha256=hashlib.sha256(data).hexdigest())
+        self._forget(key)
+        outcome = "encrypted" if head.encryption is None else "rekeyed"
+        log.info("store.block_rekeyed", block_id=block_id, fingerprint=fingerprint, outcome=outcome,
+                 key_id=self.keyring.newest, previous_key_id=head.encryption.key_id if head.encryption else None)
+        return outcome
+
     def replace(self, block: Block) -> StoredBlock:
         """Overwrite a damaged object with a block re-derived under the same id (the write-once put would keep the
         damaged bytes), atomically where the backend can: readers see the old or the new object, never a mix."""
-        data = encode(block)
+        data = encode(block, self.keyring)
         key = block_key(block.fingerprint, block.block_id)
         self.objects.replace(key, data, sha256=hashlib.sha256(data).hexdigest())
         self._forget(key)

@@ -19,6 +19,15 @@ class BlockAuthError(BlockIntegrityError):
     """A block lacks a valid HMAC while a deployment key is configured."""
 
 
+class BlockKeyError(BlockAuthError):
+    """A block encrypted under a key this process does not hold, or one that does not decrypt under it."""
+
+
+class BlockKeyMissingError(BlockKeyError):
+    """A block encrypted under a key id this process does not hold (not damaged: another deployment's, or a retired
+    key): never re-derived or quarantined over, since that would destroy a block its owner can read."""
+
+
 class BlockNotFoundError(StoreError):
     """No object is stored under the requested key."""
 

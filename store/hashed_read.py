@@ -88,3 +88,18 @@ def read_hashed(stream: IO[bytes], n_bytes: int) -> tuple[bytearray, int, str]:
         digest = hasher.hexdigest()
     view.release()
     return payload, got, digest
+
+
+def read_exactly(stream: IO[bytes], n_bytes: int) -> tuple[bytearray, int]:
+    """Up to `n_bytes` of `stream` into a new buffer, without hashing (a sealed payload is authenticated by its
+    cipher): (buffer, bytes read)."""
+    payload = bytearray(n_bytes)
+    view = memoryview(payload)
+    got = 0
+    while got < n_bytes:
+        n = _read_into(stream, view[got:got + READ_CHUNK])
+        if not n:
+            break
+        got += n
+    view.release()
+    return payload, got

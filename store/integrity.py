@@ -152,3 +152,27 @@ def copy_blocks(source: BlockStore, dest: BlockStore, *, fingerprint: str | None
             progress(outcome)
     return outcomes
 
+
+
+@dataclass(frozen=True)
+class RekeyOutcome:
+    block_id: str
+    fingerprint: str
+    outcome: str  # current | encrypted | rekeyed | refused
+    error: str | None = None
+
+
+def rekey_blocks(blocks: BlockStore, *, fingerprint: str | None = None,
+                 progress: Callable[[RekeyOutcome], None] | None = None) -> list[RekeyOutcome]:
+    """Every block (of one fingerprint, or all) written under the keyring's newest key; one that cannot be read
+    (damaged, or under a key not held) is reported `refused` and left as it is."""
+    outcomes = []
+    for obj in list(blocks.list(fingerprint)):
+        try:
+            outcome = RekeyOutcome(obj.block_id, obj.fingerprint, blocks.rekey(obj.fingerprint, obj.block_id))
+        except (BlockIntegrityError, BlockFormatError, BlockNotFoundError) as exc:
+            outcome = RekeyOutcome(obj.block_id, obj.fingerprint, "refused", str(exc))
+        outcomes.append(outcome)
+        if progress:
+            progress(outcome)
+    return outcomes

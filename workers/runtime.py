@@ -68,7 +68,7 @@ def open_block_store(settings: Settings, url: str | None = None) -> BlockStore:
     if store_url.startswith("s3://") and settings.read_cache_bytes > 0:
         cache = LocalReadCache(settings.data_dir / "read-cache", settings.read_cache_bytes)
     return BlockStore(objects, cache=cache, key=settings.block_key_bytes,
-                      verified_cache_bytes=settings.verified_cache_bytes)
+                      verified_cache_bytes=settings.verified_cache_bytes, keyring=settings.block_keyring)
 
 
 _warned_unsigned = False

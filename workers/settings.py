@@ -8,6 +8,8 @@ from pathlib import Path
 from pydantic import SecretStr, ValidationInfo, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from store.block_crypto import ALGORITHM, Keyring
+
 MIN_BLOCK_KEY_BYTES = 32
 
 
@@ -21,6 +23,10 @@ class Settings(BaseSettings):
     broker_url: str | None = None
     model: str = "smollm2-135m"
     block_key: SecretStr | None = None
+    # payload encryption at rest (store/block_crypto.py): `id:key` entries (32-byte keys, base64 or hex), the last
+    # the newest; the file's entries come first, then the variable's
+    block_encryption_key: SecretStr | None = None
+    block_encryption_key_file: Path | None = None
     cache_dir: Path | None = None
     read_cache_bytes: int = 2 << 30  # the local read-through cache of an s3:// store (0: none)
     verified_cache_bytes: int = 256 << 20  # blocks this process verified, kept in memory (0: none)
@@ -86,6 +92,43 @@ class Settings(BaseSettings):
             raise ValueError(f"KVGRAFT_BLOCK_KEY must be at least {MIN_BLOCK_KEY_BYTES} bytes "
                              f"(e.g. `openssl rand -hex 32`)")
         return value
+
+    @field_validator("block_encryption_key")
+    @classmethod
+    def _keyring_parses(cls, value: SecretStr | None) -> SecretStr | None:
+        if value is not None:
+            try:
+                Keyring.parse(value.get_secret_value())
+            except ValueError as exc:
+                raise ValueError(f"KVGRAFT_BLOCK_ENCRYPTION_KEY: {exc}") from None
+        return value
+
+    @cached_property
+    def block_keyring(self) -> Keyring | None:
+        """The keys block payloads are encrypted and decrypted with, or None (payloads stored in the clear)."""
+        texts = []
+        if self.block_encryption_key_file is not None:
+            try:
+                texts.append(self.block_encryption_key_file.read_text())
+            except OSError as exc:
+                raise ValueError(f"KVGRAFT_BLOCK_ENCRYPTION_KEY_FILE {self.block_encryption_key_file}: "
+                                 f"{exc.strerror or exc}") from None
+        if self.block_encryption_key is not None:
+            texts.append(self.block_encryption_key.get_secret_value())
+        if not texts:
+            return None
+        try:
+            return Keyring.parse("\n".join(texts))
+        except ValueError as exc:
+            raise ValueError(f"block encryption keys: {exc}") from None
+
+    @property
+    def block_encryption(self) -> str:
+        """Whether payloads are encrypted at rest, in words (never a key)."""
+        ring = self.block_keyring
+        if ring is None:
+            return "off: payloads are stored in the clear (read access to the store can copy a team's state)"
+        return f"{ALGORITHM}, new blocks under key {ring.newest!r} ({len(ring.keys)} key(s) readable)"
 
     @property
     def block_signing(self) -> str:

@@ -19,7 +19,7 @@ from engine.graft import GraftEngine
 from store.blockfile import Block, read_header, signature_status
 from store.blocks import block_key
 from store.db import BlockRow, Generation, Problem, utcnow
-from store.errors import StoreError
+from store.errors import BlockKeyMissingError, StoreError
 from workers.runtime import Runtime
 from workers.seam import UNREADABLE, snapshot_to_block
 
@@ -29,7 +29,7 @@ log = structlog.get_logger(__name__)
 @dataclass(frozen=True)
 class RepairResult:
     block_id: str
-    status: str  # intact | rederived | quarantined
+    status: str  # intact | rederived | quarantined | key_missing
     detail: str
     source: str | None = None  # where the re-derived tokens came from: header | skill | solution
     quarantine_key: str | None = None
@@ -118,6 +118,8 @@ def repair_block(rt: Runtime, block_id: str, *, model: str | None = None,
         s.expunge(row)
     try:
         rt.blocks.get(row.fingerprint, row.id, use_cache=False)
+    except BlockKeyMissingError as exc:  # not damaged: readable by whoever holds that key; left as it is
+        return RepairResult(block_id, "key_missing", f"{exc}; configure that key (or rekey where it is held)")
     except UNREADABLE as exc:
         damage = f"{type(exc).__name__}: {exc}"
     else:

@@ -1,0 +1,141 @@
+"""Encryption at rest of block payloads: AES-256-GCM under a keyring of named keys.
+
+A block's payload is the model's state after reading a team's prompt and documents; with read access to the bucket
+it could be copied and grafted or inverted. With a keyring configured (`KVGRAFT_BLOCK_ENCRYPTION_KEY` or
+`KVGRAFT_BLOCK_ENCRYPTION_KEY_FILE`), every block written is encrypted under the newest key: the payload on disk is
+the ciphertext and its 16-byte tag, the header (still signed) names the key id and the nonce, and the additional
+authenticated data binds the ciphertext to the block id and the key id, so a payload moved to another block, or a
+header pointed at another key, does not decrypt. The block id stays the SHA-256 of the plaintext identity: the
+same content has one id within a deployment, and chain hashes do not change. Older keys stay readable (rotation:
+new blocks under the newest, `kvgraft blocks rekey` re-encrypts the rest); a block under a key this process does
+not hold is refused with BlockKeyError, never grafted.
+
+Keyring text: entries `id:key` separated by commas or line breaks, the key 32 bytes as base64 or 64 hex digits;
+the last entry is the newest. A bare key (no id) is named `k` + the first 12 hex digits of its SHA-256."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import os
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from cryptography.exceptions import InvalidTag
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
+from store.errors import BlockFormatError, BlockKeyError, BlockKeyMissingError
+
+ALGORITHM = "AES-256-GCM"
+NONCE_BYTES = 12
+TAG_BYTES = 16
+_AAD_CONTEXT = b"kvgraft-block-payload-v1\x00"
+_KEY_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+
+
+@dataclass(frozen=True)
+class Encryption:
+    """What a block's header says about its payload's encryption."""
+
+    key_id: str
+    nonce: bytes
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"alg": ALGORITHM, "key_id": self.key_id, "nonce": self.nonce.hex()}
+
+    @classmethod
+    def from_dict(cls, data: object) -> Encryption:
+        if not isinstance(data, dict) or data.get("alg") != ALGORITHM:
+            raise BlockFormatError(f"block encryption must be {{\"alg\": \"{ALGORITHM}\", \"key_id\", \"nonce\"}}")
+        key_id, nonce = data.get("key_id"), data.get("nonce")
+        if not isinstance(key_id, str) or not _KEY_ID.match(key_id):
+            raise BlockFormatError("block encryption key_id must be 1-64 letters, digits, '.', '_' or '-'")
+        try:
+            raw = bytes.fromhex(nonce) if isinstance(nonce, str) else b""
+        except ValueError:
+            raw = b""
+        if len(raw) != NONCE_BYTES:
+            raise BlockFormatError(f"block encryption nonce must be {NONCE_BYTES * 2} hex digits")
+        return cls(key_id, raw)
+
+
+def _aad(block_id: str, key_id: str) -> bytes:
+    return _AAD_CONTEXT + block_id.encode() + b"\x00" + key_id.encode()
+
+
+def _key_bytes(text: str, what: str) -> bytes:
+    text = text.strip()
+    raw: bytes | None = None
+    if re.fullmatch(r"[0-9a-fA-F]{64}", text):
+        raw = bytes.fromhex(text)
+    else:
+        try:
+            raw = base64.b64decode(text, validate=True)
+        except (binascii.Error, ValueError):
+            raw = None
+    if raw is None or len(raw) != 32:
+        raise ValueError(f"{what}: a block encryption key must be 32 bytes, as base64 or 64 hex digits")
+    return raw
+
+
+@dataclass(frozen=True)
+class Keyring:
+    """Named AES-256 keys; `newest` encrypts, every one decrypts."""
+
+    keys: tuple[tuple[str, bytes], ...]
+
+    def __post_init__(self) -> None:
+        if not self.keys:
+            raise ValueError("a keyring needs at least one key")
+        ids = [k for k, _ in self.keys]
+        if len(set(ids)) != len(ids):
+            raise ValueError(f"block encryption key ids must be unique: {', '.join(ids)}")
+
+    @classmethod
+    def parse(cls, text: str) -> Keyring:
+        entries = [e.strip() for e in re.split(r"[,\n]", text) if e.strip() and not e.strip().startswith("#")]
+        keys = []
+        for n, entry in enumerate(entries, 1):
+            key_id, sep, value = entry.partition(":")
+            if not sep:
+                raw = _key_bytes(entry, f"key {n}")
+                key_id = "k" + hashlib.sha256(raw).hexdigest()[:12]
+            else:
+                key_id = key_id.strip()
+                if not _KEY_ID.match(key_id):
+                    raise ValueError(f"key {n}: id {key_id!r} must be 1-64 letters, digits, '.', '_' or '-'")
+                raw = _key_bytes(value, f"key {key_id}")
+            keys.append((key_id, raw))
+        return cls(tuple(keys))
+
+    @property
+    def newest(self) -> str:
+        return self.keys[-1][0]
+
+    def key(self, key_id: str) -> bytes | None:
+        return next((k for i, k in self.keys if i == key_id), None)
+
+    def encrypt(self, block_id: str, payload: bytes | bytearray) -> tuple[Encryption, bytes]:
+        key_id = self.newest
+        nonce = os.urandom(NONCE_BYTES)
+        sealed = AESGCM(self.keys[-1][1]).encrypt(nonce, bytes(payload), _aad(block_id, key_id))
+        return Encryption(key_id, nonce), sealed
+
+    def decrypt(self, block_id: str, encryption: Encryption, sealed: bytes | bytearray) -> bytes:
+        key = self.key(encryption.key_id)
+        if key is None:
+            raise BlockKeyMissingError(f"block {block_id} is encrypted under key {encryption.key_id!r}, which this "
+                                f"deployment does not hold (held: {', '.join(i for i, _ in self.keys)})")
+        try:
+            return AESGCM(key).decrypt(encryption.nonce, bytes(sealed), _aad(block_id, encryption.key_id))
+        except InvalidTag:
+            raise BlockKeyError(f"block {block_id} does not decrypt under key {encryption.key_id!r}: its payload "
+                                f"or header was changed, or it belongs to another block") from None
+
+
+def no_keyring_error(block_id: str, encryption: Encryption) -> BlockKeyError:
+    return BlockKeyMissingError(f"block {block_id} is encrypted under key {encryption.key_id!r} and no block "
+                                "encryption key is configured (KVGRAFT_BLOCK_ENCRYPTION_KEY or "
+                                "KVGRAFT_BLOCK_ENCRYPTION_KEY_FILE)")
