@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from cryptography.exceptions import InvalidTag
+from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
 from store.errors import BlockFormatError, BlockKeyError, BlockKeyMissingError
@@ -123,16 +124,33 @@ class Keyring:
         sealed = AESGCM(self.keys[-1][1]).encrypt(nonce, bytes(payload), _aad(block_id, key_id))
         return Encryption(key_id, nonce), sealed
 
-    def decrypt(self, block_id: str, encryption: Encryption, sealed: bytes | bytearray) -> bytes:
+    def decryptor(self, block_id: str, encryption: Encryption) -> Decryption:
+        """A streaming decryption of one block's payload (chunks in, plaintext out, the tag checked at the end)."""
         key = self.key(encryption.key_id)
         if key is None:
             raise BlockKeyMissingError(f"block {block_id} is encrypted under key {encryption.key_id!r}, which this "
-                                f"deployment does not hold (held: {', '.join(i for i, _ in self.keys)})")
+                                       f"deployment does not hold (held: {', '.join(i for i, _ in self.keys)})")
+        ctx = Cipher(algorithms.AES(key), modes.GCM(encryption.nonce)).decryptor()
+        ctx.authenticate_additional_data(_aad(block_id, encryption.key_id))
+        return Decryption(block_id, encryption.key_id, ctx)
+
+
+class Decryption:
+    """One payload's decryption: `update_into` per chunk, then `finish(tag)`; nothing decrypted is trusted (or
+    returned by the block reader) before `finish` has checked the tag."""
+
+    def __init__(self, block_id: str, key_id: str, ctx: Any) -> None:
+        self.block_id, self.key_id, self._ctx = block_id, key_id, ctx
+
+    def update_into(self, data: memoryview, out: memoryview) -> int:
+        return int(self._ctx.update_into(data, out))
+
+    def finish(self, tag: bytes) -> None:
         try:
-            return AESGCM(key).decrypt(encryption.nonce, bytes(sealed), _aad(block_id, encryption.key_id))
-        except InvalidTag:
-            raise BlockKeyError(f"block {block_id} does not decrypt under key {encryption.key_id!r}: its payload "
-                                f"or header was changed, or it belongs to another block") from None
+            self._ctx.finalize_with_tag(tag)
+        except (InvalidTag, ValueError):
+            raise BlockKeyError(f"block {self.block_id} does not decrypt under key {self.key_id!r}: its payload or "
+                                f"header was changed, or it belongs to another block") from None
 
 
 def no_keyring_error(block_id: str, encryption: Encryption) -> BlockKeyError:

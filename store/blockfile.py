@@ -38,7 +38,7 @@ from typing import IO, Any
 
 from store.block_crypto import TAG_BYTES, Encryption, Keyring, no_keyring_error
 from store.errors import BlockAuthError, BlockFormatError, BlockIntegrityError
-from store.hashed_read import read_exactly, read_hashed, remaining_bytes
+from store.hashed_read import read_decrypted_hashed, read_hashed, remaining_bytes
 
 MAGIC = b"KVGRAFT\x00"
 FORMAT_VERSION = 2
@@ -357,18 +357,25 @@ def read_block(stream: IO[bytes], *, expected_id: str | None = None, key: bytes 
 
 
 def _read_sealed(stream: IO[bytes], head: BlockHeader, keyring: Keyring | None) -> Block:
+    """An encrypted payload: read, decrypted and hashed chunk by chunk in one pass, then its tag checked and its
+    plaintext's SHA-256 compared with the identity (the content address is the plaintext's)."""
     block_id, identity = head.block_id, head.identity
     assert head.encryption is not None
     if keyring is None:
         raise no_keyring_error(block_id, head.encryption)
+    decryption = keyring.decryptor(block_id, head.encryption)
+    remaining = remaining_bytes(stream)
     size = identity.payload_bytes + TAG_BYTES
-    sealed, got = read_exactly(stream, size)
-    if got != size:
-        raise BlockIntegrityError(f"block {block_id} is truncated: sealed payload {got} of {size} bytes")
+    if remaining is not None and remaining < size:
+        raise BlockIntegrityError(f"block {block_id} is truncated: sealed payload {remaining} of {size} bytes")
+    payload, got, digest = read_decrypted_hashed(stream, identity.payload_bytes, decryption.update_into)
+    tag = stream.read(TAG_BYTES) if got == identity.payload_bytes else b""
+    if got != identity.payload_bytes or tag is None or len(tag) != TAG_BYTES:
+        raise BlockIntegrityError(f"block {block_id} is truncated: sealed payload shorter than {size} bytes")
     if stream.read(1):
         raise BlockIntegrityError(f"block {block_id} has bytes after its payload")
-    payload = keyring.decrypt(block_id, head.encryption, sealed)
-    if hashlib.sha256(payload).hexdigest() != identity.payload_sha256:
+    decryption.finish(tag)
+    if digest != identity.payload_sha256:
         raise BlockIntegrityError(f"block {block_id}: payload SHA-256 mismatch (corrupted or tampered)")
     return Block(block_id, identity, payload, head.meta, head.hmac, head.format_version)
 

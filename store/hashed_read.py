@@ -8,6 +8,7 @@ import io
 import os
 import queue
 import threading
+from collections.abc import Callable
 from typing import IO
 
 READ_CHUNK = 1 << 20
@@ -90,16 +91,29 @@ def read_hashed(stream: IO[bytes], n_bytes: int) -> tuple[bytearray, int, str]:
     return payload, got, digest
 
 
-def read_exactly(stream: IO[bytes], n_bytes: int) -> tuple[bytearray, int]:
-    """Up to `n_bytes` of `stream` into a new buffer, without hashing (a sealed payload is authenticated by its
-    cipher): (buffer, bytes read)."""
-    payload = bytearray(n_bytes)
-    view = memoryview(payload)
+
+def read_decrypted_hashed(stream: IO[bytes], n_bytes: int,
+                          decrypt_into: Callable[[memoryview, memoryview], int]) -> tuple[bytearray, int, str]:
+    """Up to `n_bytes` of ciphertext from `stream`, each chunk decrypted into one plaintext buffer (`decrypt_into`:
+    a stream cipher's update_into) and the plaintext hashed as it comes (on the helper thread for large payloads):
+    (plaintext, bytes read, SHA-256 hex of the plaintext). Reading, decrypting and hashing overlap."""
+    payload = bytearray(n_bytes + 16)  # update_into wants room for a cipher block past its input
+    out = memoryview(payload)
+    scratch = bytearray(min(READ_CHUNK, max(n_bytes, 1)))
+    chunk = memoryview(scratch)
+    hasher = _PipelinedSha256() if n_bytes >= PIPELINE_MIN_BYTES else _InlineSha256()
     got = 0
-    while got < n_bytes:
-        n = _read_into(stream, view[got:got + READ_CHUNK])
-        if not n:
-            break
-        got += n
-    view.release()
-    return payload, got
+    try:
+        while got < n_bytes:
+            n = _read_into(stream, chunk[:min(len(chunk), n_bytes - got)])
+            if not n:
+                break
+            written = decrypt_into(chunk[:n], out[got:got + n + 15])
+            hasher.update(out[got:got + written])
+            got += written
+    finally:
+        digest = hasher.hexdigest()
+    out.release()
+    chunk.release()
+    del payload[got:]
+    return payload, got, digest
