@@ -57,6 +57,10 @@ class PromptCacheBenchRequest:
     requests: int = 50  # the workload's requests
     max_tokens: int = 8
     verify: bool = True  # compare every cached workload answer with a fresh computation
+    turns: int = 10  # the multi-turn arm: a chat of this many turns (0: not run)
+    turn_tokens: int = 200  # new tokens each turn adds (the user's message)
+    system_tokens: int = 1000  # the chat's system prompt
+    chunk_tokens: int = 256  # the chunked arm's stored chunk (KVGRAFT_PREFIX_CHUNK_TOKENS)
 
 
 def lines_until(line: Callable[[int], str], n_tokens: int, count: Callable[[str], int], *, start: int = 0,
@@ -206,6 +210,9 @@ def run_prompt_cache_bench(request: PromptCacheBenchRequest, progress: Progress 
                     timed("other_pod", b, docs[i], QUESTIONS[2])
                 say(f"workload: {request.requests} requests over {request.prefixes} prefixes on pod B")
                 workload = _workload(b, served, docs[:request.prefixes], request)
+            multi_turn: dict[str, Any] = {}
+            if request.turns:
+                multi_turn = _multi_turn(rt, engine, served, request, tmp, pod_env, say)
             say("llama_cpp.server (RAM cache on): cold, warm, after a restart")
             with _llama_server(model_path, engine.config.n_ctx, threads, tmp, "llama-1") as port, \
                     httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=600) as ls:
@@ -230,7 +237,98 @@ def run_prompt_cache_bench(request: PromptCacheBenchRequest, progress: Progress 
                        "llama_restart_over_other_pod": round(ttft["llama_cpp_server_after_restart"]
                                                              / ttft["other_pod"], 1)},
             "where_ms": {arm: _breakdown([ext for _, _, ext in runs[arm]]) for arm in KVGRAFT_ARMS},
-            "workload": workload}
+            "workload": workload, "multi_turn": multi_turn}
+
+
+def _owned_prefix_bytes(rt: Any, team_id: int) -> tuple[int, int]:
+    """(bytes, blocks) of the prefix blocks a team owns."""
+    import sqlalchemy as sa
+
+    from store.db import BlockOwner, BlockRow
+
+    with rt.session() as s:
+        row = s.execute(sa.select(sa.func.coalesce(sa.func.sum(BlockRow.bytes), 0), sa.func.count())
+                        .join(BlockOwner, BlockOwner.block_id == BlockRow.id)
+                        .where(BlockRow.kind == "prefix", BlockOwner.team_id == team_id)).one()
+    return int(row[0]), int(row[1])
+
+
+def _state_bytes(engine: Any, n_tokens: int) -> int:
+    """A one-piece state's bytes for n tokens (linear in n: measured at two lengths)."""
+    from engine.texts import sample_tokens
+
+    a, b = (len(engine.capture(sample_tokens(engine, k)).payload) for k in (64, 128))
+    return a + (b - a) * (n_tokens - 64) // 64
+
+
+def _multi_turn(rt: Any, engine: Any, model: str, request: PromptCacheBenchRequest, tmp: Path,
+                pod_env: dict[str, str], say: Callable[[str], None]) -> dict[str, Any]:
+    """A chat of `turns` turns over one system prompt, each adding a user message of about `turn_tokens`, served
+    by a pod storing chunks and by one storing whole prefixes (own teams, one pod at a time): time to first token
+    per turn, bytes the team's prefix blocks take after the last turn against the final prompt's one-piece state,
+    and every cached turn's first position and text against the same prompt computed fresh."""
+    count = lambda t: len(engine.tokenize(t))  # noqa: E731
+    system = _document("signal box", request.system_tokens, count)
+    users = [lines_until(lambda i, k=k: f"Turn {k}, note {i}: the {SUBJECTS[(k + i) % len(SUBJECTS)]} reports "
+                                        f"{(k * 13 + i * 7) % 97} crates and {(k + i) % 9} carts.",
+                         request.turn_tokens, count, every=2) + " What is the total?" for k in range(request.turns)]
+    arms = {"chunks": str(request.chunk_tokens), "whole": "0"}
+    fresh: list[str] = []
+    out: dict[str, Any] = {}
+    for arm, chunk in arms.items():
+        with rt.session() as s:
+            team = get_or_create_team(s, name=f"bench-multi-turn-{arm}")
+            _, token = create_api_token(s, team=team, role="submitter")
+            team_id = team.id
+        headers = {"Authorization": f"Bearer {token}"}
+        env = {**pod_env, "KVGRAFT_DATA_DIR": str(tmp / f"pod-turns-{arm}"), "KVGRAFT_PREFIX_CHUNK_TOKENS": chunk}
+        ttft, mismatches, hits, restored, prompt_tokens = [], 0, 0, [], 0
+        with _pod(env, tmp, f"pod-turns-{arm}", headers, model) as port, \
+                httpx.Client(base_url=f"http://127.0.0.1:{port}", headers=headers, timeout=600) as c:
+            messages = [{"role": "system", "content": system}]
+            deposited = _prefix_count(rt)
+            for k, user in enumerate(users):
+                say(f"multi-turn ({arm}): turn {k + 1} of {len(users)}")
+                messages.append({"role": "user", "content": user})
+                if arm == "chunks" and request.verify:
+                    fresh.append(json.dumps(_fresh_key(_post(c, model, messages, request.max_tokens, cache=False))))
+                t, _total, ext = _stream(c, model, messages, request.max_tokens, {"kvgraft": {"cache": True}})
+                deposited += ext.get("deposits_scheduled", 0)
+                _wait_prefixes(rt, deposited)
+                answer = _post(c, model, messages, request.max_tokens, cache=True)  # what the turn answers
+                ttft.append(t)
+                hits += ext.get("cache") == "hit"
+                restored.append(ext.get("restored_tokens", 0))
+                prompt_tokens = answer["usage"]["prompt_tokens"]
+                if request.verify and json.dumps(_fresh_key(answer)) != fresh[k]:
+                    mismatches += 1
+                deposited += answer["kvgraft"]["deposits_scheduled"]
+                _wait_prefixes(rt, deposited)
+                messages.append({"role": "assistant", "content": answer["choices"][0]["message"]["content"]})
+        stored, blocks = _owned_prefix_bytes(rt, team_id)
+        final = _state_bytes(engine, prompt_tokens)
+        out[arm] = {"prefix_chunk_tokens": int(chunk), "turns": len(users), "final_prompt_tokens": prompt_tokens,
+                    "ttft_ms": [round(x, 1) for x in ttft], "ttft_median_ms": _median(ttft[1:] or ttft),
+                    "hits": share(hits, len(users)), "restored_tokens": restored,
+                    "stored_bytes": stored, "stored_blocks": blocks, "final_state_bytes": final,
+                    "stored_over_final_state": round(stored / final, 2),
+                    "byte_mismatches": share(mismatches, len(users)) if request.verify else None}
+    out["chunks_ttft_over_whole"] = round(out["chunks"]["ttft_median_ms"] / out["whole"]["ttft_median_ms"], 2)
+    out["system_tokens"], out["turn_tokens"] = request.system_tokens, request.turn_tokens
+    return out
+
+
+def _fresh_key(answer: dict[str, Any]) -> list[str]:
+    return [answer["kvgraft"]["first_logits_sha256"], answer["choices"][0]["message"]["content"]]
+
+
+def _prefix_count(rt: Any) -> int:
+    import sqlalchemy as sa
+
+    from store.db import PrefixRow
+
+    with rt.session() as s:
+        return int(s.scalar(sa.select(sa.func.count()).select_from(PrefixRow)) or 0)
 
 
 def _breakdown(exts: list[dict[str, Any]]) -> dict[str, Any]:

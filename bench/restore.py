@@ -46,6 +46,7 @@ class RestoreBenchRequest:
     tokens: tuple[int, ...] = (500, 2000, 4000)
     runs: int = 5
     measure_memory: bool = True
+    kv_types: tuple[str, ...] = ("f16",)  # each run side by side (rows carry `kv_type`)
 
 
 def theoretical_kv_bytes_per_token(engine: GraftEngine) -> int:
@@ -75,8 +76,8 @@ def _median_ctx_ms(fn: Callable[[LlamaContext], Any], engine: GraftEngine, runs:
     return statistics.median(times), last
 
 
-def _memory_probe(model: str, block_path: Path, n_ctx: int) -> dict[str, Any]:
-    out = subprocess.run([sys.executable, "-m", "bench.restore_probe", model, str(block_path), str(n_ctx)],
+def _memory_probe(model: str, block_path: Path, n_ctx: int, kv_type: str) -> dict[str, Any]:
+    out = subprocess.run([sys.executable, "-m", "bench.restore_probe", model, str(block_path), str(n_ctx), kv_type],
                          capture_output=True, text=True, timeout=600, check=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
 
@@ -131,8 +132,30 @@ def _same(a: np.ndarray | None, b: np.ndarray | None) -> bool:
 
 def run_restore_bench(request: RestoreBenchRequest, progress: Callable[[str], None] | None = None
                       ) -> dict[str, Any]:
+    """Every KV type of the request in turn, on the same token counts; each row names its type, and a type after
+    the first gets its bytes and times as ratios of the first's (`vs_first_kv_type`)."""
+    records = [_restore_bench_one(request, kv_type, progress) for kv_type in request.kv_types]
+    first = {r["tokens"]: r for r in records[0]["results"]}
+    for record in records[1:]:
+        for row in record["results"]:
+            base = first[row["tokens"]]
+            row["vs_first_kv_type"] = {
+                "kv_type": records[0]["kv_type"],
+                "state_bytes": round(row["state_bytes"] / base["state_bytes"], 3),
+                "restore_cold_verified": round(row["restore_only_ms"] / base["restore_only_ms"], 3),
+                "restore_plus_token": round(row["restore_ms"] / base["restore_ms"], 3),
+                "prefill": round(row["prefill_ms"] / base["prefill_ms"], 3)}
+    out = dict(records[0])
+    out["results"] = [row for record in records for row in record["results"]]
+    out["kv_types"] = list(request.kv_types)
+    out["fingerprints"] = {r["kv_type"]: r["fingerprint"] for r in records}
+    return out
+
+
+def _restore_bench_one(request: RestoreBenchRequest, kv_type: str, progress: Callable[[str], None] | None
+                       ) -> dict[str, Any]:
     n_ctx = max(4096, -(-(max(request.tokens) + 64) // 256) * 256)
-    cfg = EngineConfig(n_ctx=n_ctx)
+    cfg = EngineConfig(n_ctx=n_ctx, kv_type=kv_type)
     engine = GraftEngine.load(request.model, cfg)
     key = secrets.token_bytes(32)  # blocks are signed, as a deployment with a key reads them
     say = progress or (lambda _msg: None)
@@ -176,6 +199,7 @@ def run_restore_bench(request: RestoreBenchRequest, progress: Callable[[str], No
                 say(f"{n} tokens: the limit (read warm and cold, memcpy, SHA-256) and the breakdown")
                 limit = limits(block_path, len(snapshot.payload), request.runs)
                 row: dict[str, Any] = {
+                    "kv_type": kv_type,
                     "tokens": n,
                     "prefill_ms": round(prefill_ms, 2),
                     "restore_ms": round(restore_ms, 2),
@@ -209,14 +233,14 @@ def run_restore_bench(request: RestoreBenchRequest, progress: Callable[[str], No
                     "raw_seq_file_logits_equal": _same(fresh_row, raw["row"]),
                 }
                 if request.measure_memory:
-                    mem = _memory_probe(request.model or engine.name, block_path, n_ctx)
+                    mem = _memory_probe(request.model or engine.name, block_path, n_ctx, kv_type)
                     row["restore_peak_rss_growth_bytes"] = mem["peak_growth"]
                     row["restore_peak_growth_over_state"] = round(mem["peak_growth"] / mem["state_bytes"], 2)
                 results.append(row)
                 log.info("bench.restore.row", **{k: v for k, v in row.items() if k != "breakdown_ms"})
     finally:
         engine.close()
-    return {"benchmark": "restore", "model": engine.name, "fingerprint": engine.fingerprint.id,
+    return {"benchmark": "restore", "model": engine.name, "fingerprint": engine.fingerprint.id, "kv_type": kv_type,
             "profile": engine.profile(1).as_dict(), "runs": request.runs, "blocks_signed": True,
             "results": results}
 

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from engine.graft import EngineConfig, GraftEngine
-from engine.native import LlamaContext
+from engine.native import GGML_TYPE_IDS, LlamaContext
 
 
 def median_ms(fn: Callable[[], Any], runs: int) -> float:
@@ -121,7 +121,8 @@ def python_peers(model_path: Path, cfg: EngineConfig, tokens: Sequence[int], nex
     from llama_cpp.llama_cache import LlamaDiskCache
 
     llm = Llama(model_path=str(model_path), n_ctx=cfg.n_ctx, n_batch=cfg.n_batch, n_ubatch=cfg.n_ubatch,
-                n_threads=cfg.threads, n_threads_batch=cfg.threads, flash_attn=cfg.flash_attn, verbose=False)
+                n_threads=cfg.threads, n_threads_batch=cfg.threads, flash_attn=cfg.flash_attn,
+                type_k=GGML_TYPE_IDS[cfg.kv_type], type_v=GGML_TYPE_IDS[cfg.kv_type], verbose=False)
     try:
         llm.eval(list(tokens))
         state = llm.save_state()

@@ -18,7 +18,8 @@ from workers.seam import block_to_snapshot
 def main(argv: list[str]) -> None:
     configure_logging()
     model, block_path, n_ctx = argv[0], Path(argv[1]), int(argv[2])
-    engine = GraftEngine.load(model, EngineConfig(n_ctx=n_ctx))
+    kv_type = argv[3] if len(argv) > 3 else "f16"
+    engine = GraftEngine.load(model, EngineConfig(n_ctx=n_ctx, kv_type=kv_type))
     with engine.open_context() as ctx:
         _ = engine.fingerprint
         before = rss_bytes()

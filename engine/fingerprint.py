@@ -12,7 +12,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from engine.native import ContextConfig, LlamaModel, default_kv_types, llama
+from engine.native import ContextConfig, LlamaModel, llama
 
 _HASH_CHUNK = 4 << 20
 _sha_lock = threading.Lock()
@@ -175,7 +175,7 @@ def fingerprint_of(
     model: LlamaModel, config: ContextConfig, *, gguf_sha256: str, gpu_layers: int
 ) -> ArchitectureFingerprint:
     info = build_info()
-    type_k, type_v = default_kv_types()
+    type_k, type_v = config.type_k, config.type_v  # what the context is created with (KVGRAFT_KV_TYPE)
     return ArchitectureFingerprint(
         gguf_sha256=gguf_sha256,
         gguf_bytes=model.path.stat().st_size,

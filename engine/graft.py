@@ -38,6 +38,10 @@ log = structlog.get_logger(__name__)
 POOL_SIZE = 2  # contexts kept per engine: a worker grafts one at a time; 2 covers a check beside an answer
 
 
+KV_TYPES = ("f16", "bf16", "f32", "q8_0", "q5_1", "q5_0", "q4_1", "q4_0")
+QUANTIZED_KV_TYPES = ("q8_0", "q5_1", "q5_0", "q4_1", "q4_0")
+
+
 def default_threads() -> int:
     return max(1, min(os.cpu_count() or 1, 8))
 
@@ -55,8 +59,16 @@ class EngineConfig:
     flash_attn: bool = True
     swa_full: bool = False
     gpu_layers: int = 0
+    # the KV cache's element type, K and V (KVGRAFT_KV_TYPE): part of the fingerprint, so states of one type are
+    # never restored into a context of another; q8_0 halves the bytes stored, moved and restored
+    kv_type: str = "f16"
 
     def __post_init__(self) -> None:
+        if self.kv_type not in KV_TYPES:
+            raise ValueError(f"KV type must be one of {', '.join(KV_TYPES)}, not {self.kv_type!r}")
+        if self.kv_type in QUANTIZED_KV_TYPES and not self.flash_attn:
+            raise ValueError(f"KV type {self.kv_type} needs flash attention on: llama.cpp quantizes the V cache only "
+                             "with it (for the serving engine: KVGRAFT_SERVING_FLASH_ATTN=true)")
         if not 0 < self.prefill_chunk <= self.n_batch:
             raise ValueError(f"prefill_chunk must be in (0, n_batch={self.n_batch}], got {self.prefill_chunk}")
         if not 0 < self.n_ubatch <= self.n_batch:
@@ -72,6 +84,8 @@ class EngineConfig:
             swa_full=self.swa_full,
             n_seq_max=n_seq_max,
             kv_unified=kv_unified,
+            type_k=self.kv_type,
+            type_v=self.kv_type,
         )
 
 

@@ -29,6 +29,7 @@ _backend_ready = False
 
 # ggml type ids of the KV-cache element types we name in fingerprints.
 GGML_TYPE_NAMES = {0: "f32", 1: "f16", 2: "q4_0", 3: "q4_1", 6: "q5_0", 7: "q5_1", 8: "q8_0", 30: "bf16"}
+GGML_TYPE_IDS = {name: type_id for type_id, name in GGML_TYPE_NAMES.items()}
 
 
 _compute_runner: Callable[[Callable[[], int]], int] | None = None
@@ -84,15 +85,6 @@ def llama():  # noqa: ANN201 - the ctypes module
     return llama_cpp
 
 
-def default_kv_types() -> tuple[str, str]:
-    """The KV-cache element types a context gets by default (kvgraft never overrides them)."""
-    params = llama().llama_context_default_params()
-    return (
-        GGML_TYPE_NAMES.get(int(params.type_k), str(int(params.type_k))),
-        GGML_TYPE_NAMES.get(int(params.type_v), str(int(params.type_v))),
-    )
-
-
 @dataclass(frozen=True)
 class BatchRow:
     """One token of a multi-sequence decode call: its id, position, sequence and whether its logits are kept."""
@@ -115,6 +107,8 @@ class ContextConfig:
     swa_full: bool = False
     n_seq_max: int = 1
     kv_unified: bool = False
+    type_k: str = "f16"  # the KV cache's element types (GGML_TYPE_NAMES)
+    type_v: str = "f16"
 
 
 class LlamaModel:
@@ -240,6 +234,8 @@ class LlamaContext:
         params.swa_full = config.swa_full
         params.n_seq_max = config.n_seq_max
         params.kv_unified = config.kv_unified
+        params.type_k = GGML_TYPE_IDS[config.type_k]
+        params.type_v = GGML_TYPE_IDS[config.type_v]
         params.no_perf = True
         handle = lib.llama_init_from_model(model.handle, params)
         if not handle:

@@ -40,9 +40,13 @@ app.add_typer(teams_app, name="teams")
 
 
 def _load(model: str | None, **config: Any):  # noqa: ANN202 - GraftEngine
+    """The graft engine as the deployment configures it (KV type, flash attention), with `config` on top."""
     from engine.graft import EngineConfig, GraftEngine
+    from workers.settings import Settings
 
-    return GraftEngine.load(model_name(model), EngineConfig(**config))
+    settings = Settings()
+    return GraftEngine.load(model_name(model), EngineConfig(**{"kv_type": settings.kv_type,
+                                                               "flash_attn": settings.graft_flash_attn, **config}))
 
 
 @app.callback()

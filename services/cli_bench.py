@@ -40,25 +40,32 @@ def bench_restore(
     breakdown: Annotated[bool, typer.Option("--breakdown", help="Print where a cold verified restore's time goes "
                                                                 "(context, read, hash, header, set_state, decode).")
                          ] = False,
+    kv_types: Annotated[str, typer.Option(help="Comma-separated KV types, run side by side (f16,q8_0).")] = "f16",
     json_out: JsonOpt = False,
 ) -> None:
     """Cold prefill vs kvgraft's verified restore (cold from the store, warm from the verified cache, pooled) vs
     llama.cpp's state file, LlamaState without scores and LlamaDiskCache, vs the limit (read, memcpy, hash)."""
     from bench.restore import RestoreBenchRequest, run_restore_bench
+    from engine.graft import EngineConfig
 
     def body() -> dict[str, Any]:
         sizes = tuple(int(t) for t in tokens.split(",") if t.strip())
         if not sizes or min(sizes) < 1:
             raise ValueError("--tokens needs positive integers, e.g. 500,2000,4000")
         progress = (lambda msg: err.print(f"[dim]bench restore: {msg}[/]")) if not json_out else None
+        types = tuple(t.strip() for t in kv_types.split(",") if t.strip())
+        for t in types:
+            EngineConfig(kv_type=t)  # an unknown type is a clear error before anything runs
         return run_restore_bench(RestoreBenchRequest(model=model_name(model), tokens=sizes, runs=runs,
-                                                     measure_memory=memory), progress=progress)
+                                                     measure_memory=memory, kv_types=types or ("f16",)),
+                                 progress=progress)
 
     record = guard(body)
     if json_out:
         print_json(record)
         return
-    columns = ["tokens", "prefill_ms", "restore_ms", "restore_only_ms", "restore_warm_only_ms", "raw_seq_file_ms",
+    columns = ["kv_type", "tokens", "prefill_ms", "restore_ms", "restore_only_ms", "restore_warm_only_ms",
+               "state_bytes_per_token", "raw_seq_file_ms",
                "state_no_scores_ms", "peer_restore_ms", "limit_ms", "limit_cold_ms", "hash_ms", "speedup_vs_prefill",
                "speedup_warm_vs_prefill"]
     out.print(records_table(f"bench restore: {record['model']} (median of {runs})", record["results"], columns))
@@ -313,18 +320,27 @@ def bench_prompt_cache(
     prefixes: Annotated[int, typer.Option(min=1, max=10, help="Shared prefixes of the workload.")] = 5,
     requests: Annotated[int, typer.Option(min=1, max=500, help="Requests of the workload.")] = 50,
     verify: Annotated[bool, typer.Option(help="Recompute every cached workload answer fresh and compare.")] = True,
+    turns: Annotated[int, typer.Option(min=0, max=50, help="Turns of the multi-turn chat arm (0: not run).")] = 10,
+    turn_tokens: Annotated[int, typer.Option(min=8, max=1000, help="New tokens each turn adds.")] = 200,
+    system_tokens: Annotated[int, typer.Option(min=16, max=3000, help="The multi-turn chat's system prompt.")
+                             ] = 1000,
+    chunk_tokens: Annotated[int, typer.Option(min=64, max=2048, help="The chunked arm's stored chunk (a multiple "
+                                                                     "of the serving grid).")] = 256,
     json_out: JsonOpt = False,
 ) -> None:
     """Time to first token with a long shared prefix: cold, cached on the same pod, cached by another pod (read
     from S3), and llama-cpp-python's OpenAI server warm and after a restart; then a workload of requests sharing
-    a few prefixes (prefilled tokens per request, byte mismatches against fresh computation)."""
+    a few prefixes (prefilled tokens per request, byte mismatches against fresh computation); then a multi-turn
+    chat served by a pod storing prefix chunks and by one storing whole prefixes (bytes stored, time to first
+    token, byte mismatches)."""
     from bench.prompt_cache import PromptCacheBenchRequest, run_prompt_cache_bench
 
     def body() -> dict[str, Any]:
         progress = (lambda msg: err.print(f"[dim]bench prompt-cache: {msg}[/]")) if not json_out else None
         return run_prompt_cache_bench(PromptCacheBenchRequest(
             model=model_name(model), prefix_tokens=prefix_tokens, samples=samples, prefixes=prefixes,
-            requests=requests, verify=verify), progress=progress)
+            requests=requests, verify=verify, turns=turns, turn_tokens=turn_tokens, system_tokens=system_tokens,
+            chunk_tokens=chunk_tokens), progress=progress)
 
     record = guard(body)
     if json_out:
@@ -340,6 +356,13 @@ def bench_prompt_cache(
                             ["arm", *steps]))
     out.print(key_value_table("ratios and workload", {**record["ratios"], **{
         f"workload {k}": v for k, v in record["workload"].items()}}))
+    if record.get("multi_turn"):
+        turns_out = record["multi_turn"]
+        keys = ["prefix_chunk_tokens", "final_prompt_tokens", "ttft_median_ms", "stored_bytes", "final_state_bytes",
+                "stored_over_final_state", "byte_mismatches"]
+        out.print(records_table("multi-turn chat: chunks vs whole prefixes",
+                                [{"arm": arm, **{k: turns_out[arm][k] for k in keys}} for arm in ("chunks", "whole")],
+                                ["arm", *keys]))
 
 
 @bench_app.command("batch-probe")

@@ -360,13 +360,15 @@ class WorkerRow(Base):
 
 
 class PrefixRow(Base):
-    """A stored prompt prefix: its chain hash (over the fingerprint, the numerics profile and every chunk of
-    tokens up to this boundary) names the prefix block that holds its KV state. Visibility is the block's owners."""
+    """A stored prompt prefix: its chain hash (over the fingerprint, the numerics profile, the stored chunk size and
+    every token up to this end) names a prefix block holding the KV cells of [end - the block's tokens, end); the
+    rest of the prefix is the chain before it. Visibility is the block's owners."""
 
     __tablename__ = "prefixes"
 
     chain_hash: Mapped[str] = mapped_column(_sha256(), primary_key=True)
-    block_id: Mapped[str] = mapped_column(sa.ForeignKey("blocks.id"), index=True)
+    # a chain hash may name several blocks: the prefix's last chunk cut from different starts (prompt_cache.py)
+    block_id: Mapped[str] = mapped_column(sa.ForeignKey("blocks.id"), primary_key=True, index=True)
     fingerprint: Mapped[str] = mapped_column(sa.String(64))
     profile_id: Mapped[str] = mapped_column(sa.String(32))
     n_tokens: Mapped[int] = mapped_column(sa.Integer)

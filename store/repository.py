@@ -418,13 +418,13 @@ def verifying_team(session: Session, *, problem: Problem) -> str | None:
 
 def record_prefix(session: Session, *, chain_hash: str, block_id: str, fingerprint: str, profile_id: str,
                   n_tokens: int) -> bool:
-    """Name a stored prompt-prefix block by its chain hash (once: a concurrent pod recording the same prefix
-    leaves the first row). Returns whether this call recorded it."""
+    """Name a stored prompt-prefix block by its chain hash (once per block: a concurrent pod recording the same
+    chunk leaves the first row). Returns whether this call recorded it."""
     from store.db import PrefixRow
 
     return _insert_ignoring_conflict(session, PrefixRow, {
         "chain_hash": chain_hash, "block_id": block_id, "fingerprint": fingerprint, "profile_id": profile_id,
-        "n_tokens": n_tokens}, ["chain_hash"])
+        "n_tokens": n_tokens}, ["chain_hash", "block_id"])
 
 
 def start_delivery(session: Session, *, model: type[Problem] | type[QueryRequest], row_id: str) -> None:

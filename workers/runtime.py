@@ -38,7 +38,7 @@ class Runtime:
         if key not in self._engines:
             threads = {"threads": self.settings.threads} if self.settings.threads else {}
             cfg = config or EngineConfig(n_ctx=self.settings.window_tokens, flash_attn=self.settings.graft_flash_attn,
-                                         **threads)
+                                         kv_type=self.settings.kv_type, **threads)
             self._engines[key] = GraftEngine.load(name, cfg, cache_dir=self.settings.cache_dir)
         return self._engines[key]
 

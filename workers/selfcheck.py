@@ -73,7 +73,8 @@ def selfcheck_child(emit: Emit, model: str | None, n_tokens: int) -> dict[str, A
     name = model or settings.model
     emit({"step": "library", "system_info": build_info()["system_info"]})
     emit({"step": "load", "model": name})
-    engine = GraftEngine.load(name, EngineConfig(n_ctx=max(512, n_tokens + 64)), cache_dir=settings.cache_dir)
+    engine = GraftEngine.load(name, EngineConfig(n_ctx=max(512, n_tokens + 64), kv_type=settings.kv_type),
+                              cache_dir=settings.cache_dir)
     try:
         emit({"step": "decode", "model": name})
         prompt = sample_tokens(engine, 16)

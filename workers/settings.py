@@ -8,6 +8,7 @@ from pathlib import Path
 from pydantic import SecretStr, ValidationInfo, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from engine.graft import KV_TYPES
 from store.block_crypto import ALGORITHM, Keyring
 
 MIN_BLOCK_KEY_BYTES = 32
@@ -53,8 +54,15 @@ class Settings(BaseSettings):
     # docs/ENGINE.md). Part of the fingerprint: blocks deposited under one setting are not grafted under the other.
     # Off lets graft workers batch where ggml computes a row one way whatever shares the call (docs/ENGINE.md)
     graft_flash_attn: bool = True
+    # the KV cache's element type of every engine (f16; q8_0 and the others in engine/graft.py KV_TYPES, where the
+    # gate passes): part of the fingerprint, chosen by the operator, never mixed. Quantized types need flash
+    # attention on (llama.cpp quantizes the V cache only with it)
+    kv_type: str = "f16"
     window_tokens: int = 4096  # the serving context (n_ctx) of engines this deployment runs
     prompt_chunk_tokens: int = 64  # the prompt cache's chunk: prefixes end at its multiples (the serving grid)
+    # prompt-cache prefixes are stored as chunks of this many tokens, each holding only its own cells (a multiple
+    # of prompt_chunk_tokens; 0: each prefix stored whole, from position 0)
+    prefix_chunk_tokens: int = 256
     # the serving engine's flash attention: off, because on CPU a prompt's last partial chunk (2-63 query rows) at
     # 2,000 tokens of context takes ~2.5 s with it and ~0.4 s without (docs/BENCHMARKS.md); part of the fingerprint,
     # and the composition check decides whether the cache is exact under it
@@ -91,6 +99,22 @@ class Settings(BaseSettings):
         if value is not None and len(value.get_secret_value().encode()) < MIN_BLOCK_KEY_BYTES:
             raise ValueError(f"KVGRAFT_BLOCK_KEY must be at least {MIN_BLOCK_KEY_BYTES} bytes "
                              f"(e.g. `openssl rand -hex 32`)")
+        return value
+
+    @field_validator("prefix_chunk_tokens")
+    @classmethod
+    def _on_the_grid(cls, value: int, info: ValidationInfo) -> int:
+        grid = info.data.get("prompt_chunk_tokens", 64)
+        if value < 0 or (value and (not grid or value % grid)):
+            raise ValueError(f"KVGRAFT_PREFIX_CHUNK_TOKENS must be 0 or a multiple of KVGRAFT_PROMPT_CHUNK_TOKENS "
+                             f"({grid})")
+        return value
+
+    @field_validator("kv_type")
+    @classmethod
+    def _known_kv_type(cls, value: str) -> str:
+        if value not in KV_TYPES:
+            raise ValueError(f"KVGRAFT_KV_TYPE must be one of {', '.join(KV_TYPES)}")
         return value
 
     @field_validator("block_encryption_key")

@@ -37,7 +37,8 @@ def test_bench_prompt_cache_reports_every_arm_and_checks_the_workload(monkeypatc
                                                                       data_dir: Path) -> None:
     monkeypatch.setenv("KVGRAFT_PROMPT_CHUNK_TOKENS", "32")
     record = run_prompt_cache_bench(PromptCacheBenchRequest(model="tiny", prefix_tokens=200, samples=1, prefixes=2,
-                                                            requests=6, max_tokens=4))
+                                                            requests=6, max_tokens=4, turns=3, turn_tokens=40,
+                                                            system_tokens=150, chunk_tokens=64))
     arms = {"cold", "same_pod", "other_pod", "llama_cpp_server_cold", "llama_cpp_server_warm",
             "llama_cpp_server_after_restart"}
     assert set(record["ttft_ms"]) == arms and all(record["ttft_ms"][a] > 0 for a in arms)
@@ -55,3 +56,10 @@ def test_bench_prompt_cache_reports_every_arm_and_checks_the_workload(monkeypatc
     assert w["byte_mismatches"]["count"] == 0 and w["byte_mismatches"]["of"] == 6  # every answer, hit or miss
     assert w["byte_mismatches_of_hits"]["of"] == w["hits"]["count"]
     assert w["prefilled_tokens_mean"] < w["prompt_tokens_mean"]
+    turns = record["multi_turn"]
+    for arm in ("chunks", "whole"):  # every cached turn equal to the same prompt computed fresh
+        assert turns[arm]["byte_mismatches"] == {**turns[arm]["byte_mismatches"], "count": 0, "of": 3}
+        assert turns[arm]["hits"]["count"] == 2 and turns[arm]["stored_bytes"] > 0
+    # chunks store each cell about once; whole prefixes store every turn's prefix again
+    assert turns["chunks"]["stored_bytes"] < turns["whole"]["stored_bytes"]
+    assert turns["chunks"]["stored_over_final_state"] <= 1.3

@@ -24,6 +24,7 @@ from typing import Any
 import structlog
 
 from engine.batching import SequenceJob, SequenceResult
+from engine.errors import StateRestoreError
 from engine.graft import GraftEngine
 from engine.sampling import OnText, SamplingParams, TokenLogprob, check_params
 from store.errors import ObjectStoreUnavailableError
@@ -34,7 +35,9 @@ from workers.serving.prompt_cache import (
     PendingPrefix,
     PrefixDepositor,
     chain_hashes,
+    chunk_snapshot,
     chunk_tokens,
+    deposit_spans,
     lookup,
 )
 
@@ -112,9 +115,11 @@ class CompletionPlan:
     policy: CachePolicy
     hashes: dict[int, str]
     found: Lookup
-    capture_at: tuple[int, ...]
+    capture_at: tuple[int, ...]  # where the state is captured (once: the longest kept boundary)
     chunk: int
     lookup_ms: float
+    deposit_spans: tuple[tuple[int, int], ...] = ()  # the chunks [start, end) this request stores, cut from its capture
+    store_chunk: int = 0  # stored chunks' size (0: whole prefixes)
 
     def job(self, on_text: OnText | None, cancel: threading.Event | None, digests: bool) -> SequenceJob:
         cached = self.found.cached
@@ -126,10 +131,10 @@ class CompletionPlan:
 
 
 def plan(rt: Runtime, engine: GraftEngine, request: CompletionRequest,
-         policy_of: Callable[[int], CachePolicy]) -> CompletionPlan:
+         policy_of: Callable[[int], CachePolicy], store_chunk: int = 0) -> CompletionPlan:
     """Check the request and look up the longest stored prefix the team owns (on the request's thread: database
     and object-store reads do not hold the compute thread). `policy_of(n)` is the cache policy for a prompt of n
-    tokens (it may run the composition check, on the compute thread)."""
+    tokens (it may run the composition check, on the compute thread); `store_chunk` the stored chunks' size."""
     tokens = list(request.prompt_tokens)
     n = len(tokens)
     if n == 0:
@@ -142,7 +147,7 @@ def plan(rt: Runtime, engine: GraftEngine, request: CompletionRequest,
     c = chunk_tokens(engine)
     policy = policy_of(n) if request.cache else CachePolicy("asked off", c, None)
     ends = _ends(request.keep_boundaries, n, policy.granule)
-    hashes = chain_hashes(engine, tokens, ends) if policy.refusal is None else {}
+    hashes = chain_hashes(engine, tokens, ends, store_chunk) if policy.refusal is None else {}
     try:
         found = lookup(rt, engine, hashes, request.team_id)
     except ObjectStoreUnavailableError as exc:  # served uncached: nothing restored, nothing captured
@@ -151,9 +156,25 @@ def plan(rt: Runtime, engine: GraftEngine, request: CompletionRequest,
         hashes, found = {}, Lookup(None, frozenset())
     aligned = [b for b in hashes if b % c == 0]
     start = found.cached.n_tokens if found.cached is not None else 0
-    capture_at = tuple(b for b in _kept(hashes, max(aligned) if aligned else None, ends)
-                       if b > start and hashes[b] not in found.owned)
-    return CompletionPlan(request, policy, hashes, found, capture_at, c, (time.perf_counter() - t0) * 1000)
+    kept = _kept(hashes, max(aligned) if aligned else None, ends)
+    spans = tuple((a, e) for a, e in deposit_spans(kept, start, store_chunk) if e in hashes)
+    capture_at = (max(kept),) if spans else ()
+    return CompletionPlan(request, policy, hashes, found, capture_at, c, (time.perf_counter() - t0) * 1000, spans,
+                          store_chunk)
+
+
+def _chunks(planned: CompletionPlan, result: SequenceResult) -> list[PendingPrefix]:
+    """The chunks to store, each cut from the one state captured (a state that cannot be cut stores nothing)."""
+    if not result.captured or not planned.deposit_spans:
+        return []
+    _, state = result.captured[0]
+    try:
+        return [PendingPrefix(planned.hashes[e], chunk_snapshot(state, a, e),
+                              replace=planned.hashes[e] in planned.found.unreadable)
+                for a, e in planned.deposit_spans if e <= state.pos_end]
+    except StateRestoreError as exc:
+        log.warning("prompt_cache.not_chunked", error=str(exc))
+        return []
 
 
 class CompletionCancelled(Exception):
@@ -167,20 +188,20 @@ def finish(engine: GraftEngine, planned: CompletionPlan, result: SequenceResult,
     request, policy = planned.request, planned.policy
     cached = planned.found.cached if result.restored_tokens else None  # a refused restore: prefilled instead
     n = len(request.prompt_tokens)
-    pending = [PendingPrefix(planned.hashes[b], snap, replace=planned.hashes[b] in planned.found.unreadable)
-               for b, snap in result.captured]
+    pending = _chunks(planned, result)
     if depositor is not None:
         if cached is not None:
-            depositor.used(cached.block_id, request.team_id)
+            for block_id in cached.block_ids:
+                depositor.used(block_id, request.team_id)
         if pending:
             depositor.submit(engine, pending, request.team_id)
     start = result.restored_tokens
     reason = policy.refusal
     if planned.found.cached is not None and cached is None:
         reason = "restore_refused: the stored prefix could not be set into this context; prefilled instead"
-    restored = ({"block_id": cached.block_id, "tokens": cached.n_tokens, "attested": True,
-                 "attestation_id": policy.attestation_id, "from": "context" if result.reused else "block"},
-                ) if cached else ()
+    restored = ({"block_id": cached.block_ids[-1], "tokens": cached.n_tokens, "chunks": list(cached.block_ids),
+                 "attested": True, "attestation_id": policy.attestation_id,
+                 "from": "context" if result.reused else "block"},) if cached else ()
     status = "off" if policy.refusal else ("hit" if cached else "miss")
     report = CacheReport(status, reason, restored, start, n - start, len(pending) if depositor is not None else 0,
                          policy.granule, policy.attestation_id)

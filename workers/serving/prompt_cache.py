@@ -6,6 +6,14 @@ positions and only the rest is prefilled on the absolute grid, the calls a fresh
 the result is byte-equal to computing the whole prompt fresh (workers/serving/exactness.py measures it per
 fingerprint and profile before the cache is used, and which prefix ends it holds for).
 
+Stored prefixes are chunks (KVGRAFT_PREFIX_CHUNK_TOKENS, a multiple of the grid): the block named by the chain
+hash of tokens[:e] holds only the cells of [s, e), s the storage boundary before e (engine/seqchunks.py), so a
+conversation's next turn stores what it adds, and two prompts sharing a long head share its chunks. A prefix ending
+at e is restored by reading its chain of chunks (concurrently) and joining them into one state, byte-identical to
+the state captured in one piece; a chain is usable up to its first missing, evicted or unreadable chunk. A request
+captures its state once, at its longest kept boundary, and every chunk it needs is cut from that capture. With
+the chunk setting 0 each prefix is one block from position 0 (and such blocks, stored before chunks, still read).
+
 Prefix blocks are deposited after the request, off the request's path (a background thread), write-once and
 deduplicated: the same prefix from another team is the same block (its header names no team and no time), and the
 team becomes one more owner of it, within its quota. A team only ever finds prefixes it owns (its own deposits), so
@@ -19,12 +27,15 @@ import hashlib
 import threading
 from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 import sqlalchemy as sa
 import structlog
 
+from engine import seqchunks
+from engine.errors import StateRestoreError
 from engine.graft import GraftEngine, KVSnapshot
 from store.db import BlockRow, PrefixRow, owner_key
 from store.repository import owned_by, record_block, record_prefix
@@ -53,12 +64,17 @@ def boundaries(engine: GraftEngine, n_prompt: int) -> list[int]:
     return list(range(c, n_prompt, c))
 
 
-def chain_hashes(engine: GraftEngine, tokens: Sequence[int], ends: Sequence[int] = ()) -> dict[int, str]:
+def chain_hashes(engine: GraftEngine, tokens: Sequence[int], ends: Sequence[int] = (),
+                 store_chunk: int = 0) -> dict[int, str]:
     """{boundary: chain hash of tokens[:boundary]} for every chunk boundary of the prompt and for each of `ends`
     (a prefix ending inside a chunk, at a message's end: the chain up to the chunk boundary before it, then the
-    partial chunk, tagged so that it never equals a full chunk's hash)."""
+    partial chunk, tagged so that it never equals a full chunk's hash). The stored chunk size is part of the chain
+    (0, whole prefixes, keeps the chain prefixes had before chunks): one chain hash names one block's content."""
     c = chunk_tokens(engine)
-    h = hashlib.sha256(f"{CHAIN_VERSION}|{engine.fingerprint.id}|{serving_profile_id(engine)}|{c}".encode()).digest()
+    seed = f"{CHAIN_VERSION}|{engine.fingerprint.id}|{serving_profile_id(engine)}|{c}"
+    if store_chunk:
+        seed += f"|chunks:{store_chunk}"
+    h = hashlib.sha256(seed.encode()).digest()
     chain = {0: h}
     out: dict[int, str] = {}
     for end in boundaries(engine, len(tokens)):
@@ -73,12 +89,33 @@ def chain_hashes(engine: GraftEngine, tokens: Sequence[int], ends: Sequence[int]
     return out
 
 
+def chunk_ends(kept: Sequence[int], store_chunk: int) -> list[int]:
+    """Every chunk end the kept prefix ends need: each of them, and every storage boundary below the longest."""
+    if not kept:
+        return []
+    top = max(kept)
+    full = set(range(store_chunk, top, store_chunk)) if store_chunk > 0 else set()
+    return sorted(full | set(kept))
+
+
+def deposit_spans(kept: Sequence[int], base: int, store_chunk: int) -> list[tuple[int, int]]:
+    """The chunks [start, end) a request stores after the prefix it restored (`base`, 0 for none): from there to
+    each kept end, cut at every storage boundary, each chunk starting where the one before it ends, so a chat's
+    turns store each cell once. Whole prefixes (store_chunk 0): [0, end) for each kept end."""
+    ends = [e for e in chunk_ends(kept, store_chunk) if e > base]
+    if not ends:
+        return []
+    if store_chunk <= 0:
+        return [(0, e) for e in ends]
+    return list(zip([base, *ends[:-1]], ends, strict=True))
+
+
 @dataclass(frozen=True)
 class CachedPrefix:
-    block_id: str
+    block_ids: tuple[str, ...]  # the chain's chunk blocks, in position order (one: a prefix stored whole)
     chain_hash: str
     n_tokens: int
-    snapshot: KVSnapshot
+    snapshot: KVSnapshot  # the chunks joined into one state (its payload hashed here)
 
 
 @dataclass(frozen=True)
@@ -88,35 +125,98 @@ class Lookup:
     unreadable: frozenset[str] = frozenset()  # chain hashes whose block the team owns but could not be read
 
 
+@dataclass(frozen=True)
+class _Owned:
+    chain_hash: str
+    block_id: str
+    end: int  # the prefix's end (the chain hash's position)
+    start: int  # where the block's cells begin (0: the whole prefix)
+
+
+_readers = ThreadPoolExecutor(max_workers=8, thread_name_prefix="kvgraft-chunk-read")
+
+
+def _chain(owned: dict[int, list[_Owned]], end: int, refused: set[str]) -> list[_Owned] | None:
+    """Blocks that together hold [0, end), in position order, none of them refused; None where there are none."""
+    for row in owned.get(end, []):
+        if row.block_id in refused or not 0 <= row.start < end:
+            continue
+        if row.start == 0:
+            return [row]
+        before = _chain(owned, row.start, refused)
+        if before is not None:
+            return [*before, row]
+    return None
+
+
+def _joined(engine: GraftEngine, blocks: list[Any], end: int) -> KVSnapshot:
+    first = block_to_snapshot(blocks[0])
+    if len(blocks) == 1:
+        return first
+    payload = seqchunks.join([b.payload for b in blocks])
+    tokens = tuple(t for b in blocks for t in b.identity.tokens)
+    if len(tokens) != end:
+        raise StateRestoreError(f"the chain's chunks hold {len(tokens)} tokens, not {end}")
+    return KVSnapshot(tokens=tokens, pos_start=0, payload=payload, payload_sha256=hashlib.sha256(payload).hexdigest(),
+                      fingerprint=first.fingerprint, fingerprint_parts=first.fingerprint_parts, profile=first.profile)
+
+
 def lookup(rt: Runtime, engine: GraftEngine, hashes: dict[int, str], team_id: int) -> Lookup:
-    """In one query, the prompt's prefixes this team owns: the longest of them that is not quarantined is read and
-    verified (a damaged or missing block is a miss, and the next longest is tried), and the owned chain hashes
-    tell which prefixes the request need not capture again (not one that is quarantined or could not be read: the
-    request captures it, and its deposit restores the block). An unreachable object store raises
-    ObjectStoreUnavailableError (the request is then served uncached)."""
+    """In one query, the prompt's prefix chunks this team owns; the longest prefix whose whole chain of chunks is
+    owned, not quarantined and readable is read (its chunks concurrently), verified and joined (a damaged or
+    missing chunk is a miss, and the next longest prefix is tried), and the owned chain hashes tell which chunks
+    the request need not store again (not one that is quarantined or could not be read: the request captures it,
+    and its deposit restores the block). An unreachable object store raises ObjectStoreUnavailableError (the
+    request is then served uncached)."""
     if not hashes:
         return Lookup(None, frozenset())
     by_hash = {h: n for n, h in hashes.items()}
     with rt.session() as s:
         rows = s.execute(
-            sa.select(PrefixRow.chain_hash, PrefixRow.block_id, PrefixRow.n_tokens, BlockRow.quarantined_at)
+            sa.select(PrefixRow.chain_hash, PrefixRow.block_id, PrefixRow.n_tokens, BlockRow.n_tokens,
+                      BlockRow.quarantined_at)
             .join(BlockRow, BlockRow.id == PrefixRow.block_id)
-            .where(PrefixRow.chain_hash.in_(list(by_hash)), BlockRow.evicted_at.is_(None), owned_by(team_id))
-            .order_by(PrefixRow.n_tokens.desc())).all()
-    owned = {chain_hash for chain_hash, _, _, quarantined_at in rows if quarantined_at is None}
+            .where(PrefixRow.chain_hash.in_(list(by_hash)), BlockRow.evicted_at.is_(None), owned_by(team_id))).all()
+    owned_rows: dict[int, list[_Owned]] = {}
+    for h, block_id, end, block_tokens, quarantined_at in rows:
+        if quarantined_at is None and by_hash.get(h) == end:
+            owned_rows.setdefault(end, []).append(_Owned(h, block_id, end, end - block_tokens))
+    owned = {r.chain_hash for rs in owned_rows.values() for r in rs}
+    refused: set[str] = set()  # block ids that could not be read or joined
     unreadable: set[str] = set()
-    for chain_hash, block_id, n_tokens, quarantined_at in rows:
-        if quarantined_at is not None or by_hash.get(chain_hash) != n_tokens:
-            continue
-        # read through this team's own share of the process's caches: how fast it comes back never depends on
-        # another team having read the same block
-        block = read_or_miss(rt.blocks, engine.fingerprint.id, block_id, purpose="prompt_prefix",
-                             scope=owner_key(team_id))
-        if block is not None:
-            return Lookup(CachedPrefix(block_id, chain_hash, n_tokens, block_to_snapshot(block)),
+    scope = owner_key(team_id)
+
+    def read(row: _Owned) -> Any:
+        # through this team's own share of the process's caches: how fast it comes back never depends on another
+        # team having read the same block
+        return read_or_miss(rt.blocks, engine.fingerprint.id, row.block_id, purpose="prompt_prefix", scope=scope)
+
+    for end in sorted(owned_rows, reverse=True):
+        while (chain := _chain(owned_rows, end, refused)) is not None:
+            blocks = list(_readers.map(read, chain)) if len(chain) > 1 else [read(chain[0])]
+            missing = [r for r, b in zip(chain, blocks, strict=True) if b is None]
+            if missing:
+                refused.update(r.block_id for r in missing)
+                unreadable.update(r.chain_hash for r in missing)
+                continue
+            try:
+                snapshot = _joined(engine, blocks, end)
+            except StateRestoreError as exc:  # chunks that do not join (another layout): a miss
+                log.warning("prompt_cache.chain_refused", chain_hash=hashes[end], error=str(exc))
+                refused.update(r.block_id for r in chain)
+                continue
+            return Lookup(CachedPrefix(tuple(r.block_id for r in chain), hashes[end], end, snapshot),
                           frozenset(owned - unreadable), frozenset(unreadable))
-        unreadable.add(chain_hash)
     return Lookup(None, frozenset(owned - unreadable), frozenset(unreadable))
+
+
+def chunk_snapshot(state: KVSnapshot, start: int, end: int) -> KVSnapshot:
+    """The chunk [start, end) of a captured state (whole when it is all of it)."""
+    if (start, end) == (state.pos_start, state.pos_end):
+        return state
+    payload = seqchunks.cut(state.payload, start, end)
+    return replace(state, tokens=state.tokens[start - state.pos_start:end - state.pos_start], pos_start=start,
+                   payload=payload, payload_sha256=hashlib.sha256(payload).hexdigest())
 
 
 @dataclass(frozen=True)
@@ -180,7 +280,8 @@ def deposit_prefix(rt: Runtime, engine: GraftEngine, item: PendingPrefix, team_i
     object) and record this team as an owner of it and its chain hash, within the team's quota (its own least
     recently used prefixes and documents make room, else QuotaExceededError: the prefix is not stored); then the
     retention budget applies (prefix blocks are evictable)."""
-    meta = {"chain_hash": item.chain_hash, "model": engine.name, "chunk": chunk_tokens(engine)}
+    meta = {"chain_hash": item.chain_hash, "model": engine.name, "chunk": chunk_tokens(engine),
+            "prefix_end": item.snapshot.pos_end}
     block = snapshot_to_block(item.snapshot, kind="prefix", meta=meta, key=rt.settings.block_key_bytes)
     ensure_quota(rt.session, rt.blocks, team_id=team_id, block_id=block.block_id,
                  incoming_bytes=block.identity.payload_bytes)
@@ -192,10 +293,10 @@ def deposit_prefix(rt: Runtime, engine: GraftEngine, item: PendingPrefix, team_i
                      store_url=rt.blocks.url, profile=item.snapshot.profile.as_dict(), meta=meta, source=None,
                      team_id=team_id, shared=False, restore_object=lambda: rt.blocks.put(block))
         record_prefix(s, chain_hash=item.chain_hash, block_id=block.block_id, fingerprint=block.fingerprint,
-                      profile_id=serving_profile_id(engine), n_tokens=item.snapshot.n_tokens)
+                      profile_id=serving_profile_id(engine), n_tokens=item.snapshot.pos_end)
     rt.blocks.remember(block, scope=owner_key(team_id))  # the team's next request on this pod: from memory
-    log.info("prompt_cache.deposited", block_id=block.block_id, n_tokens=item.snapshot.n_tokens,
-             created=stored.created)
+    log.info("prompt_cache.deposited", block_id=block.block_id, start=item.snapshot.pos_start,
+             end=item.snapshot.pos_end, created=stored.created)
     if rt.settings.store_budget_bytes is not None:
         prune(rt.session, rt.blocks, budget_bytes=rt.settings.store_budget_bytes)
     return block.block_id

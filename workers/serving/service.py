@@ -107,7 +107,8 @@ class Serving:
         s = self.rt.settings
         threads = {"threads": s.threads} if s.threads else {}
         engine = self.rt.engine(s.model, EngineConfig(n_ctx=s.window_tokens, prefill_chunk=s.prompt_chunk_tokens,
-                                                      flash_attn=s.serving_flash_attn, **threads))
+                                                      flash_attn=s.serving_flash_attn, kv_type=s.kv_type,
+                                                      **threads))
         self.batching = batching_policy(self.rt, engine, s.serving_max_seqs)
         self.scheduler.attach(BatchCore(engine, engine.open_batch_context(self.batching.max_seqs),
                                         pad_to=self.batching.pad_to), owner_max_seqs=s.team_max_seqs)
@@ -128,7 +129,8 @@ class Serving:
         """Plan the completion here (bad input raises now, before anything is computed) and hand it to the batch
         scheduler. A set `cancel` stops it before its next step (a streamed request whose client went away)."""
         engine = self.engine()
-        planned = plan(self.rt, engine, request, lambda n: self._cache_policy(engine, n))
+        planned = plan(self.rt, engine, request, lambda n: self._cache_policy(engine, n),
+                       store_chunk=self.rt.settings.prefix_chunk_tokens)
         try:
             future = self.scheduler.submit(planned.job(on_text, cancel, digests))
         except RuntimeError as exc:  # closing

@@ -77,6 +77,11 @@ def attest_stored_block(rt: Runtime, block_id: str, *, fingerprint: str | None =
                                    f"build, flash-attention setting or KV type): it cannot be grafted here"}
     try:
         block = rt.blocks.get(stored_fp, block_id, use_cache=False)
+        if block.kind == "prefix" and block.identity.pos_start > 0:
+            return record | {"status": "refused", "byte_exact": False,
+                             "reason": f"a prompt-cache chunk holds only the cells of positions "
+                                       f"[{block.identity.pos_start}, {block.identity.pos_end}): it is checked as "
+                                       f"part of its chain (the composition check), not grafted alone"}
         snapshot = block_to_snapshot(block)
         probe = [int(t) for t in block.meta.get("probe", {}).get("tokens", [])]  # type-checked on read
         if not probe:
