@@ -4,11 +4,12 @@ optional bounded local read-through cache whose corrupted entries are detected a
 from __future__ import annotations
 
 import hashlib
+import io
 import threading
 from collections import OrderedDict
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, BinaryIO
 
 import structlog
 
@@ -157,6 +158,11 @@ class BlockStore:
         if self.cache is None or cache_key is None:
             with self.objects.open(key) as stream:
                 return read_block(stream, **checks)
+        if not self.cache.contains(cache_key):
+            # a miss: the object streams from the origin into memory while it is hashed (and decrypted), and into
+            # the cache entry in the same pass; the entry appears only once the block verified
+            with self.objects.open(key) as stream, self.cache.filling(cache_key) as sink:
+                return read_block(_Tee(stream, sink), **checks)
         path = self.cache.fetch(cache_key, lambda: self.objects.open(key))
         try:
             return read_block_file(path, **checks)
@@ -239,3 +245,38 @@ class BlockStore:
                 log.warning("store.stray_object", key=info.key)
                 continue
             yield BlockObject(parsed[0], parsed[1], info)
+
+
+class _Tee(io.RawIOBase):
+    """A stream that writes every byte read from `source` to `sink` (the origin's bytes into a cache entry while
+    they are read and verified); `content_length` and `tell` are the source's."""
+
+    def __init__(self, source: Any, sink: BinaryIO) -> None:
+        super().__init__()
+        self._source, self._sink = source, sink
+        self.content_length = getattr(source, "content_length", None)
+
+    def readable(self) -> bool:
+        return True
+
+    def tell(self) -> int:
+        return int(self._source.tell())
+
+    def readinto(self, buffer: Any) -> int:
+        view = memoryview(buffer).cast("B")
+        readinto = getattr(self._source, "readinto", None)
+        if readinto is not None:
+            n = readinto(view) or 0
+        else:
+            data = self._source.read(len(view))
+            n = len(data)
+            view[:n] = data
+        if n:
+            self._sink.write(view[:n])
+        return n
+
+    def read(self, size: int = -1) -> bytes:
+        data = self._source.read(size)
+        if data:
+            self._sink.write(data)
+        return bytes(data)

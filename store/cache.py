@@ -15,7 +15,7 @@ import os
 import shutil
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
@@ -77,6 +77,25 @@ class LocalReadCache:
         log.info("cache.miss", key=key, path=str(path), bytes=size)
         self._evict_to_bound(keep=path)
         return path
+
+    @contextlib.contextmanager
+    def filling(self, key: str) -> Iterator[BinaryIO]:
+        """A temporary file to write `key`'s bytes into while the caller reads them from the origin (one pass); it
+        becomes the entry only if the block exits normally (the caller verified what it read), else it is removed.
+        Not fsynced: an entry is re-verified on every read, and a torn one is evicted and fetched again."""
+        path = self.path_for(key)
+        fd, name = tempfile.mkstemp(prefix=TMP_PREFIX, dir=self.directory)
+        tmp = Path(name)
+        try:
+            with os.fdopen(fd, "wb") as out:
+                yield out
+            _mark_used(tmp)
+            os.replace(tmp, path)
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
+        log.info("cache.filled", key=key, path=str(path), bytes=path.stat().st_size)
+        self._evict_to_bound(keep=path)
 
     def contains(self, key: str) -> bool:
         return self.path_for(key).is_file()

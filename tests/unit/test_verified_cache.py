@@ -86,3 +86,41 @@ def test_one_teams_reads_never_warm_another_teams_cache(tmp_path: Path, read_cac
     for scope in ("1", "2"):
         with pytest.raises(BlockIntegrityError):  # no scope kept a copy of the deleted block
             store.get(block.fingerprint, block.block_id, scope=scope)
+
+
+def test_a_cache_miss_reads_the_origin_once_into_memory_and_the_entry_and_keeps_no_unverified_entry(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An object not in the local read cache is read from the origin straight into memory while it is hashed,
+    its bytes written to the cache entry in the same pass (no second read from a temporary file); the entry
+    appears only when the block verified, so a damaged object leaves no entry and no temporary file."""
+    from store.cache import LocalReadCache
+
+    objects = LocalObjectStore(tmp_path / "origin")
+    opens: list[str] = []
+    original = objects.open
+    objects.open = lambda key: (opens.append(key), original(key))[1]  # type: ignore[method-assign]
+    import store.blocks as blocks_module
+
+    file_reads: list[Path] = []
+    read_file = blocks_module.read_block_file
+    monkeypatch.setattr(blocks_module, "read_block_file",
+                        lambda path, **kw: (file_reads.append(path), read_file(path, **kw))[1])
+    cache = LocalReadCache(tmp_path / "read-cache", 1 << 20)
+    store = BlockStore(objects, cache=cache)
+    good, bad = _block(5), _block(6)
+    store.put(good)
+    store.put(bad)
+    got = store.get(good.fingerprint, good.block_id, scope="1")
+    assert bytes(got.payload) == bytes(good.payload) and len(opens) == 1
+    assert file_reads == []  # verified from the origin's stream, not read back from a file
+    key = f"1|{block_key(good.fingerprint, good.block_id)}"
+    assert cache.contains(key)
+    with (tmp_path / "origin" / block_key(good.fingerprint, good.block_id)).open("rb") as f:
+        assert cache.path_for(key).read_bytes() == f.read()  # the entry is the object's bytes
+    assert bytes(store.get(good.fingerprint, good.block_id, scope="1").payload) == bytes(good.payload)
+    assert len(opens) == 1 and len(file_reads) == 1  # the second read is the entry's
+    _flip(tmp_path / "origin", bad)
+    with pytest.raises(BlockIntegrityError):
+        store.get(bad.fingerprint, bad.block_id, scope="1")
+    assert not cache.contains(f"1|{block_key(bad.fingerprint, bad.block_id)}")
+    assert not [p for p in (tmp_path / "read-cache").iterdir() if p.name.startswith(".tmp-")]
