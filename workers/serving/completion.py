@@ -155,9 +155,10 @@ def plan(rt: Runtime, engine: GraftEngine, request: CompletionRequest,
         policy = CachePolicy(f"store_unavailable: {exc}", c, policy.attestation_id)
         hashes, found = {}, Lookup(None, frozenset())
     aligned = [b for b in hashes if b % c == 0]
-    start = found.cached.n_tokens if found.cached is not None else 0
     kept = _kept(hashes, max(aligned) if aligned else None, ends)
-    spans = tuple((a, e) for a, e in deposit_spans(kept, start, store_chunk) if e in hashes)
+    cached = found.cached
+    point = 0 if cached is None else cached.n_tokens if cached.n_tokens % c == 0 else cached.last_start
+    spans = tuple((a, e) for a, e in deposit_spans(kept, point, store_chunk, c) if e in hashes)
     capture_at = (max(kept),) if spans else ()
     return CompletionPlan(request, policy, hashes, found, capture_at, c, (time.perf_counter() - t0) * 1000, spans,
                           store_chunk)

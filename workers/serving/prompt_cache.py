@@ -98,16 +98,22 @@ def chunk_ends(kept: Sequence[int], store_chunk: int) -> list[int]:
     return sorted(full | set(kept))
 
 
-def deposit_spans(kept: Sequence[int], base: int, store_chunk: int) -> list[tuple[int, int]]:
-    """The chunks [start, end) a request stores after the prefix it restored (`base`, 0 for none): from there to
-    each kept end, cut at every storage boundary, each chunk starting where the one before it ends, so a chat's
-    turns store each cell once. Whole prefixes (store_chunk 0): [0, end) for each kept end."""
+def deposit_spans(kept: Sequence[int], base: int, store_chunk: int, grid: int) -> list[tuple[int, int]]:
+    """The chunks [start, end) a request stores after `base` (the end of the restored chain's last grid-aligned
+    point, 0 for none): to each kept end, cut at every storage boundary. A chunk ending on the grid is a point later
+    chunks start from (every prompt sharing those tokens hashes every grid boundary, so the chain is found again);
+    one ending elsewhere (a message's end, which a later prompt may not keep) is a leaf, started from the point
+    before it. So a chat's turns store each cell about once. Whole prefixes (store_chunk 0): [0, end) each."""
     ends = [e for e in chunk_ends(kept, store_chunk) if e > base]
-    if not ends:
-        return []
     if store_chunk <= 0:
         return [(0, e) for e in ends]
-    return list(zip([base, *ends[:-1]], ends, strict=True))
+    spans: list[tuple[int, int]] = []
+    point = base
+    for end in ends:
+        spans.append((point, end))
+        if end % grid == 0:
+            point = end
+    return spans
 
 
 @dataclass(frozen=True)
@@ -116,6 +122,7 @@ class CachedPrefix:
     chain_hash: str
     n_tokens: int
     snapshot: KVSnapshot  # the chunks joined into one state (its payload hashed here)
+    last_start: int = 0  # where the chain's last chunk begins (a grid point: new chunks start there at the latest)
 
 
 @dataclass(frozen=True)
@@ -205,7 +212,7 @@ def lookup(rt: Runtime, engine: GraftEngine, hashes: dict[int, str], team_id: in
                 log.warning("prompt_cache.chain_refused", chain_hash=hashes[end], error=str(exc))
                 refused.update(r.block_id for r in chain)
                 continue
-            return Lookup(CachedPrefix(tuple(r.block_id for r in chain), hashes[end], end, snapshot),
+            return Lookup(CachedPrefix(tuple(r.block_id for r in chain), hashes[end], end, snapshot, chain[-1].start),
                           frozenset(owned - unreadable), frozenset(unreadable))
     return Lookup(None, frozenset(owned - unreadable), frozenset(unreadable))
 
