@@ -123,8 +123,8 @@ def gate(
         result = run_gate(engine, GateRequest(n_tokens=tokens, n_query=query), roundtrip=block_file_roundtrip)
         if not record:
             return result, None
+        from workers.gate_records import record_gate_result
         from workers.runtime import open_runtime
-        from workers.upkeep.gate_records import record_gate_result
 
         with open_runtime() as rt:
             return result, record_gate_result(rt, result)
@@ -208,7 +208,8 @@ def sandbox_run(
 def sandbox_check(json_out: JsonOpt = False) -> None:
     """Prove the sandbox contains a probe program (uid 65534, no network, read-only outside /tmp, seccomp, no
     nested user namespaces); exit 0 when it does, 1 with one line saying why not."""
-    from workers.verify.sandbox import SandboxUnavailableError, self_test
+    from workers.verify.sandbox import SandboxUnavailableError
+    from workers.verify.sandbox_probe import self_test
 
     try:
         report = self_test()

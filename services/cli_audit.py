@@ -46,7 +46,7 @@ def audit_verify(directory: Annotated[Path, typer.Argument(help="An audit bundle
     """Recompute every digest and re-run every recorded verified program in the sandbox, with no model. Names each
     mismatch; exit 1 on any."""
     from store.audit import verify_bundle
-    from workers.verify.answer_match import recheck_program
+    from workers.verify.programs import recheck_program
 
     def body() -> list[Any]:
         progress = (lambda where: err.print(f"[dim]re-running {where}[/]")) if not json_out else None

@@ -36,9 +36,9 @@ def run(
 
     The job runs in a child process: a native crash ends the command with one line naming the problem and the
     signal. What was deposited is kept, and running the same command again continues where it stopped."""
-    from workers.flywheel.jobs import JobParams, run_job_child
     from workers.flywheel.solve import SolveParams
     from workers.problems import parse_problems_jsonl
+    from workers.queue.jobs import JobParams, run_job_child
     from workers.supervise import NativeCrashError, run_in_child
 
     def body() -> dict[str, Any]:
@@ -159,7 +159,8 @@ def worker(
     if queue not in ("solve", "graft", "attest"):
         err.print(f"[bold red]error:[/] unknown queue {queue!r}: expected solve, graft or attest")
         raise typer.Exit(2)
-    from workers.verify.sandbox import SandboxUnavailableError, self_test
+    from workers.verify.sandbox import SandboxUnavailableError
+    from workers.verify.sandbox_probe import self_test
 
     try:  # every queue runs generated programs or verifiers: a worker without a sandbox must not take work
         self_test()

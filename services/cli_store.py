@@ -115,8 +115,8 @@ def _ensure_probe_attestation(rt: Any, engine: Any) -> None:
     """A passing probe gate for this fingerprint and profile, run and recorded once."""
     from engine.gate import GateRequest, run_gate
     from store.repository import latest_attestation
+    from workers.gate_records import record_gate_result
     from workers.seam import block_file_roundtrip
-    from workers.upkeep.gate_records import record_gate_result
 
     with rt.session() as s:
         found = latest_attestation(s, block_id=None, fingerprint=engine.fingerprint.id,

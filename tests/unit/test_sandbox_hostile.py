@@ -19,6 +19,7 @@ import pytest
 from typer.testing import CliRunner
 
 import workers.verify.sandbox as sandbox
+import workers.verify.sandbox_probe as sandbox_probe
 from services.cli import app
 from workers.verify.programs import VERIFIER_HARNESS, verify_program
 from workers.verify.sandbox import SandboxLimits, SandboxUnavailableError, run_harness, run_program
@@ -339,7 +340,7 @@ def test_a_sandbox_that_cannot_set_up_is_never_a_verdict(failing_bwrap: str) -> 
     with pytest.raises(SandboxUnavailableError):
         verify_program("print(8)", verifier="def verify(a):\n    return True\n", limits=FAST)
     with pytest.raises(SandboxUnavailableError):
-        sandbox.self_test()
+        sandbox_probe.self_test()
 
 
 def test_a_program_that_impersonates_a_bwrap_failure_is_still_a_program_error() -> None:
@@ -420,14 +421,14 @@ def test_a_bwrap_that_runs_programs_uncontained_fails_the_self_test(monkeypatch:
     monkeypatch.setattr(sandbox, "bwrap_executable", lambda: str(script))
     try:
         with pytest.raises(SandboxUnavailableError, match="does not contain programs"):
-            sandbox.self_test()
+            sandbox_probe.self_test()
     finally:
         script.unlink()
         os.rmdir(d)
 
 
 def test_the_real_sandbox_passes_its_self_test() -> None:
-    report = sandbox.self_test()
+    report = sandbox_probe.self_test()
     assert report.contained and report.mechanisms.seccomp and report.mechanisms.userns_disabled
     assert report.checks["uid"] == 65534 and report.checks["network"] is False
     result = CliRunner().invoke(app, ["sandbox", "check", "--json"])

@@ -28,9 +28,9 @@ from store.repository import (
     requester,
 )
 from store.retention import ensure_quota, prune
+from workers.gate_records import check_fields
 from workers.runtime import Runtime
 from workers.seam import block_to_snapshot, snapshot_to_block
-from workers.upkeep.gate_records import check_fields
 
 log = structlog.get_logger(__name__)
 
@@ -85,12 +85,13 @@ def deposit_text(rt: Runtime, engine: GraftEngine, *, text: str, kind: str, sour
 def deposit_tokens(rt: Runtime, engine: GraftEngine, *, tokens: list[int], probe: list[int], kind: str, text: str,
                    source: dict[str, Any], team_id: int | None = None, shared: bool = False,
                    meta: dict[str, Any] | None = None, gate: bool = True,
-                   verified_by_team_id: int | None = None) -> DepositResult:
+                   verified_by_team_id: int | None = None, replace: bool = False) -> DepositResult:
     """Capture `tokens` at [0, N) as a block, store it (object first), gate the stored bytes at the `probe` query
     (graft vs the captured prefill's own reference, and the fresh floor), then record the rows (row second).
     A team depositing again content it already owns, stored and attested here, returns at once (a redelivered
     task); content another team deposited first is deposited in full, the team becoming one more owner. The signed
-    header names the first depositor (`owner`: team name and shared flag)."""
+    header names the first depositor (`owner`: team name and shared flag). `replace` overwrites a stored object of
+    the same id that could not be read (a damaged re-derivable block: the capture is deterministic)."""
     if len(tokens) + len(probe) > engine.config.n_ctx:
         raise ValueError(f"the text is {len(tokens)} tokens; a block must fit the serving window of "
                          f"{engine.config.n_ctx - len(probe)} tokens")
@@ -111,7 +112,7 @@ def deposit_tokens(rt: Runtime, engine: GraftEngine, *, tokens: list[int], probe
         # the whole deposit (gate included), so that it takes the same work whether or not the content was there
         mine = session.scalar(sa.select(BlockOwner).where(BlockOwner.block_id == block.block_id,
                                                           BlockOwner.owner_key == owner_key(team_id)))
-        if row is not None and row.evicted_at is None and mine is not None:
+        if row is not None and row.evicted_at is None and mine is not None and not replace:
             lock_block_row(session, block_id=block.block_id)  # an eviction takes turns with this deposit
             session.refresh(row)
             done = latest_attestation(session, block_id=block.block_id, fingerprint=block.fingerprint,
@@ -122,7 +123,7 @@ def deposit_tokens(rt: Runtime, engine: GraftEngine, *, tokens: list[int], probe
                 log.info("deposit.already_present", block_id=block.block_id)
                 return DepositResult(block.block_id, len(tokens), mine.bytes or row.bytes, done.byte_exact, False,
                                      block.fingerprint, kind, row.object_key)
-    stored = rt.blocks.put(block)  # object first
+    stored = rt.blocks.replace(block) if replace else rt.blocks.put(block)  # object first
     if not gate:
         result = _record_ungated(rt, engine, block, stored, snapshot, tokens, text, kind, source, team_id, shared,
                                  reference.sha256(), meta)  # documents: no answer key verifies them

@@ -32,14 +32,14 @@ def ensure_skill(rt: Runtime, engine: GraftEngine, style: PromptStyle) -> Grafte
         return cached
     text = instructions_prefix(style)
     tokens = tokens_of(engine, text, first=True)
+    source = {"skill": "instructions-prefix", "chatml": style.chatml}
     result = deposit_tokens(rt, engine, tokens=tokens, probe=probe_query(engine), kind="skill", text=text,
-                            source={"skill": "instructions-prefix", "chatml": style.chatml}, shared=True)
+                            source=source, shared=True)
     block = read_or_miss(rt.blocks, result.fingerprint, result.block_id, purpose="skill")
-    if block is None:  # a damaged skill object would wedge all solving: it is re-derivable, so repair it here
-        from workers.upkeep.repair import repair_block
-
-        repaired = repair_block(rt, result.block_id, engine=engine)
-        log.warning("skill.repaired", block_id=result.block_id, status=repaired.status)
+    if block is None:  # a damaged skill object would wedge all solving: it is re-derivable, so deposit it again
+        result = deposit_tokens(rt, engine, tokens=tokens, probe=probe_query(engine), kind="skill", text=text,
+                                source=source, shared=True, replace=True)
+        log.warning("skill.repaired", block_id=result.block_id)
         block = rt.blocks.get(result.fingerprint, result.block_id)
     skill = GraftedPrefix(result.block_id, block_to_snapshot(block), len(tokens))
     rt.memo[cache_key] = skill

@@ -35,9 +35,9 @@ from engine.graft import GraftEngine
 from engine.logits import Divergence, LogitsRows, compare, merge
 from engine.sampling import SamplingParams
 from store.repository import latest_attestation, record_attestation
+from workers.gate_records import divergence_fields
 from workers.runtime import Runtime
 from workers.serving.exactness import PROBE_TEXT
-from workers.upkeep.gate_records import divergence_fields
 
 log = structlog.get_logger(__name__)
 

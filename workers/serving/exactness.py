@@ -33,9 +33,9 @@ from engine.errors import DecodeError, EngineError
 from engine.graft import GraftEngine
 from engine.logits import Divergence, LogitsRows, compare
 from store.repository import record_attestation
+from workers.gate_records import divergence_fields, status_of
 from workers.runtime import Runtime
 from workers.seam import block_file_roundtrip
-from workers.upkeep.gate_records import divergence_fields, status_of
 
 log = structlog.get_logger(__name__)
 

@@ -20,9 +20,9 @@ from store.db import BlockRow
 from store.errors import StoreError
 from store.repository import get_block, get_or_create_team, record_attestation, record_block, requester
 from workers.flywheel.deposit import probe_query
+from workers.gate_records import check_fields
 from workers.runtime import Runtime
 from workers.seam import block_to_snapshot
-from workers.upkeep.gate_records import check_fields
 
 log = structlog.get_logger(__name__)
 

@@ -20,6 +20,10 @@ from store.blockfile import Block, read_header, signature_status
 from store.blocks import block_key
 from store.db import BlockRow, Generation, Problem, utcnow
 from store.errors import BlockKeyMissingError, StoreError
+from workers.flywheel.deposit import probe_query
+from workers.flywheel.prefix import ensure_skill
+from workers.flywheel.prompts import instructions_prefix, recurrence_query, style_for, tokens_of
+from workers.flywheel.solve import solution_tokens
 from workers.runtime import Runtime
 from workers.seam import UNREADABLE, snapshot_to_block
 
@@ -59,10 +63,6 @@ def _from_header(rt: Runtime, row: BlockRow) -> tuple[list[int], dict[str, Any]]
 
 
 def _from_catalogue(rt: Runtime, row: BlockRow, engine: GraftEngine) -> tuple[str, list[int], dict[str, Any]] | None:
-    from workers.flywheel.prefix import ensure_skill
-    from workers.flywheel.prompts import instructions_prefix, recurrence_query, style_for, tokens_of
-    from workers.flywheel.solve import solution_tokens
-
     style = style_for(engine)
     if row.kind == "skill" and (row.source or {}).get("skill") == "instructions-prefix":
         text = instructions_prefix(style)
@@ -90,8 +90,6 @@ def _from_catalogue(rt: Runtime, row: BlockRow, engine: GraftEngine) -> tuple[st
 
 def _rederive(rt: Runtime, row: BlockRow, tokens: list[int], meta: dict[str, Any], engine: GraftEngine) -> bool:
     """Capture `tokens` again and replace the object if the new block has the row's id."""
-    from workers.flywheel.deposit import probe_query
-
     if engine.fingerprint.id != row.fingerprint:
         return False
     probe = meta.get("probe", {}).get("tokens") or probe_query(engine)  # the catalogue's solution probe, or ours

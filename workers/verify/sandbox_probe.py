@@ -10,6 +10,7 @@ from typing import Any
 
 import structlog
 
+from workers.verify import sandbox
 from workers.verify.sandbox_types import SandboxLimits, SandboxMechanisms, SandboxUnavailableError
 
 log = structlog.get_logger(__name__)
@@ -88,9 +89,7 @@ def _failures(checks: dict[str, Any], mechanisms: SandboxMechanisms) -> list[str
 
 def self_test() -> SelfTestReport:
     """Run the probe; return the report when it was contained, else raise SandboxUnavailableError (one line)."""
-    from workers.verify.sandbox import run_program  # late: workers.verify.sandbox re-exports this module's entry point
-
-    result = run_program(PROBE, limits=SandboxLimits(wall_s=20.0, cpu_s=10))
+    result = sandbox.run_program(PROBE, limits=SandboxLimits(wall_s=20.0, cpu_s=10))
     if not result.ok or result.mechanisms is None:
         detail = (result.stderr.strip().splitlines() or [result.reason])[-1]
         raise SandboxUnavailableError(f"the sandbox probe did not run cleanly ({result.reason}): {detail}"[:300])
