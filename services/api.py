@@ -2,8 +2,10 @@
 attestations. Thin: parse, authorize, call workers/ and store/; every error is JSON with a stable code.
 
 With a broker (KVGRAFT_BROKER_URL) work goes to the Celery queues; without one (the embedded default) it runs on a
-single background thread of this process, one task at a time (the OpenAI endpoints compute on the serving
-engine's own thread, services/api_openai.py: that is two computing threads in an embedded process)."""
+background work thread of this process, one task at a time (a question repeating a solved one may answer other
+waiting repeats beside it: workers/queue/recurring.py). Every model computation of the process, the work
+thread's included, runs on the serving engine's one compute thread (engine/batching.py), interleaved with the
+OpenAI endpoints' completions (services/api_openai.py)."""
 
 from __future__ import annotations
 

@@ -89,8 +89,9 @@ class ContextRoute:
         att = attestation(rt, engine, block_id, n_query, team_id=request.team_id)
         detail = "; ".join(d for d in (f"document block routed with coverage {score:.2f}",
                                        att.detail([engine.profile(n_query).id])) if d)
-        return Answer(answer, "context", block_id, n, bool(checked(answer, request.expected, request.verifier)),
-                      att.ok, detail)
+        return Answer(answer, "context", block_id, n,
+                      verified=bool(checked(answer, request.expected, request.verifier)), attested=att.ok,
+                      detail=detail)
 
 
 class DirectRoute:
@@ -113,7 +114,8 @@ class DirectRoute:
         verdict = checked(agreed, request.expected, request.verifier)
         if verdict is False:
             return None
-        return Answer(agreed, "direct", None, spent, bool(verdict), False, "the model's own samples agree")
+        return Answer(agreed, "direct", None, spent, verified=bool(verdict), attested=False,
+                      detail="the model's own samples agree")
 
 
 class TransferRoute:
@@ -126,8 +128,7 @@ class TransferRoute:
         return params.use_transfer
 
     def try_answer(self, rt: Runtime, request: AnswerRequest) -> Answer | None:
-        answer = transfer_answer(rt, request.engine, request.style, request.question, request.team_id,
-                                 request.expected, request.verifier, request.params)
+        answer = transfer_answer(rt, request)
         if answer is not None:
             request.ledger.add(answer.decode_tokens)
         return answer
@@ -146,5 +147,5 @@ def run_policy(rt: Runtime, request: AnswerRequest, policy: tuple[Route, ...] = 
         answer = step.try_answer(rt, request)
         if answer is not None:
             return replace(answer, decode_tokens=request.ledger.total)
-    return Answer(None, "abstain", None, request.ledger.total, False, False,
-                  "no recurrence, no agreement, no block routed")
+    return Answer(None, "abstain", None, request.ledger.total, verified=False, attested=False,
+                  detail="no recurrence, no agreement, no block routed")

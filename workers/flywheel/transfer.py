@@ -24,14 +24,14 @@ from store.db import owner_key
 from store.repository import get_problem, graft_sources, verifying_team
 from store.route_index import retrieve
 from workers.flywheel.alignment import Alignment, align
-from workers.flywheel.answer import Answer, AnswerParams, agreeing
+from workers.flywheel.answer import Answer, AnswerRequest, agreeing
 from workers.flywheel.attested import attested, prefill_classes
 from workers.flywheel.parameterize import ParameterizedProgram
 from workers.flywheel.prefix import GraftedPrefix
-from workers.flywheel.prompts import PromptStyle, tokens_of, transfer_part
+from workers.flywheel.prompts import tokens_of, transfer_part
 from workers.flywheel.router import ranked_indexed, route_indexed
 from workers.flywheel.solve import SolveParams, sample_program, sample_seed
-from workers.flywheel.structure import Structure, structure_of
+from workers.flywheel.structure import structure_of
 from workers.flywheel.transfer_gate import answer_out_of_domain, asked_matches, program_fit, program_literals
 from workers.runtime import Runtime
 from workers.seam import block_to_snapshot, read_or_miss
@@ -118,9 +118,9 @@ def _bound(form: ParameterizedProgram, values: list[str], routed: Routed, expect
         odd = answer_out_of_domain(check.answer, routed.answer)
         if odd is not None:
             return None, odd
-    return Answer(check.answer, "program", routed.block_id, 0, check.verdict == "verified", False,
-                  f"verified parameterized program bound to the question's numbers by {how}; router score "
-                  f"{routed.score:.2f}; nothing grafted", verified_by=routed.verified_by), "answered"
+    return Answer(check.answer, "program", routed.block_id, 0, verified=check.verdict == "verified", attested=False,
+                  detail=f"verified parameterized program bound to the question's numbers by {how}; router score "
+                         f"{routed.score:.2f}; nothing grafted", verified_by=routed.verified_by), "answered"
 
 
 def _form_of(rt: Runtime, engine: GraftEngine, routed: Routed) -> ParameterizedProgram | None:
@@ -134,11 +134,12 @@ def _tried(routed: Routed, alignment: Alignment | None, outcome: str) -> dict[st
             **({"alignment": alignment.as_dict()} if alignment is not None else {})}
 
 
-def by_program(rt: Runtime, engine: GraftEngine, question: str, team_id: int | None, expected: Any,
-               verifier: Any, gate: bool, routed: Routed | None) -> ProgramTry:
+def by_program(rt: Runtime, request: AnswerRequest, routed: Routed | None) -> ProgramTry:
     """The program route: the first candidate the question aligns with whose form answers. Without the gate (or
     with an answer key, which decides) the form of the block the router picked is also bound by position when the
     question has as many numbers."""
+    engine, question, team_id = request.engine, request.question, request.team_id
+    expected, verifier, gate = request.expected, request.verifier, request.params.post_graft_gate
     keyed = expected is not None or verifier is not None
     tried: list[dict[str, Any]] = []
     for candidate in program_candidates(rt, engine, question, team_id):
@@ -201,8 +202,9 @@ def _refusal(binding: dict[str, Any]) -> str:
     return f"no verified parameterized program applies ({len(tried)} tried; the best: {why})"
 
 
-def _by_graft(rt: Runtime, engine: GraftEngine, style: PromptStyle, question: str, block: Any, mine: Structure,
-              routed: Routed, expected: Any, verifier: Any, params: AnswerParams) -> Answer:
+def _by_graft(rt: Runtime, request: AnswerRequest, block: Any, routed: Routed) -> Answer:
+    engine, style, question, params = request.engine, request.style, request.question, request.params
+    expected, verifier, mine = request.expected, request.verifier, structure_of(request.question)
     keyed = expected is not None or verifier is not None
     gate = params.post_graft_gate and not keyed
     theirs = structure_of(routed.question)
@@ -210,14 +212,14 @@ def _by_graft(rt: Runtime, engine: GraftEngine, style: PromptStyle, question: st
     if gate:
         alignment = align(question, routed.question)
         if alignment.failed_at == "asked":  # the statements align and the asked sentence does not: a near-miss
-            return Answer(None, "abstain", routed.block_id, 0, False, False,
-                          f"post-graft gate: the question asks another quantity than the routed problem "
-                          f"({alignment.reason})", binding={"alignment": alignment.as_dict()})
+            return Answer(None, "abstain", routed.block_id, 0, verified=False, attested=False,
+                          detail=f"post-graft gate: the question asks another quantity than the routed problem "
+                                 f"({alignment.reason})", binding={"alignment": alignment.as_dict()})
         same, score = asked_matches(mine, theirs)
         if not same:  # decided before anything is sampled
-            return Answer(None, "abstain", routed.block_id, 0, False, False,
-                          f"post-graft gate: the question asks another quantity than the routed problem "
-                          f"(similarity {score:.2f})")
+            return Answer(None, "abstain", routed.block_id, 0, verified=False, attested=False,
+                          detail=f"post-graft gate: the question asks another quantity than the routed problem "
+                                 f"(similarity {score:.2f})")
     snapshot = block_to_snapshot(block)
     prefix = GraftedPrefix(routed.block_id, snapshot, snapshot.n_tokens)  # the solution block as the prefix
     solve = SolveParams(samples=params.samples, temperature=params.temperature, max_tokens=params.max_tokens)
@@ -235,9 +237,10 @@ def _by_graft(rt: Runtime, engine: GraftEngine, style: PromptStyle, question: st
         check = verify_program(program, answer=expected, verifier=verifier)
         answer = check.answer if check.ran_cleanly or check.verdict in ("verified", "wrong") else None
         if check.verdict == "verified":
-            return Answer(answer, "transfer", routed.block_id, spent, True,
-                          attested(rt, engine, routed.block_id, classes, team_id=routed.team_id),
-                          f"router score {routed.score:.2f}; sample {k} verified", verified_by=routed.verified_by)
+            return Answer(answer, "transfer", routed.block_id, spent, verified=True,
+                          attested=attested(rt, engine, routed.block_id, classes, team_id=routed.team_id),
+                          detail=f"router score {routed.score:.2f}; sample {k} verified",
+                          verified_by=routed.verified_by)
         fit = program_fit(program, check.ran_cleanly, mine, theirs)
         answers.append(answer)
         fitting.append(answer if fit.passed else None)
@@ -245,29 +248,29 @@ def _by_graft(rt: Runtime, engine: GraftEngine, style: PromptStyle, question: st
     is_attested = attested(rt, engine, routed.block_id, classes, team_id=routed.team_id)
     if not params.post_graft_gate:
         first = next((a for a in answers if a is not None), None)
-        return Answer(first, "transfer", routed.block_id, spent, False, is_attested, "post-graft gate off",
-                      verified_by=routed.verified_by)
+        return Answer(first, "transfer", routed.block_id, spent, verified=False, attested=is_attested,
+                      detail="post-graft gate off", verified_by=routed.verified_by)
     if keyed:
-        return Answer(None, "abstain", routed.block_id, spent, False, is_attested,
-                      f"post-graft gate: no transferred program verified (router score {routed.score:.2f})")
+        return Answer(None, "abstain", routed.block_id, spent, verified=False, attested=is_attested,
+                      detail=f"post-graft gate: no transferred program verified (router score {routed.score:.2f})")
     agreed = agreeing(fitting, params.samples)
     if agreed is None:
-        return Answer(None, "abstain", routed.block_id, spent, False, is_attested,
-                      f"post-graft gate: too few fitting samples agree ({'; '.join(reasons)})")
-    return Answer(agreed, "transfer", routed.block_id, spent, False, is_attested,
-                  "post-graft gate: the samples fit the question and agree; nothing to verify against",
+        return Answer(None, "abstain", routed.block_id, spent, verified=False, attested=is_attested,
+                      detail=f"post-graft gate: too few fitting samples agree ({'; '.join(reasons)})")
+    return Answer(agreed, "transfer", routed.block_id, spent, verified=False, attested=is_attested,
+                  detail="post-graft gate: the samples fit the question and agree; nothing to verify against",
                   verified_by=routed.verified_by)
 
 
-def transfer_answer(rt: Runtime, engine: GraftEngine, style: PromptStyle, question: str, team_id: int | None,
-                    expected: Any, verifier: Any, params: AnswerParams) -> Answer | None:
+def transfer_answer(rt: Runtime, request: AnswerRequest) -> Answer | None:
     """The transfer route's answer (None: no block routed, or the routed block could not be read)."""
+    engine, question, team_id, params = request.engine, request.question, request.team_id, request.params
     if params.transfer_method not in TRANSFER_METHODS:
         raise ValueError(f"transfer_method must be one of {', '.join(TRANSFER_METHODS)}")
     routed = route_solution(rt, engine, question, team_id, params.router_threshold)
     binding: dict[str, Any] | None = None
     if params.transfer_method in ("auto", "program"):
-        tried = by_program(rt, engine, question, team_id, expected, verifier, params.post_graft_gate, routed)
+        tried = by_program(rt, request, routed)
         if tried.answer is not None:
             return replace(tried.answer, binding=tried.binding)
         binding = tried.binding
@@ -275,15 +278,14 @@ def transfer_answer(rt: Runtime, engine: GraftEngine, style: PromptStyle, questi
             if routed is None and not tried.binding["tried"]:
                 return None
             return Answer(None, "abstain", routed.block_id if routed else tried.binding["tried"][0]["block_id"],
-                          0, False, False, _refusal(tried.binding), binding=tried.binding)
+                          0, verified=False, attested=False, detail=_refusal(tried.binding), binding=tried.binding)
     if routed is None:
         return None
     block = read_or_miss(rt.blocks, engine.fingerprint.id, routed.block_id, purpose="transfer",
                          scope=owner_key(team_id))
     if block is None:
         return None
-    answer = _by_graft(rt, engine, style, question, block, structure_of(question), routed, expected, verifier,
-                       params)
+    answer = _by_graft(rt, request, block, routed)
     if binding is None:
         return answer
     return replace(answer, binding={**binding, **({"gate": answer.binding} if answer.binding else {})})
