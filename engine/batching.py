@@ -378,17 +378,34 @@ class BatchCore:
 
     def run_all(self, jobs: list[tuple[int, SequenceJob]]) -> list[SequenceResult]:
         """Drive jobs to the end on the calling thread, job i joining at step `at` (staggered joins), as many at a
-        time as there are slots; results in job order (the batch check's schedule)."""
+        time as there are slots; results in job order (the batch check's schedule). The first job that failed
+        raises (after every job has ended)."""
+        outcomes = self.run_each(jobs)
+        for outcome in outcomes:
+            if isinstance(outcome, BaseException):
+                raise outcome
+        return outcomes  # type: ignore[return-value]
+
+    def run_each(self, jobs: list[tuple[int, SequenceJob]]) -> list[SequenceResult | Exception]:
+        """As run_all, each job's result or the error it alone failed with (one job that cannot join or decode
+        does not fail the others)."""
         futures: list[Future[SequenceResult]] = [Future() for _ in jobs]
         waiting = deque(sorted(range(len(jobs)), key=lambda i: jobs[i][0]))
         steps = 0
         while waiting or self.active:
             while waiting and jobs[waiting[0]][0] <= steps and self.free:
                 i = waiting.popleft()
-                self.join(jobs[i][1], futures[i])
+                try:
+                    self.join(jobs[i][1], futures[i])
+                except Exception as exc:  # noqa: BLE001 - this job's outcome; the others go on
+                    futures[i].set_exception(exc)
             self.step()
             steps += 1
-        return [f.result() for f in futures]
+        outcomes: list[SequenceResult | Exception] = []
+        for f in futures:
+            exc = f.exception()
+            outcomes.append(exc if isinstance(exc, Exception) else f.result())
+        return outcomes
 
 
 @dataclass

@@ -42,6 +42,12 @@ def _raw(store: BlockStore, block: object) -> bytes:
         return f.read()
 
 
+def _with_header(raw: bytes, header: dict) -> bytes:
+    """The object's prefix and `header` (its length set), without the payload."""
+    text = json.dumps(header, sort_keys=True, separators=(",", ":")).encode()
+    return raw[:12] + len(text).to_bytes(4, "little") + text
+
+
 def _write_raw(root: Path, block: object, data: bytes) -> None:
     (root / block_key(FP, block.block_id)).write_bytes(data)  # type: ignore[attr-defined]
 
@@ -84,10 +90,13 @@ def test_a_moved_ciphertext_a_flipped_byte_or_a_header_pointed_at_another_key_do
     store.put(a)
     store.put(b)
     raw_a, raw_b = _raw(store, a), _raw(store, b)
-    header_len = int.from_bytes(raw_b[12:16], "little")
     tail = 16 + int.from_bytes(raw_a[12:16], "little")
-    # b's header and a's ciphertext (the same size): a payload moved to another block
-    _write_raw(tmp_path, b, raw_b[:16 + header_len] + raw_a[tail:])
+    header_a = json.loads(raw_a[16:tail])
+    # a's ciphertext with its own key id and nonce under b's header: only the authenticated data (the block id)
+    # tells them apart, so this fails because of it
+    moved = json.loads(raw_b[16:16 + int.from_bytes(raw_b[12:16], "little")])
+    moved["encryption"] = header_a["encryption"]
+    _write_raw(tmp_path, b, _with_header(raw_b, moved) + raw_a[tail:])
     with pytest.raises(BlockKeyError):
         store.get(FP, b.block_id, use_cache=False)
     flipped = bytearray(raw_a)
@@ -95,11 +104,10 @@ def test_a_moved_ciphertext_a_flipped_byte_or_a_header_pointed_at_another_key_do
     _write_raw(tmp_path, a, bytes(flipped))
     with pytest.raises(BlockKeyError):
         store.get(FP, a.block_id, use_cache=False)
-    header = json.loads(raw_a[16:tail])
+    header = dict(header_a)
     assert header["encryption"]["key_id"] == "k2"  # the newest
-    header["encryption"]["key_id"] = "k1"
-    text = json.dumps(header, sort_keys=True, separators=(",", ":")).encode()
-    _write_raw(tmp_path, a, raw_a[:12] + len(text).to_bytes(4, "little") + text + raw_a[tail:])
+    header["encryption"] = {**header["encryption"], "key_id": "k1"}
+    _write_raw(tmp_path, a, _with_header(raw_a, header) + raw_a[tail:])
     with pytest.raises(BlockKeyError):
         store.get(FP, a.block_id, use_cache=False)
     _write_raw(tmp_path, a, raw_a)  # the control: the untouched bytes read

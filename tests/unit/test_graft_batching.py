@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import sqlalchemy as sa
@@ -162,8 +163,18 @@ def test_another_teams_repeat_is_not_taken_without_a_block_it_may_graft(fa_off: 
     assert answer.route != "recurrence" and answer.block_id is None
 
 
-def test_a_question_another_delivery_is_working_on_is_not_taken(fa_off: tuple[Runtime, int]) -> None:
+def test_a_question_another_delivery_is_working_on_is_not_taken(fa_off: tuple[Runtime, int],
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """The claim decides, not the listing: even offered a question another delivery is working on (as a listing
+    racing that delivery's start would), the conditional update refuses to take it."""
     rt, alpha = fa_off
+
+    def every_pending(session: Any, *, exclude: str, limit: int) -> list[QueryRequest]:
+        return list(session.scalars(sa.select(QueryRequest).where(QueryRequest.status == "pending",
+                                                                   QueryRequest.id != exclude)
+                                    .order_by(QueryRequest.created_at).limit(limit)))
+
+    monkeypatch.setattr(recurring, "waiting_questions", every_pending)
     first = submit_question(rt, PROBLEMS[0].question, team_id=alpha)
     busy = submit_question(rt, PROBLEMS[1].question, team_id=alpha)
     free = submit_question(rt, PROBLEMS[2].question, team_id=alpha)

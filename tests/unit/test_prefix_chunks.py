@@ -98,6 +98,8 @@ def test_a_conversation_stores_what_each_turn_adds_and_every_turn_is_exact(api: 
     # every turn's prefix stored whole would be the sum of all their states; chunks store each cell about once
     # (message-end chunks overlap the full chunk they end in)
     assert stored <= 1.3 * final_state, (stored, final_state)
+    again = _chat(api, messages[:-1])  # the last turn asked again: everything it needs is held, nothing stored
+    assert again["kvgraft"]["cache"] == "hit" and again["kvgraft"]["deposits_scheduled"] == 0
 
 
 def test_the_joined_chain_is_the_one_piece_state_and_a_missing_chunk_ends_it(api: dict[str, Any]) -> None:

@@ -92,19 +92,21 @@ def can_decode_together(hit: RecurrenceHit) -> bool:
 
 
 def decode_together(engine: GraftEngine, style: PromptStyle, hits: list[RecurrenceHit],
-                    max_seqs: int) -> list[Decoded]:
-    """Every hit's answer, decoded in one batch context of `max_seqs` sequences (at most that many at a time)."""
+                    max_seqs: int) -> list[Decoded | Exception]:
+    """Every hit's answer, decoded in one batch context of `max_seqs` sequences (at most that many at a time); a
+    hit whose graft cannot be restored or decoded gets its error, and the others their answers."""
     params = answer_sampling(style)
     jobs = [(0, SequenceJob(tokens=hit.snapshot.tokens + hit.query, params=params, restore=hit.snapshot,
                             query_feed=True)) for hit in hits]
     t0 = time.perf_counter()
     with engine.pooled_batch_context(max_seqs) as ctx:
         t1 = time.perf_counter()
-        results = BatchCore(engine, ctx).run_all(jobs)
+        outcomes = BatchCore(engine, ctx).run_each(jobs)
     context_ms = _ms(t1 - t0)
-    return [Decoded(r.generated, {"context": context_ms, "restore": r.timings_ms.get("restore", 0.0),
+    return [r if isinstance(r, Exception) else
+            Decoded(r.generated, {"context": context_ms, "restore": r.timings_ms.get("restore", 0.0),
                                   "feed": r.timings_ms.get("prefill", 0.0), "decode": r.timings_ms.get("decode", 0.0)},
-                    together=len(hits)) for r in results]
+                    together=len(hits)) for r in outcomes]
 
 
 def hit_answer(rt: Runtime, request: AnswerRequest, hit: RecurrenceHit, decoded: Decoded) -> Answer:

@@ -5,8 +5,9 @@ decodes all their answers in one batch context (workers/flywheel/recurrence.py),
 The same body runs in a Celery graft worker, the embedded runner and the API's work thread, so all three batch.
 A question is taken only when no delivery is working on it, by one conditional update that starts its delivery
 (two workers cannot both take it); its own task message, delivered later, finds it answered and leaves it. If the
-shared decode fails, the questions taken are released untouched (their own deliveries answer them) and the
-error is the asking question's, as before.
+shared decode fails for one question, that question alone is left: a taken one is released untouched (its own
+delivery answers it), the asking one is answered alone, as it would have been; another question's block never
+decides this one's outcome.
 
 Batching is used only where this host's `batch` attestation of the graft engine found every grafted answer
 decoded together equal to the same graft decoded alone in a one-sequence context (the path the graft check
@@ -78,37 +79,47 @@ def record_answer(rt: Runtime, request_id: str, answer: Answer) -> str:
     return "done"
 
 
-def _release(rt: Runtime, taken: list[Taken]) -> None:
-    for t in taken:
+def _release(rt: Runtime, taken: list[Taken], *more: str) -> None:
+    """End the deliveries these questions (and the ids in `more`) were claimed with; their outcomes are left to
+    their own deliveries."""
+    for request_id in [t.request_id for t in taken] + list(more):
         with rt.session() as s:
-            end_delivery(s, model=QueryRequest, row_id=t.request_id)
+            end_delivery(s, model=QueryRequest, row_id=request_id)
 
 
 def _take(rt: Runtime, own_id: str, engine: GraftEngine, model: str | None, limit: int) -> list[Taken]:
-    """Up to `limit` waiting questions for the same model that are repeats decodable together, each claimed."""
+    """Up to `limit` waiting questions for the same model that are repeats decodable together, each claimed (on
+    any error, every claim made so far is released before it is raised)."""
     with rt.session() as s:
         candidates = [(r.id, r.question, r.team_id, dict(r.expected or {}))
                       for r in waiting_questions(s, exclude=own_id, limit=4 * limit)
                       if requested_model(dict(r.options or {})) == model]
     taken: list[Taken] = []
-    for request_id, question, team_id, expected in candidates:
-        if len(taken) >= limit:
-            break
-        with rt.session() as s:
-            if not claim_waiting_question(s, request_id=request_id):
-                continue
-        request = answer_request_for(engine, question, team_id=team_id, expected=expected.get("answer"),
-                                     verifier=expected.get("verifier"), params=AnswerParams())
-        try:
-            hit = find_hit(rt, request)
-        except Exception as exc:  # noqa: BLE001 - its own delivery will meet (and record) the error
-            log.info("graft.take_skipped", request_id=request_id, error=f"{type(exc).__name__}: {exc}")
-            hit = None
-        if hit is None or not can_decode_together(hit):  # left to its own delivery
+    claimed: str | None = None  # claimed, not yet taken or released
+    try:
+        for request_id, question, team_id, expected in candidates:
+            if len(taken) >= limit:
+                break
             with rt.session() as s:
-                end_delivery(s, model=QueryRequest, row_id=request_id)
-            continue
-        taken.append(Taken(request_id, request, hit))
+                if not claim_waiting_question(s, request_id=request_id):
+                    continue
+            claimed = request_id
+            request = answer_request_for(engine, question, team_id=team_id, expected=expected.get("answer"),
+                                         verifier=expected.get("verifier"), params=AnswerParams())
+            try:
+                hit = find_hit(rt, request)
+            except Exception as exc:  # noqa: BLE001 - its own delivery will meet (and record) the error
+                log.info("graft.take_skipped", request_id=request_id, error=f"{type(exc).__name__}: {exc}")
+                hit = None
+            if hit is None or not can_decode_together(hit):  # left to its own delivery
+                claimed = None
+                _release(rt, [], request_id)
+                continue
+            taken.append(Taken(request_id, request, hit))
+            claimed = None
+    except BaseException:
+        _release(rt, taken, *([claimed] if claimed else []))
+        raise
     return taken
 
 
@@ -135,12 +146,17 @@ def answer_recurring(rt: Runtime, own_id: str, own: AnswerRequest, model: str | 
     try:
         assert policy is not None
         decoded = decode_together(engine, own.style, [hit, *(t.hit for t in taken)], policy.max_seqs)
-        answers = [hit_answer(rt, req, h, d) for req, h, d in
-                   zip([own, *(t.request for t in taken)], [hit, *(t.hit for t in taken)], decoded, strict=True)]
-        for t, answer in zip(taken, answers[1:], strict=True):
-            record_answer(rt, t.request_id, answer)
+        for t, outcome in zip(taken, decoded[1:], strict=True):
+            if isinstance(outcome, Exception):  # its own delivery meets (and records) it; nothing recorded here
+                log.info("graft.taken_failed", request_id=t.request_id, error=f"{type(outcome).__name__}: {outcome}")
+                continue
+            record_answer(rt, t.request_id, hit_answer(rt, t.request, t.hit, outcome))
     finally:
         _release(rt, taken)
-    log.info("graft.answered_together", questions=len(answers), request_id=own_id,
+    log.info("graft.answered_together", questions=1 + len(taken), request_id=own_id,
              taken=[t.request_id for t in taken])
-    return answers[0]
+    mine = decoded[0]
+    if isinstance(mine, Exception):  # another question's graft never decides this one: answered alone, as before
+        log.info("graft.own_failed_together", request_id=own_id, error=f"{type(mine).__name__}: {mine}")
+        return hit_answer(rt, own, hit, decode_alone(engine, own.style, hit))
+    return hit_answer(rt, own, hit, mine)

@@ -35,13 +35,14 @@ from engine.graft import GraftEngine
 from engine.logits import Divergence, LogitsRows, compare, merge
 from engine.sampling import SamplingParams
 from store.repository import latest_attestation, record_attestation
+from workers.flywheel.prompts import recurrence_query, style_for, tokens_of
 from workers.gate_records import divergence_fields
 from workers.runtime import Runtime
 from workers.serving.exactness import PROBE_TEXT
 
 log = structlog.get_logger(__name__)
 
-CHECK_VERSION = "batch-check-v5"  # in the batch profile: a verdict of another version is not reused
+CHECK_VERSION = "batch-check-v6"  # in the batch profile: a verdict of another version is not reused
 PROBE_LENGTHS = (9, 70, 270, 37, 130, 20, 100, 45)
 PROBE_TOKENS = (12, 6, 10, 8, 4, 12, 6, 10)
 
@@ -119,15 +120,16 @@ def probe_jobs(engine: GraftEngine, n: int) -> list[SequenceJob]:
 
 
 def graft_jobs(engine: GraftEngine, jobs: list[SequenceJob]) -> list[SequenceJob]:
-    """Recurrence-shaped probes: each probe prompt but its last 3 to 7 tokens captured in a fresh context (as a
-    block is deposited), grafted, those tokens fed as the query in one call, a greedy answer."""
+    """Recurrence-shaped probes: each probe prompt captured in a fresh context (as a block is deposited), grafted,
+    the recurrence query a graft worker feeds (workers/flywheel/prompts.py) fed after it in one call, a greedy
+    answer."""
+    query = tuple(tokens_of(engine, recurrence_query(style_for(engine))))
     out = []
-    for i, job in enumerate(jobs):
-        q = 3 + i % 5
-        if len(job.tokens) <= q:
+    for job in jobs:
+        if len(job.tokens) + len(query) + max(PROBE_TOKENS) >= engine.config.n_ctx:
             continue
-        state = engine.capture(job.tokens[:-q], n_query=q)
-        out.append(replace(job, restore=state, captures=(), query_feed=True,
+        state = engine.capture(job.tokens, n_query=len(query))
+        out.append(replace(job, tokens=job.tokens + query, restore=state, captures=(), query_feed=True,
                            params=replace(job.params, temperature=0.0)))
     return out
 

@@ -158,7 +158,8 @@ def plan(rt: Runtime, engine: GraftEngine, request: CompletionRequest,
     kept = _kept(hashes, max(aligned) if aligned else None, ends)
     cached = found.cached
     point = 0 if cached is None else cached.n_tokens if cached.n_tokens % c == 0 else cached.last_start
-    spans = tuple((a, e) for a, e in deposit_spans(kept, point, store_chunk, c) if e in hashes)
+    spans = tuple((a, e) for a, e in deposit_spans(kept, point, store_chunk, c)
+                  if e in hashes and (a, e) not in found.owned_spans)  # what the team holds is not stored again
     capture_at = (max(kept),) if spans else ()
     return CompletionPlan(request, policy, hashes, found, capture_at, c, (time.perf_counter() - t0) * 1000, spans,
                           store_chunk)

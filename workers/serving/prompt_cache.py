@@ -130,6 +130,7 @@ class Lookup:
     cached: CachedPrefix | None  # the longest stored prefix the team owns, read and verified
     owned: frozenset[str]  # chain hashes of the prompt the team owns a live, readable prefix block for
     unreadable: frozenset[str] = frozenset()  # chain hashes whose block the team owns but could not be read
+    owned_spans: frozenset[tuple[int, int]] = frozenset()  # (start, end) of the readable chunks the team owns
 
 
 @dataclass(frozen=True)
@@ -144,16 +145,21 @@ _readers = ThreadPoolExecutor(max_workers=8, thread_name_prefix="kvgraft-chunk-r
 
 
 def _chain(owned: dict[int, list[_Owned]], end: int, refused: set[str]) -> list[_Owned] | None:
-    """Blocks that together hold [0, end), in position order, none of them refused; None where there are none."""
-    for row in owned.get(end, []):
-        if row.block_id in refused or not 0 <= row.start < end:
-            continue
-        if row.start == 0:
-            return [row]
-        before = _chain(owned, row.start, refused)
-        if before is not None:
-            return [*before, row]
-    return None
+    """Blocks that together hold [0, end), in position order, none of them refused; None where there are none.
+    Computed for every end in ascending order (each end's chain from its rows' starts' chains), so the work is
+    linear in the rows however many blocks share a chain hash."""
+    best: dict[int, list[_Owned]] = {}
+    for e in sorted(k for k in owned if k <= end):
+        for row in owned[e]:
+            if row.block_id in refused or not 0 <= row.start < e:
+                continue
+            if row.start == 0:
+                best[e] = [row]
+                break
+            if row.start in best:
+                best[e] = [*best[row.start], row]
+                break
+    return best.get(end)
 
 
 def _joined(engine: GraftEngine, blocks: list[Any], end: int) -> KVSnapshot:
@@ -193,6 +199,9 @@ def lookup(rt: Runtime, engine: GraftEngine, hashes: dict[int, str], team_id: in
     unreadable: set[str] = set()
     scope = owner_key(team_id)
 
+    def spans(excluded: set[str]) -> frozenset[tuple[int, int]]:
+        return frozenset((r.start, r.end) for rs in owned_rows.values() for r in rs if r.block_id not in excluded)
+
     def read(row: _Owned) -> Any:
         # through this team's own share of the process's caches: how fast it comes back never depends on another
         # team having read the same block
@@ -213,8 +222,8 @@ def lookup(rt: Runtime, engine: GraftEngine, hashes: dict[int, str], team_id: in
                 refused.update(r.block_id for r in chain)
                 continue
             return Lookup(CachedPrefix(tuple(r.block_id for r in chain), hashes[end], end, snapshot, chain[-1].start),
-                          frozenset(owned - unreadable), frozenset(unreadable))
-    return Lookup(None, frozenset(owned - unreadable), frozenset(unreadable))
+                          frozenset(owned - unreadable), frozenset(unreadable), spans(refused))
+    return Lookup(None, frozenset(owned - unreadable), frozenset(unreadable), spans(refused))
 
 
 def chunk_snapshot(state: KVSnapshot, start: int, end: int) -> KVSnapshot:
