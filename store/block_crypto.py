@@ -3,12 +3,14 @@
 A block's payload is the model's state after reading a team's prompt and documents; with read access to the bucket
 it could be copied and grafted or inverted. With a keyring configured (`KVGRAFT_BLOCK_ENCRYPTION_KEY` or
 `KVGRAFT_BLOCK_ENCRYPTION_KEY_FILE`), every block written is encrypted under the newest key: the payload on disk is
-the ciphertext and its 16-byte tag, the header (still signed) names the key id and the nonce, and the additional
-authenticated data binds the ciphertext to the block id and the key id, so a payload moved to another block, or a
-header pointed at another key, does not decrypt. The block id stays the SHA-256 of the plaintext identity: the
-same content has one id within a deployment, and chain hashes do not change. Older keys stay readable (rotation:
-new blocks under the newest, `kvgraft blocks rekey` re-encrypts the rest); a block under a key this process does
-not hold is refused with BlockKeyError, never grafted.
+the ciphertext and its 16-byte tag, and so is the header (the token ids, the text, question, answer and owner in
+its metadata, and its signature): what stays in the clear is the block id, the key id and the two nonces. The
+additional authenticated data binds each ciphertext to the block id and the key id, so a payload or header moved
+to another block, or pointed at another key, does not decrypt. The block id stays the SHA-256 of the plaintext
+identity: the same content has one id within a deployment, and chain hashes do not change (so whoever can compute
+a guessed prompt's state can confirm that guess by the id; nothing in the object tells the prompt itself). Older
+keys stay readable (rotation: new blocks under the newest, `kvgraft blocks rekey` re-encrypts the rest); a block
+under a key this process does not hold is refused with BlockKeyError, never grafted.
 
 Keyring text: entries `id:key` separated by commas or line breaks, the key 32 bytes as base64 or 64 hex digits;
 the last entry is the newest. A bare key (no id) is named `k` + the first 12 hex digits of its SHA-256."""
@@ -33,37 +35,50 @@ ALGORITHM = "AES-256-GCM"
 NONCE_BYTES = 12
 TAG_BYTES = 16
 _AAD_CONTEXT = b"kvgraft-block-payload-v1\x00"
+_HEADER_AAD_CONTEXT = b"kvgraft-block-header-v1\x00"
 _KEY_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 
 
 @dataclass(frozen=True)
 class Encryption:
-    """What a block's header says about its payload's encryption."""
+    """What a block's clear header says about its encryption: the key and the nonces of the sealed header and the
+    sealed payload."""
 
     key_id: str
-    nonce: bytes
+    nonce: bytes  # the payload's
+    header_nonce: bytes
 
     def as_dict(self) -> dict[str, Any]:
-        return {"alg": ALGORITHM, "key_id": self.key_id, "nonce": self.nonce.hex()}
+        return {"alg": ALGORITHM, "key_id": self.key_id, "nonce": self.nonce.hex(),
+                "header_nonce": self.header_nonce.hex()}
 
     @classmethod
     def from_dict(cls, data: object) -> Encryption:
         if not isinstance(data, dict) or data.get("alg") != ALGORITHM:
-            raise BlockFormatError(f"block encryption must be {{\"alg\": \"{ALGORITHM}\", \"key_id\", \"nonce\"}}")
-        key_id, nonce = data.get("key_id"), data.get("nonce")
+            raise BlockFormatError(f"block encryption must be {{\"alg\": \"{ALGORITHM}\", \"key_id\", \"nonce\", "
+                                   "\"header_nonce\"}")
+        key_id = data.get("key_id")
         if not isinstance(key_id, str) or not _KEY_ID.match(key_id):
             raise BlockFormatError("block encryption key_id must be 1-64 letters, digits, '.', '_' or '-'")
-        try:
-            raw = bytes.fromhex(nonce) if isinstance(nonce, str) else b""
-        except ValueError:
-            raw = b""
-        if len(raw) != NONCE_BYTES:
-            raise BlockFormatError(f"block encryption nonce must be {NONCE_BYTES * 2} hex digits")
-        return cls(key_id, raw)
+        return cls(key_id, _nonce(data.get("nonce")), _nonce(data.get("header_nonce")))
+
+
+def _nonce(value: object) -> bytes:
+    try:
+        raw = bytes.fromhex(value) if isinstance(value, str) else b""
+    except ValueError:
+        raw = b""
+    if len(raw) != NONCE_BYTES:
+        raise BlockFormatError(f"block encryption nonces must be {NONCE_BYTES * 2} hex digits")
+    return raw
 
 
 def _aad(block_id: str, key_id: str) -> bytes:
     return _AAD_CONTEXT + block_id.encode() + b"\x00" + key_id.encode()
+
+
+def _header_aad(block_id: str, key_id: str) -> bytes:
+    return _HEADER_AAD_CONTEXT + block_id.encode() + b"\x00" + key_id.encode()
 
 
 def _key_bytes(text: str, what: str) -> bytes:
@@ -118,18 +133,35 @@ class Keyring:
     def key(self, key_id: str) -> bytes | None:
         return next((k for i, k in self.keys if i == key_id), None)
 
-    def encrypt(self, block_id: str, payload: bytes | bytearray) -> tuple[Encryption, bytes]:
-        key_id = self.newest
-        nonce = os.urandom(NONCE_BYTES)
-        sealed = AESGCM(self.keys[-1][1]).encrypt(nonce, bytes(payload), _aad(block_id, key_id))
-        return Encryption(key_id, nonce), sealed
+    def seal(self, block_id: str, header: bytes, payload: bytes | bytearray) -> tuple[Encryption, bytes, bytes]:
+        """The header and the payload sealed under the newest key, each with its own nonce and bound to the block id
+        and key id: (what the clear header says, sealed header, sealed payload)."""
+        key_id, key = self.keys[-1]
+        encryption = Encryption(key_id, os.urandom(NONCE_BYTES), os.urandom(NONCE_BYTES))
+        cipher = AESGCM(key)
+        sealed_header = cipher.encrypt(encryption.header_nonce, header, _header_aad(block_id, key_id))
+        sealed_payload = cipher.encrypt(encryption.nonce, bytes(payload), _aad(block_id, key_id))
+        return encryption, sealed_header, sealed_payload
 
-    def decryptor(self, block_id: str, encryption: Encryption) -> Decryption:
-        """A streaming decryption of one block's payload (chunks in, plaintext out, the tag checked at the end)."""
+    def _key_for(self, block_id: str, encryption: Encryption) -> bytes:
         key = self.key(encryption.key_id)
         if key is None:
             raise BlockKeyMissingError(f"block {block_id} is encrypted under key {encryption.key_id!r}, which this "
                                        f"deployment does not hold (held: {', '.join(i for i, _ in self.keys)})")
+        return key
+
+    def open_header(self, block_id: str, encryption: Encryption, sealed: bytes) -> bytes:
+        """The header a block sealed (its identity, metadata and signature), authenticated."""
+        try:
+            return AESGCM(self._key_for(block_id, encryption)).decrypt(
+                encryption.header_nonce, sealed, _header_aad(block_id, encryption.key_id))
+        except InvalidTag:
+            raise BlockKeyError(f"block {block_id}'s header does not decrypt under key {encryption.key_id!r}: it "
+                                f"was changed, or it belongs to another block") from None
+
+    def decryptor(self, block_id: str, encryption: Encryption) -> Decryption:
+        """A streaming decryption of one block's payload (chunks in, plaintext out, the tag checked at the end)."""
+        key = self._key_for(block_id, encryption)
         ctx = Cipher(algorithms.AES(key), modes.GCM(encryption.nonce)).decryptor()
         ctx.authenticate_additional_data(_aad(block_id, encryption.key_id))
         return Decryption(block_id, encryption.key_id, ctx)

@@ -2,12 +2,14 @@
 
     offset 0   magic       8 bytes  b"KVGRAFT\\x00"
     offset 8   version     u16 little-endian (2; version 1 is still read)
-    offset 10  flags       u16 (0, or 1: the payload is encrypted, store/block_crypto.py)
+    offset 10  flags       u16 (0, or 1: the block is encrypted, store/block_crypto.py)
     offset 12  header_len  u32 (at most MAX_HEADER_BYTES)
     offset 16  header      header_len bytes of UTF-8 JSON
-    then       payload     exactly identity.payload_bytes bytes, up to the end of the file (encrypted: the
-                           AES-256-GCM ciphertext of those bytes and its 16-byte tag; the header's
-                           `encryption` names the key id and nonce)
+    then       payload     exactly identity.payload_bytes bytes, up to the end of the file
+
+An encrypted block (flag 1) has a clear header of only {block_id, encryption: {alg, key_id, nonce, header_nonce},
+sealed: base64 of the AES-256-GCM ciphertext of the header above}, and its payload is the ciphertext of the
+payload and its 16-byte tag.
 
 The header holds `block_id`, `identity` (the deterministic fields: kind, token ids, positions, fingerprint,
 profile, payload SHA-256 and size), `meta` (text, question, answer, passage, sources, owner, probe, fingerprint
@@ -24,6 +26,8 @@ are refused like unsigned ones. Known meta fields are type-checked on write and 
 
 from __future__ import annotations
 
+import base64
+import binascii
 import hashlib
 import hmac as hmac_lib
 import io
@@ -229,23 +233,26 @@ def signed(block: Block, key: bytes) -> Block:
                  FORMAT_VERSION)
 
 
-def encode_header(block: Block, encryption: Encryption | None = None) -> bytes:
-    header_obj = block.header()
-    if encryption is not None:  # outside the signed part: the cipher's authenticated data binds it instead
-        header_obj["encryption"] = encryption.as_dict()
-    header = canonical_json(header_obj)
+def _framed(header: bytes, version: int, flags: int) -> bytes:
     if len(header) > MAX_HEADER_BYTES:
         raise BlockFormatError(f"block header of {len(header)} bytes exceeds {MAX_HEADER_BYTES}")
-    flags = FLAG_ENCRYPTED if encryption is not None else 0
-    return _PREFIX.pack(MAGIC, block.format_version, flags, len(header)) + header
+    return _PREFIX.pack(MAGIC, version, flags, len(header)) + header
+
+
+def encode_header(block: Block) -> bytes:
+    return _framed(canonical_json(block.header()), block.format_version, 0)
 
 
 def encode(block: Block, keyring: Keyring | None = None) -> bytes:
-    """The block's bytes; with a keyring, its payload encrypted under the newest key."""
+    """The block's bytes; with a keyring, its header and payload sealed under the newest key (the clear header then
+    holds only the block id and what decrypting needs: the key id and the nonces)."""
     if keyring is None:
         return encode_header(block) + bytes(block.payload)
-    encryption, sealed = keyring.encrypt(block.block_id, block.payload)
-    return encode_header(block, encryption) + sealed
+    encryption, sealed_header, sealed_payload = keyring.seal(block.block_id, canonical_json(block.header()),
+                                                             block.payload)
+    clear = {"block_id": block.block_id, "encryption": encryption.as_dict(),
+             "sealed": base64.b64encode(sealed_header).decode()}
+    return _framed(canonical_json(clear), block.format_version, FLAG_ENCRYPTED) + sealed_payload
 
 
 def write_block_file(block: Block, path: Path) -> int:
@@ -283,9 +290,10 @@ class BlockHeader:
     encryption: Encryption | None = None  # the payload is sealed under this key id
 
 
-def read_header(stream: IO[bytes]) -> BlockHeader:
+def read_header(stream: IO[bytes], keyring: Keyring | None = None) -> BlockHeader:
     """Parse and type-check the prefix and JSON header; leaves the stream at the first payload byte. Nothing here is
-    authenticated yet: read_block checks the id, the payload and the signature."""
+    authenticated yet (read_block checks the id, the payload and the signature), except a sealed header, which is
+    decrypted under `keyring` (BlockKeyError when it holds no such key or the header does not authenticate)."""
     magic, version, flags, header_len = _PREFIX.unpack(_read_exact(stream, _PREFIX.size, "the prefix"))
     if magic != MAGIC:
         raise BlockFormatError("not a kvgraft block (bad magic)")
@@ -303,16 +311,40 @@ def read_header(stream: IO[bytes]) -> BlockHeader:
         raise BlockFormatError(f"block header is not valid UTF-8 JSON: {exc}") from None
     if not isinstance(header, dict):
         raise BlockFormatError("block header is not a JSON object")
+    encryption = None
+    if flags & FLAG_ENCRYPTED:
+        header, encryption = _opened(header, keyring)
     block_id, meta, mac = header.get("block_id"), header.get("meta", {}), header.get("hmac")
     if not _is_sha256_hex(block_id):
         raise BlockFormatError("block_id must be 64 lowercase hex digits")
     if mac is not None and not _is_sha256_hex(mac):
         raise BlockFormatError("block hmac must be 64 lowercase hex digits")
-    if bool(flags & FLAG_ENCRYPTED) != ("encryption" in header):
-        raise BlockFormatError("block flags and header disagree on whether the payload is encrypted")
-    encryption = Encryption.from_dict(header["encryption"]) if "encryption" in header else None
+    if encryption is None and ("encryption" in header or "sealed" in header):
+        raise BlockFormatError("block flags and header disagree on whether the block is encrypted")
     return BlockHeader(block_id, BlockIdentity.from_dict(header.get("identity")), validate_meta(meta), mac, version,
                        encryption)
+
+
+def _opened(clear: dict[str, Any], keyring: Keyring | None) -> tuple[dict[str, Any], Encryption]:
+    """The sealed header of an encrypted block, decrypted and checked to name the clear header's block id."""
+    block_id, sealed = clear.get("block_id"), clear.get("sealed")
+    if not _is_sha256_hex(block_id) or not isinstance(sealed, str) or set(clear) != {"block_id", "encryption",
+                                                                                     "sealed"}:
+        raise BlockFormatError("an encrypted block's clear header must be {block_id, encryption, sealed}")
+    encryption = Encryption.from_dict(clear.get("encryption"))
+    if keyring is None:
+        raise no_keyring_error(block_id, encryption)
+    try:
+        raw = base64.b64decode(sealed, validate=True)
+    except (binascii.Error, ValueError):
+        raise BlockFormatError(f"block {block_id}: its sealed header is not base64") from None
+    try:
+        inner = json.loads(keyring.open_header(block_id, encryption, raw).decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        raise BlockFormatError(f"block {block_id}: its sealed header is not UTF-8 JSON: {exc}") from None
+    if not isinstance(inner, dict) or inner.get("block_id") != block_id:
+        raise BlockIntegrityError(f"block {block_id}: its sealed header names another block")
+    return inner, encryption
 
 
 def read_block(stream: IO[bytes], *, expected_id: str | None = None, key: bytes | None = None,
@@ -321,7 +353,7 @@ def read_block(stream: IO[bytes], *, expected_id: str | None = None, key: bytes 
     `key`, the block must carry a valid version-2 signature over its whole header (BlockAuthError otherwise). An
     encrypted payload is decrypted under `keyring` (BlockKeyError when it holds no such key, or the payload does not
     authenticate under it), then hashed like any other."""
-    head = read_header(stream)
+    head = read_header(stream, keyring)
     block_id, identity, meta, mac = head.block_id, head.identity, head.meta, head.hmac
     if expected_id is not None and block_id != expected_id:
         raise BlockIntegrityError(f"object holds block {block_id}, expected {expected_id}")
@@ -360,9 +392,7 @@ def _read_sealed(stream: IO[bytes], head: BlockHeader, keyring: Keyring | None) 
     """An encrypted payload: read, decrypted and hashed chunk by chunk in one pass, then its tag checked and its
     plaintext's SHA-256 compared with the identity (the content address is the plaintext's)."""
     block_id, identity = head.block_id, head.identity
-    assert head.encryption is not None
-    if keyring is None:
-        raise no_keyring_error(block_id, head.encryption)
+    assert head.encryption is not None and keyring is not None  # read_header opened the sealed header with it
     decryption = keyring.decryptor(block_id, head.encryption)
     remaining = remaining_bytes(stream)
     size = identity.payload_bytes + TAG_BYTES

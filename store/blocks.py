@@ -178,7 +178,7 @@ class BlockStore:
         """Identity and metadata of a stored block without reading its payload: NOT verified (no payload hash, no
         signature check), for display only; anything that catalogues or grafts a block uses get()."""
         with self.objects.open(block_key(fingerprint, block_id)) as stream:
-            head = read_header(stream)
+            head = read_header(stream, self.keyring)
         if head.block_id != block_id or head.identity.block_id() != block_id:
             raise BlockIntegrityError(f"object {block_key(fingerprint, block_id)} holds block {head.block_id}")
         return head.identity, head.meta
@@ -193,7 +193,7 @@ class BlockStore:
                              "KVGRAFT_BLOCK_ENCRYPTION_KEY_FILE)")
         key = block_key(fingerprint, block_id)
         with self.objects.open(key) as stream:
-            head = read_header(stream)
+            head = read_header(stream, self.keyring)
         if head.encryption is not None and head.encryption.key_id == self.keyring.newest:
             return "current"
         block = self.get(fingerprint, block_id, use_cache=False)

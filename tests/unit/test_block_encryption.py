@@ -32,9 +32,9 @@ def _key() -> str:
     return base64.b64encode(os.urandom(32)).decode()
 
 
-def _block(marker: bytes, n: int = 0) -> object:
-    return new_block(kind="document", tokens=[1, 2 + n], pos_start=0, fingerprint=FP, profile={"t": 1},
-                     payload=marker * 64)
+def _block(marker: bytes, n: int = 0, meta: dict | None = None) -> object:
+    return new_block(kind="document", tokens=[1, 2 + n, 987654], pos_start=0, fingerprint=FP, profile={"t": 1},
+                     payload=marker * 64, meta=meta)
 
 
 def _raw(store: BlockStore, block: object) -> bytes:
@@ -52,21 +52,26 @@ def _write_raw(root: Path, block: object, data: bytes) -> None:
     (root / block_key(FP, block.block_id)).write_bytes(data)  # type: ignore[attr-defined]
 
 
-def test_a_stored_payload_is_unreadable_and_reads_back_under_the_same_id(tmp_path: Path) -> None:
+def test_a_stored_block_tells_nothing_but_its_id_and_reads_back_under_the_same_id(tmp_path: Path) -> None:
+    """The payload and the header's token ids, text and question are sealed; the block id (the plaintext's
+    content address), the key id and the nonces are all that stay in the clear."""
     ring = Keyring.parse(f"k1:{_key()}")
     store = BlockStore(LocalObjectStore(tmp_path), keyring=ring)
     plain = BlockStore(LocalObjectStore(tmp_path / "plain"))
     marker = b"TEAM-SECRET-STATE-0123456789"
-    block = _block(marker)
+    block = _block(marker, meta={"question": "What is the launch code of project Heron?"})
     store.put(block)
     plain.put(block)
     raw = _raw(store, block)
-    assert marker not in raw and marker in _raw(plain, block)  # the control: in the clear it is there
+    for secret in (marker, b"Heron", b"987654", b"tokens", b"question"):
+        assert secret not in raw and secret in _raw(plain, block)  # the control: in the clear they are there
+    clear = json.loads(raw[16:16 + int.from_bytes(raw[12:16], "little")])
+    assert set(clear) == {"block_id", "encryption", "sealed"} and clear["encryption"]["key_id"] == "k1"
     with store.objects.open(block_key(FP, block.block_id)) as f:
-        head = read_header(f)
-    assert head.encryption is not None and head.encryption.key_id == "k1"
+        head = read_header(f, ring)
+    assert head.encryption is not None and head.meta["question"].endswith("Heron?")
     got = store.get(FP, block.block_id, use_cache=False)
-    assert bytes(got.payload) == bytes(block.payload)
+    assert bytes(got.payload) == bytes(block.payload) and got.meta == block.meta
     assert got.block_id == plain.get(FP, block.block_id, use_cache=False).block_id  # the plaintext's address
 
 
@@ -81,7 +86,7 @@ def test_a_block_under_a_key_not_held_or_the_wrong_key_is_refused(tmp_path: Path
             reader.get(FP, block.block_id, use_cache=False)
 
 
-def test_a_moved_ciphertext_a_flipped_byte_or_a_header_pointed_at_another_key_does_not_decrypt(
+def test_a_block_moved_under_another_id_a_flipped_byte_or_a_header_pointed_at_another_key_does_not_decrypt(
         tmp_path: Path) -> None:
     k1, k2 = _key(), _key()
     ring = Keyring.parse(f"k1:{k1},k2:{k2}")
@@ -89,25 +94,22 @@ def test_a_moved_ciphertext_a_flipped_byte_or_a_header_pointed_at_another_key_do
     a, b = _block(b"a", 0), _block(b"b", 1)
     store.put(a)
     store.put(b)
-    raw_a, raw_b = _raw(store, a), _raw(store, b)
+    raw_a = _raw(store, a)
     tail = 16 + int.from_bytes(raw_a[12:16], "little")
-    header_a = json.loads(raw_a[16:tail])
-    # a's ciphertext with its own key id and nonce under b's header: only the authenticated data (the block id)
-    # tells them apart, so this fails because of it
-    moved = json.loads(raw_b[16:16 + int.from_bytes(raw_b[12:16], "little")])
-    moved["encryption"] = header_a["encryption"]
-    _write_raw(tmp_path, b, _with_header(raw_b, moved) + raw_a[tail:])
+    clear_a = json.loads(raw_a[16:tail])
+    # all of a (its key id, nonces, sealed header and payload) under b's id: only the authenticated data, which
+    # binds the block id, tells them apart
+    _write_raw(tmp_path, b, _with_header(raw_a, {**clear_a, "block_id": b.block_id}) + raw_a[tail:])
     with pytest.raises(BlockKeyError):
         store.get(FP, b.block_id, use_cache=False)
     flipped = bytearray(raw_a)
-    flipped[-20] ^= 1
+    flipped[-20] ^= 1  # the payload's ciphertext
     _write_raw(tmp_path, a, bytes(flipped))
     with pytest.raises(BlockKeyError):
         store.get(FP, a.block_id, use_cache=False)
-    header = dict(header_a)
-    assert header["encryption"]["key_id"] == "k2"  # the newest
-    header["encryption"] = {**header["encryption"], "key_id": "k1"}
-    _write_raw(tmp_path, a, _with_header(raw_a, header) + raw_a[tail:])
+    assert clear_a["encryption"]["key_id"] == "k2"  # the newest
+    _write_raw(tmp_path, a, _with_header(raw_a, {**clear_a, "encryption": {**clear_a["encryption"],
+                                                                          "key_id": "k1"}}) + raw_a[tail:])
     with pytest.raises(BlockKeyError):
         store.get(FP, a.block_id, use_cache=False)
     _write_raw(tmp_path, a, raw_a)  # the control: the untouched bytes read

@@ -198,3 +198,33 @@ def test_with_flash_attention_on_the_check_refuses_and_each_question_is_answered
         assert [_answer_row(rt, i)[0] for i in ids[1:]] == ["pending", "pending"]
     finally:
         rt.close()
+
+
+def test_a_taken_question_whose_graft_fails_leaves_the_others_answered(fa_off: tuple[Runtime, int],
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """One question's graft that cannot be set into the batch context (a state the context refuses) fails only that
+    question, which is released for its own delivery; the asking one and the others are answered as alone."""
+    from dataclasses import replace as dc_replace
+
+    rt, alpha = fa_off
+    alone = {p.question: answer_question(rt, p.question, team_id=alpha, params=ONLY_RECURRENCE, record=False)
+             for p in PROBLEMS}
+    real = recurring.find_hit
+
+    def broken_for_the_second(rt_: Runtime, request: Any) -> Any:
+        hit = real(rt_, request)
+        if hit is not None and request.question == PROBLEMS[1].question:
+            hit = dc_replace(hit, snapshot=dc_replace(hit.snapshot, payload=b"\x00" * 64))
+        return hit
+
+    monkeypatch.setattr(recurring, "find_hit", broken_for_the_second)
+    ids = [submit_question(rt, p.question, team_id=alpha) for p in PROBLEMS]
+    assert answer_request(rt, ids[0]) == "done"
+    statuses = {i: _answer_row(rt, i)[0] for i in ids}
+    assert statuses == {ids[0]: "done", ids[1]: "pending", ids[2]: "done"}
+    for request_id, p in ((ids[0], PROBLEMS[0]), (ids[2], PROBLEMS[2])):
+        row = _answer_row(rt, request_id)[1]
+        assert (row.answer, row.decode_tokens) == (alone[p.question].answer, alone[p.question].decode_tokens)
+    with rt.session() as s:
+        row = s.get(QueryRequest, ids[1])
+        assert row is not None and row.deliveries == row.deliveries_ended == 1 and row.error is None

@@ -48,7 +48,7 @@ def _from_header(rt: Runtime, row: BlockRow) -> tuple[list[int], dict[str, Any]]
     payload was damaged); otherwise the catalogue's, so that repair never re-signs metadata someone rewrote."""
     try:
         with rt.blocks.objects.open(block_key(row.fingerprint, row.id)) as stream:
-            head = read_header(stream)
+            head = read_header(stream, rt.blocks.keyring)
     except (StoreError, OSError, ValueError):
         return None
     if head.block_id != row.id or head.identity.block_id() != row.id:
