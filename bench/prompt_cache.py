@@ -61,6 +61,7 @@ class PromptCacheBenchRequest:
     turn_tokens: int = 200  # new tokens each turn adds (the user's message)
     system_tokens: int = 1000  # the chat's system prompt
     chunk_tokens: int = 256  # the chunked arm's stored chunk (KVGRAFT_PREFIX_CHUNK_TOKENS)
+    kv_types: tuple[str, ...] = ("f16", "q8_0")  # the chunked arm under each KV type (q8_0 with flash attention on)
 
 
 def lines_until(line: Callable[[int], str], n_tokens: int, count: Callable[[str], int], *, start: int = 0,
@@ -272,16 +273,25 @@ def _multi_turn(rt: Any, engine: Any, model: str, request: PromptCacheBenchReque
     users = [lines_until(lambda i, k=k: f"Turn {k}, note {i}: the {SUBJECTS[(k + i) % len(SUBJECTS)]} reports "
                                         f"{(k * 13 + i * 7) % 97} crates and {(k + i) % 9} carts.",
                          request.turn_tokens, count, every=2) + " What is the total?" for k in range(request.turns)]
-    arms = {"chunks": str(request.chunk_tokens), "whole": "0"}
-    fresh: list[str] = []
+    chunk = str(request.chunk_tokens)
+    arms: dict[str, dict[str, str]] = {"chunks": {"KVGRAFT_PREFIX_CHUNK_TOKENS": chunk},
+                                       "whole": {"KVGRAFT_PREFIX_CHUNK_TOKENS": "0"}}
+    for kv in request.kv_types:
+        if kv != "f16":  # a quantized KV cache needs flash attention on: another numerics profile, its own fresh
+            arms[f"chunks_{kv}"] = {"KVGRAFT_PREFIX_CHUNK_TOKENS": chunk, "KVGRAFT_KV_TYPE": kv,
+                                    "KVGRAFT_SERVING_FLASH_ATTN": "true"}
+    fresh_of: dict[str, list[str]] = {}  # each configuration's fresh answers, computed by its first arm
     out: dict[str, Any] = {}
-    for arm, chunk in arms.items():
+    for arm, arm_env in arms.items():
+        config = json.dumps({k: v for k, v in arm_env.items() if k != "KVGRAFT_PREFIX_CHUNK_TOKENS"})
+        fresh = fresh_of.setdefault(config, [])
+        computes_fresh = not fresh
         with rt.session() as s:
             team = get_or_create_team(s, name=f"bench-multi-turn-{arm}")
             _, token = create_api_token(s, team=team, role="submitter")
             team_id = team.id
         headers = {"Authorization": f"Bearer {token}"}
-        env = {**pod_env, "KVGRAFT_DATA_DIR": str(tmp / f"pod-turns-{arm}"), "KVGRAFT_PREFIX_CHUNK_TOKENS": chunk}
+        env = {**pod_env, "KVGRAFT_DATA_DIR": str(tmp / f"pod-turns-{arm}"), **arm_env}
         ttft, mismatches, hits, restored, prompt_tokens = [], 0, 0, [], 0
         with _pod(env, tmp, f"pod-turns-{arm}", headers, model) as port, \
                 httpx.Client(base_url=f"http://127.0.0.1:{port}", headers=headers, timeout=600) as c:
@@ -290,7 +300,7 @@ def _multi_turn(rt: Any, engine: Any, model: str, request: PromptCacheBenchReque
             for k, user in enumerate(users):
                 say(f"multi-turn ({arm}): turn {k + 1} of {len(users)}")
                 messages.append({"role": "user", "content": user})
-                if arm == "chunks" and request.verify:
+                if computes_fresh and request.verify:
                     fresh.append(json.dumps(_fresh_key(_post(c, model, messages, request.max_tokens, cache=False))))
                 t, _total, ext = _stream(c, model, messages, request.max_tokens, {"kvgraft": {"cache": True}})
                 deposited += ext.get("deposits_scheduled", 0)
@@ -306,14 +316,19 @@ def _multi_turn(rt: Any, engine: Any, model: str, request: PromptCacheBenchReque
                 _wait_prefixes(rt, deposited)
                 messages.append({"role": "assistant", "content": answer["choices"][0]["message"]["content"]})
         stored, blocks = _owned_prefix_bytes(rt, team_id)
-        final = _state_bytes(engine, prompt_tokens)
-        out[arm] = {"prefix_chunk_tokens": int(chunk), "turns": len(users), "final_prompt_tokens": prompt_tokens,
+        final = _state_bytes(engine, prompt_tokens)  # an f16 state (the q8_0 arm's ratio is against it too)
+        out[arm] = {"prefix_chunk_tokens": int(arm_env["KVGRAFT_PREFIX_CHUNK_TOKENS"]),
+                    "kv_type": arm_env.get("KVGRAFT_KV_TYPE", "f16"), "turns": len(users),
+                    "final_prompt_tokens": prompt_tokens,
                     "ttft_ms": [round(x, 1) for x in ttft], "ttft_median_ms": _median(ttft[1:] or ttft),
                     "hits": share(hits, len(users)), "restored_tokens": restored,
                     "stored_bytes": stored, "stored_blocks": blocks, "final_state_bytes": final,
                     "stored_over_final_state": round(stored / final, 2),
                     "byte_mismatches": share(mismatches, len(users)) if request.verify else None}
     out["chunks_ttft_over_whole"] = round(out["chunks"]["ttft_median_ms"] / out["whole"]["ttft_median_ms"], 2)
+    for arm in arms:
+        if arm.startswith("chunks_"):
+            out[f"{arm}_bytes_over_chunks"] = round(out[arm]["stored_bytes"] / out["chunks"]["stored_bytes"], 3)
     out["system_tokens"], out["turn_tokens"] = request.system_tokens, request.turn_tokens
     return out
 

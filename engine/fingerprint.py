@@ -128,7 +128,8 @@ def query_class(n_query: int) -> str:
 
 @dataclass(frozen=True)
 class NumericsProfile:
-    """What must match for byte-exactness: the prefill grid, threads, query-size class and SWA cache mode."""
+    """What must match for byte-exactness: the prefill grid, threads, query-size class, SWA cache mode and KV
+    element type."""
 
     n_ctx: int
     n_batch: int
@@ -137,20 +138,27 @@ class NumericsProfile:
     threads: int
     query_class: str
     swa_full: bool
+    kv_type: str = "f16"  # the KV cache's element type (also in the fingerprint); f16 is left out of the dict
 
     @property
     def id(self) -> str:
-        return _digest_id(asdict(self))
+        return _digest_id(self.as_dict())
 
     def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        """The profile's fields; the default KV type is not written, so f16 profiles (and the blocks and
+        attestations that name them) keep the ids they had before the type was part of the profile."""
+        out = asdict(self)
+        if out["kv_type"] == "f16":
+            del out["kv_type"]
+        return out
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> NumericsProfile:
-        missing = [k for k in cls.__dataclass_fields__ if k not in data]
+        optional = {"kv_type"}
+        missing = [k for k in cls.__dataclass_fields__ if k not in data and k not in optional]
         if missing:
             raise ValueError(f"numerics profile lacks {', '.join(missing)}")
-        return cls(**{k: data[k] for k in cls.__dataclass_fields__})
+        return cls(**{k: data[k] for k in cls.__dataclass_fields__ if k in data})
 
 
 @dataclass(frozen=True)

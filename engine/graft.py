@@ -170,7 +170,7 @@ class GraftEngine:
         c = self.config
         return NumericsProfile(n_ctx=c.n_ctx, n_batch=c.n_batch, n_ubatch=c.n_ubatch,
                                prefill_chunk=c.prefill_chunk, threads=c.threads,
-                               query_class=query_class(n_query), swa_full=c.swa_full)
+                               query_class=query_class(n_query), swa_full=c.swa_full, kv_type=c.kv_type)
 
     # -- building blocks -------------------------------------------------------------------------------------
 

@@ -35,7 +35,6 @@ from services.metrics import ApiMetrics
 from services.validation import GuardedRoute
 from services.work import Dispatch, QueueFull, TeamBusy, Work
 from store.db import Batch, QueryRequest, Team
-from store.db import Query as QueryRow
 from store.repository import (
     batch_problems,
     graft_sources,
@@ -50,7 +49,7 @@ from workers.problems import (
     parse_problem_list,
     parse_problems_jsonl,
 )
-from workers.queue.dispatch import submit_batch, submit_question
+from workers.queue.dispatch import question_outcome, submit_batch, submit_question
 from workers.runtime import Runtime, open_runtime
 from workers.serving.service import Serving
 from workers.settings import Settings
@@ -298,15 +297,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                     "problems": items}
 
     def _query_result(s: Any, req: QueryRequest) -> dict[str, Any]:
-        if req.status == "pending":
-            return {"request_id": req.id, "status": "pending"}
-        if req.status == "failed" or req.query_id is None:
-            return {"request_id": req.id, "status": "failed", "error": req.error}
-        row = s.get(QueryRow, req.query_id)
-        return {"request_id": req.id, "status": "done", "answer": row.answer, "route": row.route,
-                "block_id": row.block_id, "decode_tokens": row.decode_tokens, "verified": row.verified,
-                "attested": row.attested, "verified_by": row.verified_by, "detail": row.detail,
-                "binding": row.binding}
+        return {k: v for k, v in question_outcome(s, req).items() if k != "query_id"}
 
     def _read_outcome(rt: Runtime, request_id: str) -> dict[str, Any]:
         with rt.session() as s:

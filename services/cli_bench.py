@@ -46,18 +46,14 @@ def bench_restore(
     """Cold prefill vs kvgraft's verified restore (cold from the store, warm from the verified cache, pooled) vs
     llama.cpp's state file, LlamaState without scores and LlamaDiskCache, vs the limit (read, memcpy, hash)."""
     from bench.restore import RestoreBenchRequest, run_restore_bench
-    from engine.graft import EngineConfig
 
     def body() -> dict[str, Any]:
         sizes = tuple(int(t) for t in tokens.split(",") if t.strip())
         if not sizes or min(sizes) < 1:
             raise ValueError("--tokens needs positive integers, e.g. 500,2000,4000")
         progress = (lambda msg: err.print(f"[dim]bench restore: {msg}[/]")) if not json_out else None
-        types = tuple(t.strip() for t in kv_types.split(",") if t.strip())
-        for t in types:
-            EngineConfig(kv_type=t)  # an unknown type is a clear error before anything runs
         return run_restore_bench(RestoreBenchRequest(model=model_name(model), tokens=sizes, runs=runs,
-                                                     measure_memory=memory, kv_types=types or ("f16",)),
+                                                     measure_memory=memory, kv_types=_kv_types(kv_types)),
                                  progress=progress)
 
     record = guard(body)
@@ -326,6 +322,8 @@ def bench_prompt_cache(
                              ] = 1000,
     chunk_tokens: Annotated[int, typer.Option(min=64, max=2048, help="The chunked arm's stored chunk (a multiple "
                                                                      "of the serving grid).")] = 256,
+    kv_types: Annotated[str, typer.Option(help="The chunked arm under each of these KV types (f16,q8_0; q8_0 "
+                                               "serves with flash attention on).")] = "f16,q8_0",
     json_out: JsonOpt = False,
 ) -> None:
     """Time to first token with a long shared prefix: cold, cached on the same pod, cached by another pod (read
@@ -340,7 +338,7 @@ def bench_prompt_cache(
         return run_prompt_cache_bench(PromptCacheBenchRequest(
             model=model_name(model), prefix_tokens=prefix_tokens, samples=samples, prefixes=prefixes,
             requests=requests, verify=verify, turns=turns, turn_tokens=turn_tokens, system_tokens=system_tokens,
-            chunk_tokens=chunk_tokens), progress=progress)
+            chunk_tokens=chunk_tokens, kv_types=_kv_types(kv_types)), progress=progress)
 
     record = guard(body)
     if json_out:
@@ -361,7 +359,8 @@ def bench_prompt_cache(
         keys = ["prefix_chunk_tokens", "final_prompt_tokens", "ttft_median_ms", "stored_bytes", "final_state_bytes",
                 "stored_over_final_state", "byte_mismatches"]
         out.print(records_table("multi-turn chat: chunks vs whole prefixes",
-                                [{"arm": arm, **{k: turns_out[arm][k] for k in keys}} for arm in ("chunks", "whole")],
+                                [{"arm": arm, **{k: turns_out[arm][k] for k in keys}} for arm in turns_out
+                                 if isinstance(turns_out[arm], dict)],
                                 ["arm", *keys]))
 
 
@@ -439,6 +438,17 @@ def bench_graft_batch(
                             f"{'on' if record['flash_attn'] else 'off'})", rows, list(rows[0].keys())))
     if record["batch_check"]:
         out.print(f"batch check: {record['batch_check']['summary']}")
+
+
+def _kv_types(text: str) -> tuple[str, ...]:
+    """Comma-separated KV types, each one the engine knows (a clear error otherwise, before anything runs)."""
+    from engine.graft import KV_TYPES
+
+    types = tuple(t.strip() for t in text.split(",") if t.strip())
+    unknown = [t for t in types if t not in KV_TYPES]
+    if not types or unknown:
+        raise ValueError(f"KV types are {', '.join(KV_TYPES)}, not {', '.join(unknown) or 'nothing'}")
+    return types
 
 
 def _ints(text: str, what: str) -> tuple[int, ...]:

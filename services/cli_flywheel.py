@@ -115,8 +115,8 @@ def ask(
             return _ask_through_queue(rt, question, team_id, timeout)
 
     def _ask_through_queue(rt: Any, q: str, team_id: int, wait_s: float) -> dict[str, Any]:
-        from store.db import Query, QueryRequest
-        from workers.queue.dispatch import send_question
+        from store.db import QueryRequest
+        from workers.queue.dispatch import question_outcome, send_question
 
         options = {"samples": samples, **({"model": model} if model else {})}  # the worker answers with them
         request_id = submit_question(rt, q, team_id=team_id, options=options)
@@ -125,14 +125,12 @@ def ask(
         while time.monotonic() < deadline:
             with rt.session() as s:
                 req = s.get(QueryRequest, request_id)
-                if req is not None and req.status != "pending":
-                    if req.status == "failed" or req.query_id is None:
-                        raise ValueError(f"the graft worker failed: {req.error}")
-                    row = s.get(Query, req.query_id)
-                    return {"answer": row.answer, "route": row.route, "block_id": row.block_id,
-                            "decode_tokens": row.decode_tokens, "verified": row.verified,
-                            "attested": row.attested, "query_id": row.id, "detail": row.detail,
-                            "binding": row.binding}
+                outcome = question_outcome(s, req) if req is not None else {"status": "pending"}
+                if outcome["status"] == "failed":
+                    raise ValueError(f"the graft worker failed: {outcome['error']}")
+                if outcome["status"] == "done":
+                    return {k: outcome[k] for k in ("answer", "route", "block_id", "decode_tokens", "verified",
+                                                    "attested", "query_id", "detail", "binding")}
             time.sleep(0.5)
         raise TimeoutError(f"no graft worker answered within {wait_s:.0f} s (request {request_id})")
 

@@ -427,6 +427,18 @@ def record_prefix(session: Session, *, chain_hash: str, block_id: str, fingerpri
         "n_tokens": n_tokens}, ["chain_hash", "block_id"])
 
 
+def owned_prefix_rows(session: Session, *, chain_hashes: list[str], team_id: int) -> list[tuple[Any, ...]]:
+    """(chain_hash, block_id, prefix end, block tokens, quarantined_at) of every live prefix block this team owns
+    among `chain_hashes` (the prompt cache's lookup; a chunk's cells are [end - block tokens, end))."""
+    from store.db import PrefixRow
+
+    return [tuple(r) for r in session.execute(
+        sa.select(PrefixRow.chain_hash, PrefixRow.block_id, PrefixRow.n_tokens, BlockRow.n_tokens,
+                  BlockRow.quarantined_at)
+        .join(BlockRow, BlockRow.id == PrefixRow.block_id)
+        .where(PrefixRow.chain_hash.in_(chain_hashes), BlockRow.evicted_at.is_(None), owned_by(team_id))).all()]
+
+
 def start_delivery(session: Session, *, model: type[Problem] | type[QueryRequest], row_id: str) -> None:
     """Count one delivery of a task on its row (started before the task body runs)."""
     session.execute(sa.update(model).where(model.id == row_id).values(deliveries=model.deliveries + 1))

@@ -36,6 +36,8 @@ def test_q8_0_is_another_fingerprint_half_the_bytes_and_the_gate_holds(kvgraft_c
         assert (q8.fingerprint.type_k, q8.fingerprint.type_v) == ("q8_0", "q8_0")
         assert (f16.fingerprint.type_k, f16.fingerprint.type_v) == ("f16", "f16")
         assert q8.fingerprint.id != f16.fingerprint.id
+        assert q8.profile(8).as_dict()["kv_type"] == "q8_0" and "kv_type" not in f16.profile(8).as_dict()
+        assert q8.profile(8).id != f16.profile(8).id
         tokens = sample_tokens(f16, 300)
         small, big = q8.capture(tokens), f16.capture(tokens)
         assert len(small.payload) <= 0.55 * len(big.payload)

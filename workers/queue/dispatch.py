@@ -14,7 +14,7 @@ import structlog
 from sqlalchemy.exc import OperationalError
 
 from engine.errors import EngineError
-from store.db import Batch, Problem, QueryRequest, utcnow
+from store.db import Batch, Problem, Query, QueryRequest, utcnow
 from store.errors import ObjectStoreUnavailableError, StoreError
 from store.repository import (
     FINAL_PROBLEM_STATUSES,
@@ -262,6 +262,19 @@ def answer_request(rt: Runtime, request_id: str, params: AnswerParams = AnswerPa
     log.info("answer.done", request_id=request_id, route=answer.route, block_id=answer.block_id,
              verified=answer.verified, decode_tokens=answer.decode_tokens)
     return record_answer(rt, request_id, answer)
+
+
+def question_outcome(session: Any, request: QueryRequest) -> dict[str, Any]:
+    """A stored question as its asker sees it: pending, failed (with the error) or done with its answer's fields."""
+    if request.status == "pending":
+        return {"request_id": request.id, "status": "pending"}
+    if request.status == "failed" or request.query_id is None:
+        return {"request_id": request.id, "status": "failed", "error": request.error}
+    row = session.get(Query, request.query_id)
+    return {"request_id": request.id, "status": "done", "answer": row.answer, "route": row.route,
+            "block_id": row.block_id, "decode_tokens": row.decode_tokens, "verified": row.verified,
+            "attested": row.attested, "verified_by": row.verified_by, "query_id": row.id, "detail": row.detail,
+            "binding": row.binding}
 
 
 def ask(rt: Runtime, question: str, *, team_id: int | None = None, params: AnswerParams = AnswerParams(),

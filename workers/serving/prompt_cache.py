@@ -31,14 +31,13 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
-import sqlalchemy as sa
 import structlog
 
 from engine import seqchunks
 from engine.errors import StateRestoreError
 from engine.graft import GraftEngine, KVSnapshot
-from store.db import BlockRow, PrefixRow, owner_key
-from store.repository import owned_by, record_block, record_prefix
+from store.db import owner_key
+from store.repository import owned_prefix_rows, record_block, record_prefix
 from store.retention import ensure_quota, prune, record_use
 from workers.runtime import Runtime
 from workers.seam import block_to_snapshot, read_or_miss, snapshot_to_block
@@ -185,11 +184,7 @@ def lookup(rt: Runtime, engine: GraftEngine, hashes: dict[int, str], team_id: in
         return Lookup(None, frozenset())
     by_hash = {h: n for n, h in hashes.items()}
     with rt.session() as s:
-        rows = s.execute(
-            sa.select(PrefixRow.chain_hash, PrefixRow.block_id, PrefixRow.n_tokens, BlockRow.n_tokens,
-                      BlockRow.quarantined_at)
-            .join(BlockRow, BlockRow.id == PrefixRow.block_id)
-            .where(PrefixRow.chain_hash.in_(list(by_hash)), BlockRow.evicted_at.is_(None), owned_by(team_id))).all()
+        rows = owned_prefix_rows(s, chain_hashes=list(by_hash), team_id=team_id)
     owned_rows: dict[int, list[_Owned]] = {}
     for h, block_id, end, block_tokens, quarantined_at in rows:
         if quarantined_at is None and by_hash.get(h) == end:
