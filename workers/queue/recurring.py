@@ -22,6 +22,7 @@ from typing import Any
 
 import structlog
 
+from engine.errors import EngineError
 from engine.graft import GraftEngine
 from store.db import QueryRequest, utcnow
 from store.repository import claim_waiting_question, end_delivery, waiting_questions
@@ -145,7 +146,11 @@ def answer_recurring(rt: Runtime, own_id: str, own: AnswerRequest, model: str | 
         return hit_answer(rt, own, hit, decode_alone(engine, own.style, hit))
     try:
         assert policy is not None
-        decoded = decode_together(engine, own.style, [hit, *(t.hit for t in taken)], policy.max_seqs)
+        try:
+            decoded = decode_together(engine, own.style, [hit, *(t.hit for t in taken)], policy.max_seqs)
+        except EngineError as exc:  # e.g. no memory for the batch context: every question as if alone
+            log.warning("graft.batch_unavailable", error=f"{type(exc).__name__}: {exc}")
+            decoded = [exc] * (1 + len(taken))
         for t, outcome in zip(taken, decoded[1:], strict=True):
             if isinstance(outcome, Exception):  # its own delivery meets (and records) it; nothing recorded here
                 log.info("graft.taken_failed", request_id=t.request_id, error=f"{type(outcome).__name__}: {outcome}")
