@@ -54,8 +54,7 @@ def run_graft_batch(req: GraftBatchRequest, progress: Progress = None) -> dict[s
         params = answer_sampling(style)
         with engine.open_context() as ctx:  # the reference digests: each graft decoded alone, one-sequence context
             core = BatchCore(engine, ctx)
-            reference = [core.run_all([(0, SequenceJob(tokens=h.snapshot.tokens + h.query, params=params,
-                                                       restore=h.snapshot, query_feed=True, digests=True))])[0]
+            reference = [core.run_all([(0, SequenceJob.grafted(h.snapshot, h.query, params, digests=True))])[0]
                          for h in hits]
         say("arm alone")
         t0 = time.perf_counter()
@@ -79,8 +78,7 @@ def run_graft_batch(req: GraftBatchRequest, progress: Progress = None) -> dict[s
                 digested = []
                 for i in range(0, len(hits), k):
                     digested += BatchCore(engine, ctx).run_all(
-                        [(0, SequenceJob(tokens=h.snapshot.tokens + h.query, params=params, restore=h.snapshot,
-                                         query_feed=True, digests=True)) for h in hits[i:i + k]])
+                        [(0, SequenceJob.grafted(h.snapshot, h.query, params, digests=True)) for h in hits[i:i + k]])
             pairs = [(r.generated.digests, d.generated.digests) for r, d in zip(reference, digested, strict=True)]
             arms.append({"arm": f"together/{k}", "max_seqs": k, "wall_s": round(wall, 3),
                          "answers_per_s": round(len(hits) / wall, 2),

@@ -150,15 +150,10 @@ def _llama_server(model_path: Path, n_ctx: int, threads: int, tmp: Path, name: s
 
 
 def _wait_prefixes(rt: Any, at_least: int, timeout: float = 300) -> None:
-    import sqlalchemy as sa
-
-    from store.db import PrefixRow
-
     deadline = time.monotonic() + timeout
     while True:
-        with rt.session() as s:
-            if int(s.scalar(sa.select(sa.func.count()).select_from(PrefixRow)) or 0) >= at_least:
-                return
+        if _prefix_count(rt) >= at_least:
+            return
         if time.monotonic() > deadline:
             raise RuntimeError(f"fewer than {at_least} prefix blocks were deposited within {timeout:.0f} s")
         time.sleep(0.2)

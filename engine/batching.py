@@ -61,6 +61,11 @@ class SequenceJob:
     keep_rows: bool = False  # and the rows (the batch check measures how far a differing one is)
     cancel: threading.Event | None = None  # set: the sequence stops before its next step
 
+    @classmethod
+    def grafted(cls, snapshot: KVSnapshot, query: tuple[int, ...], params: SamplingParams, **extra: Any) -> SequenceJob:
+        """A graft: `snapshot` restored, `query` fed after it in one call keeping every row, then generation."""
+        return cls(tokens=snapshot.tokens + query, params=params, restore=snapshot, query_feed=True, **extra)
+
 
 @dataclass(frozen=True)
 class SequenceResult:

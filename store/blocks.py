@@ -196,10 +196,7 @@ class BlockStore:
             head = read_header(stream, self.keyring)
         if head.encryption is not None and head.encryption.key_id == self.keyring.newest:
             return "current"
-        block = self.get(fingerprint, block_id, use_cache=False)
-        data = encode(block, self.keyring)
-        self.objects.replace(key, data, sha256=hashlib.sha256(data).hexdigest())
-        self._forget(key)
+        self._overwrite(self.get(fingerprint, block_id, use_cache=False))
         outcome = "encrypted" if head.encryption is None else "rekeyed"
         log.info("store.block_rekeyed", block_id=block_id, fingerprint=fingerprint, outcome=outcome,
                  key_id=self.keyring.newest, previous_key_id=head.encryption.key_id if head.encryption else None)
@@ -208,11 +205,17 @@ class BlockStore:
     def replace(self, block: Block) -> StoredBlock:
         """Overwrite a damaged object with a block re-derived under the same id (the write-once put would keep the
         damaged bytes), atomically where the backend can: readers see the old or the new object, never a mix."""
+        stored = self._overwrite(block)
+        log.warning("store.block_replaced", block_id=block.block_id, fingerprint=block.fingerprint)
+        return stored
+
+    def _overwrite(self, block: Block) -> StoredBlock:
+        """The object written again under the same key (encrypted under the newest key where a keyring is set),
+        atomically where the backend can, and every cached copy of the old one dropped."""
         data = encode(block, self.keyring)
         key = block_key(block.fingerprint, block.block_id)
         self.objects.replace(key, data, sha256=hashlib.sha256(data).hexdigest())
         self._forget(key)
-        log.warning("store.block_replaced", block_id=block.block_id, fingerprint=block.fingerprint)
         return StoredBlock(block.block_id, block.fingerprint, key, len(data), True)
 
     def quarantine(self, fingerprint: str, block_id: str, *, stamp: str) -> str | None:

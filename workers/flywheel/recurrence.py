@@ -44,7 +44,6 @@ class Decoded:
 
     generated: Generated
     timings_ms: dict[str, float]
-    together: int = 1  # questions whose answers were decoded in the same batch (1: alone)
 
 
 def _ms(seconds: float) -> float:
@@ -96,8 +95,7 @@ def decode_together(engine: GraftEngine, style: PromptStyle, hits: list[Recurren
     """Every hit's answer, decoded in one batch context of `max_seqs` sequences (at most that many at a time); a
     hit whose graft cannot be restored or decoded gets its error, and the others their answers."""
     params = answer_sampling(style)
-    jobs = [(0, SequenceJob(tokens=hit.snapshot.tokens + hit.query, params=params, restore=hit.snapshot,
-                            query_feed=True)) for hit in hits]
+    jobs = [(0, SequenceJob.grafted(hit.snapshot, hit.query, params)) for hit in hits]
     t0 = time.perf_counter()
     with engine.pooled_batch_context(max_seqs) as ctx:
         t1 = time.perf_counter()
@@ -105,8 +103,8 @@ def decode_together(engine: GraftEngine, style: PromptStyle, hits: list[Recurren
     context_ms = _ms(t1 - t0)
     return [r if isinstance(r, Exception) else
             Decoded(r.generated, {"context": context_ms, "restore": r.timings_ms.get("restore", 0.0),
-                                  "feed": r.timings_ms.get("prefill", 0.0), "decode": r.timings_ms.get("decode", 0.0)},
-                    together=len(hits)) for r in outcomes]
+                                  "feed": r.timings_ms.get("prefill", 0.0), "decode": r.timings_ms.get("decode", 0.0)})
+            for r in outcomes]
 
 
 def hit_answer(rt: Runtime, request: AnswerRequest, hit: RecurrenceHit, decoded: Decoded) -> Answer:

@@ -31,7 +31,7 @@ from workers.flywheel.prompts import normalize_question
 from workers.flywheel.routes import AFTER_RECURRENCE, run_policy
 from workers.flywheel.solve import SolveParams, solve_problem
 from workers.problems import ProblemSpec
-from workers.queue.recurring import answer_recurring, record_answer
+from workers.queue.recurring import answer_recurring, record_answer, requested_model
 from workers.runtime import Runtime
 from workers.verify.sandbox_types import SandboxUnavailableError
 
@@ -207,7 +207,7 @@ def send_question(rt: Runtime, request_id: str, *, only_if_idle: bool = False) -
         if request is None:
             raise LookupError(f"no query request {request_id}")
         question, team_id, options = request.question, request.team_id, dict(request.options or {})
-    model = options.get("model") if isinstance(options.get("model"), str) else None
+    model = requested_model(options)
     try:
         target = choose_graft_queue(rt, question=question, team_id=team_id, model=model)
     except NoLiveWorkerError as exc:
@@ -243,7 +243,7 @@ def answer_request(rt: Runtime, request_id: str, params: AnswerParams = AnswerPa
     samples = options.get("samples")
     if isinstance(samples, int) and not isinstance(samples, bool) and 1 <= samples <= 64:
         params = replace(params, samples=samples)
-    model = options.get("model") if isinstance(options.get("model"), str) else None
+    model = requested_model(options)
     log.info("answer.options", request_id=request_id, samples=params.samples, model=model)
     try:
         with counted_delivery(rt, QueryRequest, request_id):

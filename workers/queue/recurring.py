@@ -88,13 +88,19 @@ def _release(rt: Runtime, taken: list[Taken], *more: str) -> None:
             end_delivery(s, model=QueryRequest, row_id=request_id)
 
 
-def _take(rt: Runtime, own_id: str, engine: GraftEngine, model: str | None, limit: int) -> list[Taken]:
-    """Up to `limit` waiting questions for the same model that are repeats decodable together, each claimed (on
-    any error, every claim made so far is released before it is raised)."""
+def _candidates(rt: Runtime, own_id: str, model: str | None, limit: int) -> list[tuple[str, str, int | None,
+                                                                                        dict[str, Any]]]:
+    """(id, question, team, expected) of the waiting questions for the same model, oldest first (not claimed)."""
     with rt.session() as s:
-        candidates = [(r.id, r.question, r.team_id, dict(r.expected or {}))
-                      for r in waiting_questions(s, exclude=own_id, limit=4 * limit)
-                      if requested_model(dict(r.options or {})) == model]
+        return [(r.id, r.question, r.team_id, dict(r.expected or {}))
+                for r in waiting_questions(s, exclude=own_id, limit=4 * limit)
+                if requested_model(dict(r.options or {})) == model]
+
+
+def _take(rt: Runtime, engine: GraftEngine, candidates: list[tuple[str, str, int | None, dict[str, Any]]],
+          limit: int) -> list[Taken]:
+    """Up to `limit` of the candidates that are repeats decodable together, each claimed (on any error, every
+    claim made so far is released before it is raised)."""
     taken: list[Taken] = []
     claimed: str | None = None  # claimed, not yet taken or released
     try:
@@ -135,13 +141,11 @@ def answer_recurring(rt: Runtime, own_id: str, own: AnswerRequest, model: str | 
     taken: list[Taken] = []
     policy = None
     if limit >= 1 and can_decode_together(hit):
-        with rt.session() as s:
-            someone_waits = any(requested_model(dict(r.options or {})) == model
-                                for r in waiting_questions(s, exclude=own_id, limit=4 * limit))
-        if someone_waits:
+        candidates = _candidates(rt, own_id, model, limit)
+        if candidates:
             policy = graft_batching(rt, engine)
             if policy.grafts:
-                taken = _take(rt, own_id, engine, model, min(limit, policy.max_seqs - 1))
+                taken = _take(rt, engine, candidates, min(limit, policy.max_seqs - 1))
     if not taken:
         return hit_answer(rt, own, hit, decode_alone(engine, own.style, hit))
     try:

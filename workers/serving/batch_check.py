@@ -129,8 +129,8 @@ def graft_jobs(engine: GraftEngine, jobs: list[SequenceJob]) -> list[SequenceJob
         if len(job.tokens) + len(query) + max(PROBE_TOKENS) >= engine.config.n_ctx:
             continue
         state = engine.capture(job.tokens, n_query=len(query))
-        out.append(replace(job, tokens=job.tokens + query, restore=state, captures=(), query_feed=True,
-                           params=replace(job.params, temperature=0.0)))
+        out.append(SequenceJob.grafted(state, query, replace(job.params, temperature=0.0), owner=job.owner,
+                                       digests=job.digests, keep_rows=job.keep_rows))
     return out
 
 

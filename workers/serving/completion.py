@@ -153,7 +153,7 @@ def plan(rt: Runtime, engine: GraftEngine, request: CompletionRequest,
     except ObjectStoreUnavailableError as exc:  # served uncached: nothing restored, nothing captured
         log.warning("serve.store_unavailable", error=str(exc))
         policy = CachePolicy(f"store_unavailable: {exc}", c, policy.attestation_id)
-        hashes, found = {}, Lookup(None, frozenset())
+        hashes, found = {}, Lookup(None)
     aligned = [b for b in hashes if b % c == 0]
     kept = _kept(hashes, max(aligned) if aligned else None, ends)
     cached = found.cached

@@ -127,7 +127,6 @@ class CachedPrefix:
 @dataclass(frozen=True)
 class Lookup:
     cached: CachedPrefix | None  # the longest stored prefix the team owns, read and verified
-    owned: frozenset[str]  # chain hashes of the prompt the team owns a live, readable prefix block for
     unreadable: frozenset[str] = frozenset()  # chain hashes whose block the team owns but could not be read
     owned_spans: frozenset[tuple[int, int]] = frozenset()  # (start, end) of the readable chunks the team owns
 
@@ -176,12 +175,12 @@ def _joined(engine: GraftEngine, blocks: list[Any], end: int) -> KVSnapshot:
 def lookup(rt: Runtime, engine: GraftEngine, hashes: dict[int, str], team_id: int) -> Lookup:
     """In one query, the prompt's prefix chunks this team owns; the longest prefix whose whole chain of chunks is
     owned, not quarantined and readable is read (its chunks concurrently), verified and joined (a damaged or
-    missing chunk is a miss, and the next longest prefix is tried), and the owned chain hashes tell which chunks
-    the request need not store again (not one that is quarantined or could not be read: the request captures it,
-    and its deposit restores the block). An unreachable object store raises ObjectStoreUnavailableError (the
+    missing chunk is a miss, and the next longest prefix is tried), and the owned chunks' spans tell which the
+    request need not store again (not one that is quarantined or could not be read: the request captures it, and
+    its deposit restores the block). An unreachable object store raises ObjectStoreUnavailableError (the
     request is then served uncached)."""
     if not hashes:
-        return Lookup(None, frozenset())
+        return Lookup(None)
     by_hash = {h: n for n, h in hashes.items()}
     with rt.session() as s:
         rows = owned_prefix_rows(s, chain_hashes=list(by_hash), team_id=team_id)
@@ -189,7 +188,6 @@ def lookup(rt: Runtime, engine: GraftEngine, hashes: dict[int, str], team_id: in
     for h, block_id, end, block_tokens, quarantined_at in rows:
         if quarantined_at is None and by_hash.get(h) == end:
             owned_rows.setdefault(end, []).append(_Owned(h, block_id, end, end - block_tokens))
-    owned = {r.chain_hash for rs in owned_rows.values() for r in rs}
     refused: set[str] = set()  # block ids that could not be read or joined
     unreadable: set[str] = set()
     scope = owner_key(team_id)
@@ -217,8 +215,8 @@ def lookup(rt: Runtime, engine: GraftEngine, hashes: dict[int, str], team_id: in
                 refused.update(r.block_id for r in chain)
                 continue
             return Lookup(CachedPrefix(tuple(r.block_id for r in chain), hashes[end], end, snapshot, chain[-1].start),
-                          frozenset(owned - unreadable), frozenset(unreadable), spans(refused))
-    return Lookup(None, frozenset(owned - unreadable), frozenset(unreadable), spans(refused))
+                          frozenset(unreadable), spans(refused))
+    return Lookup(None, frozenset(unreadable), spans(refused))
 
 
 def chunk_snapshot(state: KVSnapshot, start: int, end: int) -> KVSnapshot:
