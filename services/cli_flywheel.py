@@ -98,10 +98,10 @@ def ask(
 ) -> None:
     """Answer through the library: exact lookup, confidence gate, transfer, abstain."""
     from store.repository import get_or_create_team
-    from workers.flywheel.answer import AnswerParams
-    from workers.queue.dispatch import ask as ask_in_process
-    from workers.queue.dispatch import submit_question
+    from workers.queue.dispatch import ask_here, question_outcome, send_question, stored_question, submit_question
     from workers.runtime import open_runtime
+
+    options = {"samples": samples, **({"model": model} if model else {})}  # the worker answers with them
 
     def body() -> dict[str, Any]:
         if not question.strip():
@@ -110,29 +110,26 @@ def ask(
             with rt.session() as s:
                 team_id = get_or_create_team(s, name=team).id
             if not rt.settings.broker_url:
-                return ask_in_process(rt, question, team_id=team_id, model=model,
-                                      params=AnswerParams(samples=samples)).as_dict()
-            return _ask_through_queue(rt, question, team_id, timeout)
+                return _answered(rt, ask_here(rt, question, team_id=team_id, options=options))
+            request_id = submit_question(rt, question, team_id=team_id, options=options)
+            send_question(rt, request_id)  # a worker of a fingerprint that can answer it, or NoLiveWorkerError
+            deadline = time.monotonic() + timeout
+            while time.monotonic() < deadline:
+                if (answered := _answered(rt, request_id)) is not None:
+                    return answered
+                time.sleep(0.5)
+            raise TimeoutError(f"no graft worker answered within {timeout:.0f} s (request {request_id})")
 
-    def _ask_through_queue(rt: Any, q: str, team_id: int, wait_s: float) -> dict[str, Any]:
-        from store.db import QueryRequest
-        from workers.queue.dispatch import question_outcome, send_question
-
-        options = {"samples": samples, **({"model": model} if model else {})}  # the worker answers with them
-        request_id = submit_question(rt, q, team_id=team_id, options=options)
-        send_question(rt, request_id)  # a worker of a fingerprint that can answer it, or NoLiveWorkerError
-        deadline = time.monotonic() + wait_s
-        while time.monotonic() < deadline:
-            with rt.session() as s:
-                req = s.get(QueryRequest, request_id)
-                outcome = question_outcome(s, req) if req is not None else {"status": "pending"}
-                if outcome["status"] == "failed":
-                    raise ValueError(f"the graft worker failed: {outcome['error']}")
-                if outcome["status"] == "done":
-                    return {k: outcome[k] for k in ("answer", "route", "block_id", "decode_tokens", "verified",
-                                                    "attested", "query_id", "detail", "binding")}
-            time.sleep(0.5)
-        raise TimeoutError(f"no graft worker answered within {wait_s:.0f} s (request {request_id})")
+    def _answered(rt: Any, request_id: str) -> dict[str, Any] | None:
+        """The answer's fields once the question has its outcome (None: still pending)."""
+        with rt.session() as s:
+            outcome = question_outcome(s, stored_question(s, request_id))
+        if outcome["status"] == "failed":
+            raise ValueError(f"answering failed: {outcome['error']}")
+        if outcome["status"] != "done":
+            return None
+        return {k: outcome[k] for k in ("answer", "route", "block_id", "decode_tokens", "verified", "attested",
+                                        "verified_by", "query_id", "detail", "binding")}
 
     record = guard(body)
     if json_out:

@@ -14,23 +14,17 @@ from __future__ import annotations
 
 import threading
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
 import sqlalchemy as sa
 import structlog
 
-from store.db import Batch, Problem, QueryRequest
-from workers.queue.dispatch import (
-    dispatch_solves,
-    error_reason,
-    fail_unfinished,
-    pending_work,
-    work_in_process,
-)
+from store.db import Batch, QueryRequest
+from workers.queue.dispatch import dispatch_solves, pending_work, work_in_process
 from workers.runtime import Runtime
 
 log = structlog.get_logger(__name__)
@@ -160,23 +154,12 @@ class Work:
 
     # -- dispatch ----------------------------------------------------------------------------------------------
 
-    def _track(self, ticket: Ticket, fn: Callable[..., Any], *args: Any,
-               rows: tuple[type[Problem] | type[QueryRequest], list[str]]) -> Future[None]:
-        def run() -> None:
-            try:
-                fn(*args)
-            except Exception as exc:  # noqa: BLE001 - there is no retry in-process: the work ends `failed`
-                log.error("api.background_failed", error=str(exc), task=getattr(fn, "__name__", "?"))
-                model, ids = rows
-                for row_id in ids:
-                    try:
-                        fail_unfinished(self.rt, model, row_id, error_reason(exc), f"{type(exc).__name__}: {exc}")
-                    except Exception as inner:  # noqa: BLE001 - the database may be what failed
-                        log.error("api.fail_not_recorded", id=row_id, error=str(inner))
-
+    def _track(self, ticket: Ticket, kind: str, ids: list[str]) -> Future[None]:
+        """Run the work on the background thread through the embedded runner, which gives each row its one
+        outcome (workers/queue/outcome.py); the team's slot is freed when it ends."""
         assert self.local is not None
         try:
-            future = self.local.submit(run)
+            future = self.local.submit(work_in_process, self.rt, kind, ids)
         except RuntimeError:  # shut down meanwhile
             self._release(ticket)
             raise
@@ -187,8 +170,7 @@ class Work:
         """Queue the problems; not queued when the broker could not be reached (the batch stays stored and pending
         until `kvgraft requeue` sends it)."""
         if self.local is not None:
-            return Dispatch(True, self._track(ticket, work_in_process, self.rt, "solve", problem_ids,
-                                              rows=(Problem, problem_ids)))
+            return Dispatch(True, self._track(ticket, "solve", problem_ids))
         try:
             dispatch_solves(self.rt, problem_ids)
         except Exception as exc:  # noqa: BLE001 - kombu raises several connection error types
@@ -198,8 +180,7 @@ class Work:
 
     def answer(self, ticket: Ticket, request_id: str) -> Dispatch:
         if self.local is not None:
-            return Dispatch(True, self._track(ticket, work_in_process, self.rt, "answer", [request_id],
-                                              rows=(QueryRequest, [request_id])))
+            return Dispatch(True, self._track(ticket, "answer", [request_id]))
         from workers.queue.dispatch import send_question
         from workers.queue.fleet import NoLiveWorkerError
 

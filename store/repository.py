@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import secrets
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import sqlalchemy as sa
@@ -448,6 +449,42 @@ def end_delivery(session: Session, *, model: type[Problem] | type[QueryRequest],
     """Count the end of one delivery (the body returned or raised): a delivery that never ends lost its worker."""
     session.execute(sa.update(model).where(model.id == row_id)
                     .values(deliveries_ended=model.deliveries_ended + 1))
+
+
+@dataclass
+class Delivery:
+    """One counted delivery of a task on its row (a problem or a question). It starts in the transaction that checks
+    the row and ends in the one that records the row's outcome, so the count always describes the state beside it;
+    a delivery that ends without an outcome (a transient error, a question left to its own delivery) ends alone.
+    A delivery that never ends lost its worker."""
+
+    model: type[Problem] | type[QueryRequest]
+    row_id: str
+    started: bool = False  # both flags are set when the transaction that counted them commits
+    ended: bool = False
+
+    def start(self, session: Session) -> None:
+        """Count its start in `session`'s transaction (the one that checked the row)."""
+        start_delivery(session, model=self.model, row_id=self.row_id)
+        sa.event.listen(session, "after_commit", self._started, once=True)
+
+    def end(self, session: Session) -> None:
+        """Count its end in `session`'s transaction (the one recording the outcome, if any); a rolled-back end is
+        ended again later, and a delivery is never ended twice."""
+        if self.ended:
+            return
+        end_delivery(session, model=self.model, row_id=self.row_id)
+        sa.event.listen(session, "after_commit", self._ended, once=True)
+
+    @property
+    def open(self) -> bool:
+        return self.started and not self.ended
+
+    def _started(self, _session: Session) -> None:
+        self.started = True
+
+    def _ended(self, _session: Session) -> None:
+        self.ended = True
 
 
 def waiting_questions(session: Session, *, exclude: str, limit: int) -> list[QueryRequest]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import os
 import sys
+from typing import Any
 
 import structlog
 
@@ -34,12 +35,10 @@ def configure_logging(level: str | None = None) -> None:
     name = (level or os.environ.get("KVGRAFT_LOG_LEVEL") or "WARNING").upper()
     _configured = name
     numeric = logging.getLevelNamesMapping().get(name, logging.WARNING)
+    render: list[Any] = ([structlog.dev.ConsoleRenderer(colors=False)] if sys.stderr.isatty() else
+                         [structlog.processors.format_exc_info, structlog.processors.JSONRenderer()])  # tracebacks
     structlog.configure(
-        processors=[
-            structlog.processors.add_log_level,
-            structlog.processors.TimeStamper(fmt="iso"),
-            structlog.dev.ConsoleRenderer(colors=False) if sys.stderr.isatty() else structlog.processors.JSONRenderer(),
-        ],
+        processors=[structlog.processors.add_log_level, structlog.processors.TimeStamper(fmt="iso"), *render],
         wrapper_class=structlog.make_filtering_bound_logger(numeric),
         logger_factory=structlog.PrintLoggerFactory(file=_CurrentStderr()),  # type: ignore[arg-type]
         cache_logger_on_first_use=False,

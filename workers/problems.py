@@ -13,6 +13,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from workers.errors import WorkInputError
 from workers.strict_json import loads_strict
 from workers.verify.programs import verifier_source
 
@@ -33,7 +34,7 @@ class ProblemSpec:
     verifier: Any = None
 
 
-class ProblemInputError(ValueError):
+class ProblemInputError(WorkInputError):
     """The batch is malformed; `errors` names each bad line (1-based) and what is wrong with it."""
 
     def __init__(self, errors: list[tuple[int, str]]) -> None:

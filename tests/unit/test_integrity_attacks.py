@@ -574,11 +574,11 @@ def test_in_process_a_transient_error_is_retried_then_fails_only_its_own_problem
         real = dispatch.solve_stored_problem
         calls: list[str] = []
 
-        def flaky(runtime: Any, problem_id: str) -> str:
+        def flaky(runtime: Any, problem_id: str, **kwargs: Any) -> str:
             calls.append(problem_id)
             if problem_id == ids[0]:
                 raise ObjectStoreUnavailableError("S3 is down")
-            return real(runtime, problem_id)
+            return real(runtime, problem_id, **kwargs)
 
         monkeypatch.setattr(dispatch, "solve_stored_problem", flaky)
         dispatch.work_in_process(rt, "solve", ids, attempts=3, backoff_s=0)

@@ -18,6 +18,7 @@ from engine.sampling import SamplingParams, generate_after_graft
 from store.db import Batch, Problem, nul_safe
 from store.repository import (
     FINAL_PROBLEM_STATUSES,
+    Delivery,
     generations_of,
     get_block,
     get_problem,
@@ -101,10 +102,13 @@ def _record(rt: Runtime, problem_id: str, index: int, prompt_digest: str, text: 
                           sandbox_result=verification.sandbox, verdict=verdict, answer=verification.answer)
 
 
-def _finish(rt: Runtime, problem_id: str, status: str, outcome: dict[str, Any], block_id: str | None = None) -> None:
-    """Record the problem's one terminal outcome; the row is locked, and an outcome already recorded (by a duplicate
-    delivery running beside this one) is never overwritten."""
+def _finish(rt: Runtime, problem_id: str, status: str, outcome: dict[str, Any], block_id: str | None = None, *,
+            delivery: Delivery | None = None) -> None:
+    """Record the problem's one terminal outcome, and end `delivery` in the same transaction; the row is locked, and
+    an outcome already recorded (by a duplicate delivery running beside this one) is never overwritten."""
     with rt.session() as s:
+        if delivery is not None:
+            delivery.end(s)
         problem = s.get(Problem, problem_id, with_for_update=True)
         if problem is None or problem.status in FINAL_PROBLEM_STATUSES:
             log.info("solve.outcome_kept", problem_id=problem_id, kept=problem.status if problem else None,
@@ -138,9 +142,10 @@ def _deposit_solution(rt: Runtime, engine: GraftEngine, style: PromptStyle, skil
     return result.block_id
 
 
-def solve_problem(rt: Runtime, problem_id: str, *, model: str | None = None,
-                  params: SolveParams = SolveParams()) -> str:
-    """Solve one stored problem; returns its final status (solved | failed | rejected)."""
+def solve_problem(rt: Runtime, problem_id: str, *, model: str | None = None, params: SolveParams = SolveParams(),
+                  delivery: Delivery | None = None) -> str:
+    """Solve one stored problem; returns its final status (solved | failed | rejected). The transaction recording
+    the outcome also ends `delivery`, the task's counted delivery."""
     with rt.session() as s:
         problem = get_problem(s, problem_id=problem_id)
         if problem is None:
@@ -160,13 +165,15 @@ def solve_problem(rt: Runtime, problem_id: str, *, model: str | None = None,
         _record(rt, problem_id, 0, sha256_text(""), problem.solution, problem.solution, check,
                 verdict if verdict != "unchecked" else "wrong")
         if verdict != "reference" or check.answer is None:
-            _finish(rt, problem_id, "rejected", {"reason": f"reference solution failed verification: {verdict}",
-                                                 "sandbox": check.sandbox})
+            _finish(rt, problem_id, "rejected",
+                    {"reason": f"reference solution failed verification: {verdict}", "sandbox": check.sandbox},
+                    delivery=delivery)
             return "rejected"
         block_id = _deposit_solution(rt, engine, style, skill, problem, problem.solution, check.answer, team_id,
                                      shared)
-        _finish(rt, problem_id, "solved", {"route": "reference", "answer": check.answer, "samples": 0,
-                                           "sample_tokens": 0}, block_id)
+        _finish(rt, problem_id, "solved",
+                {"route": "reference", "answer": check.answer, "samples": 0, "sample_tokens": 0}, block_id,
+                delivery=delivery)
         return "solved"
     prompt = tokens_of(engine, question_part(style, problem.question))
     prompt_digest = sha256_text(question_part(style, problem.question))
@@ -176,8 +183,8 @@ def solve_problem(rt: Runtime, problem_id: str, *, model: str | None = None,
             g = done[k]
             spent += len(engine.tokenize(g.text, add_special=False))
             if g.verdict == "verified" and g.program is not None and g.answer is not None:
-                return _deposit_and_finish(rt, engine, style, skill, problem, g.program, g.answer, team_id, shared,
-                                           k + 1, spent)
+                return _deposit_and_finish(rt, engine, style, skill, problem, g.program, g.answer,
+                                           team_id, shared, k + 1, spent, delivery=delivery)
             continue
         text, n_tokens = sample_program(engine, skill, prompt, seed=sample_seed(problem.question_digest, k),
                                         params=params, style=style)
@@ -188,16 +195,17 @@ def solve_problem(rt: Runtime, problem_id: str, *, model: str | None = None,
         _record(rt, problem_id, k, prompt_digest, text, program, check, verdict)
         log.info("solve.sample", problem_id=problem_id, index=k, verdict=verdict, tokens=n_tokens)
         if verdict == "verified" and program is not None and check.answer is not None:
-            return _deposit_and_finish(rt, engine, style, skill, problem, program, check.answer, team_id, shared,
-                                       k + 1, spent)
+            return _deposit_and_finish(rt, engine, style, skill, problem, program, check.answer,
+                                       team_id, shared, k + 1, spent, delivery=delivery)
     _finish(rt, problem_id, "failed", {"reason": f"no verified solution in {params.samples} samples",
-                                       "samples": params.samples, "sample_tokens": spent})
+                                       "samples": params.samples, "sample_tokens": spent}, delivery=delivery)
     return "failed"
 
 
 def _deposit_and_finish(rt: Runtime, engine: GraftEngine, style: PromptStyle, skill: GraftedPrefix, problem: Any,
-                        program: str, answer: str, team_id: int, shared: bool, samples: int, spent: int) -> str:
+                        program: str, answer: str, team_id: int, shared: bool, samples: int, spent: int, *,
+                        delivery: Delivery | None) -> str:
     block_id = _deposit_solution(rt, engine, style, skill, problem, program, answer, team_id, shared)
     _finish(rt, problem.id, "solved", {"route": "sampled", "answer": answer, "samples": samples,
-                                       "sample_tokens": spent}, block_id)
+                                       "sample_tokens": spent}, block_id, delivery=delivery)
     return "solved"

@@ -4,36 +4,42 @@ Celery queues (or running them in-process when no broker is configured: the embe
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
 import sqlalchemy as sa
 import structlog
-from sqlalchemy.exc import OperationalError
 
-from engine.errors import EngineError
 from store.db import Batch, Problem, Query, QueryRequest, utcnow
-from store.errors import ObjectStoreUnavailableError, StoreError
 from store.repository import (
     FINAL_PROBLEM_STATUSES,
+    Delivery,
     batch_problems,
     create_batch,
-    end_delivery,
     get_or_create_team,
     refresh_batch_status,
-    start_delivery,
 )
-from workers.flywheel.answer import Answer, AnswerParams
-from workers.flywheel.answering import answer_question, answer_request_for
+from workers.flywheel.answer import AnswerParams
+from workers.flywheel.answering import answer_request_for
 from workers.flywheel.prompts import normalize_question
 from workers.flywheel.routes import AFTER_RECURRENCE, run_policy
 from workers.flywheel.solve import SolveParams, solve_problem
 from workers.problems import ProblemSpec
+from workers.queue.outcome import (
+    MAX_LOST_DELIVERIES,
+    TRANSIENT,
+    WORKER_LOST,
+    WorkRow,
+    fail_unfinished,
+    lost_deliveries,
+    record_failure,
+    run_task,
+    set_failed,
+    worker_lost_reason,
+)
 from workers.queue.recurring import answer_recurring, record_answer, requested_model
 from workers.runtime import Runtime
-from workers.verify.sandbox_types import SandboxUnavailableError
 
 log = structlog.get_logger(__name__)
 
@@ -55,73 +61,14 @@ def submit_batch(rt: Runtime, problems: list[ProblemSpec], *, team: str | int, s
         return batch.id, ids
 
 
-MAX_LOST_DELIVERIES = 3
-WORKER_LOST = "worker_lost"
-# Errors worth retrying (the Celery tasks retry them with backoff; embedded callers see them raised): everything
-# else that goes wrong while working on a problem or question ends it `failed` with the error as its reason.
-# A sandbox that stops working under a running worker is infrastructure, not the problem's fault: retried too.
-TRANSIENT: tuple[type[BaseException], ...] = (ObjectStoreUnavailableError, OperationalError, ConnectionError,
-                                              SandboxUnavailableError)
+def solve_stored_problem(rt: Runtime, problem_id: str, *, final: bool = True) -> str:
+    """The solve task's delivery (run_task: one outcome, `final` on the last attempt)."""
+    return run_task(rt, Problem, problem_id, _solve_body, final=final)
 
 
-def fail_unfinished(rt: Runtime, model: type[Problem] | type[QueryRequest], row_id: str, reason: str,
-                    detail: str = "") -> bool:
-    """End a problem or question `failed` with `reason`, unless it already has an outcome; True if this did."""
-    with rt.session() as s:
-        row = s.get(model, row_id, with_for_update=True)
-        if row is None:
-            return False
-        if isinstance(row, Problem):
-            if row.status in FINAL_PROBLEM_STATUSES:
-                return False
-            row.status, row.outcome = "failed", {"reason": reason, "detail": detail[:2000]}
-            s.flush()
-            refresh_batch_status(s, batch_id=row.batch_id)
-        else:
-            if row.status != "pending":
-                return False
-            row.status, row.finished_at = "failed", utcnow()
-            row.error = f"{reason}: {detail}"[:4000] if detail else reason
-    log.warning("dispatch.failed", table=model.__tablename__, id=row_id, reason=reason, detail=detail[:500])
-    return True
-
-
-def error_reason(exc: BaseException) -> str:
-    """The stable reason of an error: `store_error`, `engine_error`, `bad_input` or `internal_error`."""
-    if isinstance(exc, StoreError):
-        return "store_error"
-    if isinstance(exc, EngineError):
-        return "engine_error"
-    if isinstance(exc, ValueError | LookupError):
-        return "bad_input"
-    return "internal_error"
-
-
-def worker_lost_reason(lost: int) -> str:
-    return (f"{lost} deliveries of this task each lost their worker (the process died: a native crash such as "
-            f"SIGILL or SIGSEGV, an out-of-memory kill, or SIGKILL)")
-
-
-@contextmanager
-def counted_delivery(rt: Runtime, model: type[Problem] | type[QueryRequest], row_id: str) -> Iterator[None]:
-    """Count one delivery of a task on its row: started before the body runs, ended when it returns or raises.
-    A delivery that never ends lost its worker; the caller checks `lost_deliveries` before it starts."""
-    with rt.session() as s:
-        start_delivery(s, model=model, row_id=row_id)
-    try:
-        yield
-    finally:
-        with rt.session() as s:
-            end_delivery(s, model=model, row_id=row_id)
-
-
-def lost_deliveries(row: Problem | QueryRequest) -> int:
-    return int(row.deliveries or 0) - int(row.deliveries_ended or 0)
-
-
-def solve_stored_problem(rt: Runtime, problem_id: str) -> str:
-    """The solve task body: the batch's parameters, then solve_problem, counted as one delivery. A problem whose
-    last 3 deliveries each lost their worker ends `failed` with reason `worker_lost` instead of being tried again."""
+def _solve_body(rt: Runtime, problem_id: str, delivery: Delivery) -> str:
+    """The batch's parameters, then solve_problem. A problem whose last 3 deliveries each lost their worker ends
+    `failed` with reason `worker_lost` instead of being tried again."""
     with rt.session() as s:
         problem = s.get(Problem, problem_id, with_for_update=True)
         if problem is None:
@@ -131,25 +78,18 @@ def solve_stored_problem(rt: Runtime, problem_id: str) -> str:
             return problem.status
         lost = lost_deliveries(problem)
         if lost >= MAX_LOST_DELIVERIES:
-            problem.status = "failed"
-            problem.outcome = {"reason": WORKER_LOST, "detail": worker_lost_reason(lost), "deliveries": lost}
+            set_failed(problem, WORKER_LOST, worker_lost_reason(lost), deliveries=lost)
             s.flush()
             refresh_batch_status(s, batch_id=problem.batch_id)
             log.error("solve.worker_lost", problem_id=problem_id, external_id=problem.external_id, deliveries=lost)
             return "failed"
+        delivery.start(s)
         batch = s.get(Batch, problem.batch_id)
         params = dict((batch.params if batch is not None else None) or {})
     solve = SolveParams(samples=int(params.get("samples", 4)), temperature=float(params.get("temperature", 0.7)),
                         max_tokens=int(params.get("max_tokens", 160)))
-    with counted_delivery(rt, Problem, problem_id):
-        try:
-            return solve_problem(rt, problem_id, model=params.get("model"), params=solve)
-        except TRANSIENT:
-            raise  # retried by the task (and ended `failed` when retries run out); embedded callers see it
-        except Exception as exc:  # every other error is this problem's outcome, never a pending problem
-            log.exception("solve.error", problem_id=problem_id)
-            fail_unfinished(rt, Problem, problem_id, error_reason(exc), f"{type(exc).__name__}: {exc}")
-            return "failed"
+    log.info("solve.start", problem_id=problem_id)
+    return solve_problem(rt, problem_id, model=params.get("model"), params=solve, delivery=delivery)
 
 
 def dispatch_solves(rt: Runtime, problem_ids: list[str], *,
@@ -223,8 +163,14 @@ def send_question(rt: Runtime, request_id: str, *, only_if_idle: bool = False) -
     return target.queue
 
 
-def answer_request(rt: Runtime, request_id: str, params: AnswerParams = AnswerParams()) -> str:
-    """The graft task body: answer a stored question once (a redelivered, finished request is left alone)."""
+def answer_request(rt: Runtime, request_id: str, params: AnswerParams = AnswerParams(), *,
+                   final: bool = True) -> str:
+    """The graft task's delivery: answer a stored question once (run_task: one outcome; a redelivered, finished
+    request is left alone)."""
+    return run_task(rt, QueryRequest, request_id, lambda r, i, d: _answer_body(r, i, d, params), final=final)
+
+
+def _answer_body(rt: Runtime, request_id: str, delivery: Delivery, params: AnswerParams) -> str:
     with rt.session() as s:
         request = s.get(QueryRequest, request_id, with_for_update=True)
         if request is None:
@@ -234,10 +180,10 @@ def answer_request(rt: Runtime, request_id: str, params: AnswerParams = AnswerPa
             return request.status
         lost = lost_deliveries(request)
         if lost >= MAX_LOST_DELIVERIES:
-            request.status, request.finished_at = "failed", utcnow()
-            request.error = f"{WORKER_LOST}: {worker_lost_reason(lost)}"
+            set_failed(request, WORKER_LOST, worker_lost_reason(lost))
             log.error("answer.worker_lost", request_id=request_id, deliveries=lost)
             return "failed"
+        delivery.start(s)
         question, team_id, expected = request.question, request.team_id, dict(request.expected or {})
         options = dict(request.options or {})
     samples = options.get("samples")
@@ -245,23 +191,22 @@ def answer_request(rt: Runtime, request_id: str, params: AnswerParams = AnswerPa
         params = replace(params, samples=samples)
     model = requested_model(options)
     log.info("answer.options", request_id=request_id, samples=params.samples, model=model)
-    try:
-        with counted_delivery(rt, QueryRequest, request_id):
-            request = answer_request_for(rt.engine(model), question, team_id=team_id, expected=expected.get("answer"),
-                                         verifier=expected.get("verifier"), params=params)
-            answer = answer_recurring(rt, request_id, request, model)  # a repeat: with others waiting, together
-            if answer is None:
-                answer = run_policy(rt, request, AFTER_RECURRENCE)
-    except TRANSIENT:
-        raise  # retried by the task (and ended `failed` when retries run out)
-    except Exception as exc:  # a missing, corrupt or unsigned block, bad input, a bug: a terminal outcome
-        if not isinstance(exc, ValueError | LookupError):
-            log.exception("answer.error", request_id=request_id)
-        fail_unfinished(rt, QueryRequest, request_id, error_reason(exc), f"{type(exc).__name__}: {exc}")
-        return "failed"
+    request = answer_request_for(rt.engine(model), question, team_id=team_id, expected=expected.get("answer"),
+                                 verifier=expected.get("verifier"), params=params)
+    answer = answer_recurring(rt, request_id, request, model)  # a repeat: with others waiting, together
+    if answer is None:
+        answer = run_policy(rt, request, AFTER_RECURRENCE)
     log.info("answer.done", request_id=request_id, route=answer.route, block_id=answer.block_id,
              verified=answer.verified, decode_tokens=answer.decode_tokens)
-    return record_answer(rt, request_id, answer)
+    return record_answer(rt, request_id, answer, delivery=delivery)
+
+
+def stored_question(session: Any, request_id: str) -> QueryRequest:
+    """A stored question by id (LookupError: there is none)."""
+    request = session.get(QueryRequest, request_id)
+    if request is None:
+        raise LookupError(f"no query request {request_id}")
+    return request
 
 
 def question_outcome(session: Any, request: QueryRequest) -> dict[str, Any]:
@@ -277,10 +222,12 @@ def question_outcome(session: Any, request: QueryRequest) -> dict[str, Any]:
             "binding": row.binding}
 
 
-def ask(rt: Runtime, question: str, *, team_id: int | None = None, params: AnswerParams = AnswerParams(),
-        model: str | None = None) -> Answer:
-    """Answer in-process (the embedded default; with a broker the HTTP API goes through the graft queue)."""
-    return answer_question(rt, question, team_id=team_id, model=model, params=params)
+def ask_here(rt: Runtime, question: str, *, team_id: int | None, options: dict[str, Any] | None = None) -> str:
+    """Answer a question in this process the way a graft worker would (the embedded default): stored as a request,
+    answered by the same task body, with exactly one outcome; returns the request id (see question_outcome)."""
+    request_id = submit_question(rt, question, team_id=team_id, options=options)
+    answer_request(rt, request_id)
+    return request_id
 
 
 def requeue_stale(rt: Runtime, *, older_than_s: float, lost_only: bool = False) -> dict[str, Any]:
@@ -343,20 +290,26 @@ def pending_work(rt: Runtime) -> tuple[list[str], list[str]]:
 
 
 def work_in_process(rt: Runtime, kind: str, ids: list[str], *, attempts: int = 3, backoff_s: float = 1.0) -> None:
-    """The embedded runner (no broker): each problem (`solve`) or question (`answer`) on its own; a transient error
-    is retried with backoff and then ends that one `failed`, never the others."""
+    """The embedded runner (no broker): each problem (`solve`) or question (`answer`) on its own, through run_task; a
+    transient error is retried with backoff and, on the last attempt, ends that one `failed`, never the others. Where
+    even the outcome cannot be recorded (the database is gone), the row stays pending for the next start or
+    `kvgraft requeue`."""
     import time
 
-    body = solve_stored_problem if kind == "solve" else answer_request
-    model: type[Problem] | type[QueryRequest] = Problem if kind == "solve" else QueryRequest
+    model: WorkRow = Problem if kind == "solve" else QueryRequest
     for row_id in ids:
         for attempt in range(attempts):
+            final = attempt + 1 == attempts
+            body = solve_stored_problem if kind == "solve" else answer_request  # looked up now: tests replace them
             try:
-                body(rt, row_id)
+                body(rt, row_id, final=final)
                 break
             except TRANSIENT as exc:
-                if attempt + 1 == attempts:
-                    fail_unfinished(rt, model, row_id, error_reason(exc), f"{type(exc).__name__}: {exc}")
-                else:
-                    log.warning("dispatch.retry_in_process", id=row_id, attempt=attempt + 1, error=str(exc))
-                    time.sleep(backoff_s * 2**attempt)
+                if final:  # run_task records a transient error on the last attempt; this is a body that did not
+                    record_failure(rt, model, row_id, exc)
+                    break
+                log.warning("dispatch.retry_in_process", id=row_id, attempt=attempt + 1, error=str(exc))
+                time.sleep(backoff_s * 2**attempt)
+            except Exception:  # noqa: BLE001 - the outcome itself could not be recorded: left pending, not lost
+                log.exception("dispatch.outcome_not_recorded", table=model.__tablename__, id=row_id)
+                break

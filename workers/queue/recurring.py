@@ -25,7 +25,7 @@ import structlog
 from engine.errors import EngineError
 from engine.graft import GraftEngine
 from store.db import QueryRequest, utcnow
-from store.repository import claim_waiting_question, end_delivery, waiting_questions
+from store.repository import Delivery, claim_waiting_question, waiting_questions
 from workers.flywheel.answer import Answer, AnswerParams, AnswerRequest
 from workers.flywheel.answering import add_answer_row, answer_request_for
 from workers.flywheel.recurrence import (
@@ -46,9 +46,13 @@ log = structlog.get_logger(__name__)
 class Taken:
     """A waiting question this body took beside its own: its delivery is started and must be ended."""
 
-    request_id: str
+    delivery: Delivery
     request: AnswerRequest
     hit: RecurrenceHit
+
+    @property
+    def request_id(self) -> str:
+        return self.delivery.row_id
 
 
 def requested_model(options: dict[str, Any]) -> str | None:
@@ -68,10 +72,11 @@ def graft_batching(rt: Runtime, engine: GraftEngine) -> BatchPolicy:
     return policy
 
 
-def record_answer(rt: Runtime, request_id: str, answer: Answer) -> str:
-    """The answer and the request's outcome, committed together (exactly one outcome: a request that already has
-    one is left as it is)."""
+def record_answer(rt: Runtime, request_id: str, answer: Answer, *, delivery: Delivery) -> str:
+    """The answer, the request's outcome and the end of `delivery`, committed together (exactly one outcome: a
+    request that already has one is left as it is)."""
     with rt.session() as s:
+        delivery.end(s)
         request = s.get(QueryRequest, request_id, with_for_update=True)
         if request is None or request.status != "pending":
             return request.status if request is not None else "unknown"
@@ -80,12 +85,12 @@ def record_answer(rt: Runtime, request_id: str, answer: Answer) -> str:
     return "done"
 
 
-def _release(rt: Runtime, taken: list[Taken], *more: str) -> None:
-    """End the deliveries these questions (and the ids in `more`) were claimed with; their outcomes are left to
-    their own deliveries."""
-    for request_id in [t.request_id for t in taken] + list(more):
-        with rt.session() as s:
-            end_delivery(s, model=QueryRequest, row_id=request_id)
+def _release(rt: Runtime, deliveries: list[Delivery]) -> None:
+    """End the claimed deliveries no recorded answer ended; their outcomes are left to their own deliveries."""
+    for delivery in deliveries:
+        if not delivery.ended:
+            with rt.session() as s:
+                delivery.end(s)
 
 
 def _candidates(rt: Runtime, own_id: str, model: str | None, limit: int) -> list[tuple[str, str, int | None,
@@ -102,7 +107,7 @@ def _take(rt: Runtime, engine: GraftEngine, candidates: list[tuple[str, str, int
     """Up to `limit` of the candidates that are repeats decodable together, each claimed (on any error, every
     claim made so far is released before it is raised)."""
     taken: list[Taken] = []
-    claimed: str | None = None  # claimed, not yet taken or released
+    claimed: Delivery | None = None  # claimed, not yet taken or released
     try:
         for request_id, question, team_id, expected in candidates:
             if len(taken) >= limit:
@@ -110,7 +115,7 @@ def _take(rt: Runtime, engine: GraftEngine, candidates: list[tuple[str, str, int
             with rt.session() as s:
                 if not claim_waiting_question(s, request_id=request_id):
                     continue
-            claimed = request_id
+            claimed = Delivery(QueryRequest, request_id, started=True)
             request = answer_request_for(engine, question, team_id=team_id, expected=expected.get("answer"),
                                          verifier=expected.get("verifier"), params=AnswerParams())
             try:
@@ -119,13 +124,13 @@ def _take(rt: Runtime, engine: GraftEngine, candidates: list[tuple[str, str, int
                 log.info("graft.take_skipped", request_id=request_id, error=f"{type(exc).__name__}: {exc}")
                 hit = None
             if hit is None or not can_decode_together(hit):  # left to its own delivery
+                _release(rt, [claimed])
                 claimed = None
-                _release(rt, [], request_id)
                 continue
-            taken.append(Taken(request_id, request, hit))
+            taken.append(Taken(claimed, request, hit))
             claimed = None
     except BaseException:
-        _release(rt, taken, *([claimed] if claimed else []))
+        _release(rt, [t.delivery for t in taken] + ([claimed] if claimed else []))
         raise
     return taken
 
@@ -159,9 +164,9 @@ def answer_recurring(rt: Runtime, own_id: str, own: AnswerRequest, model: str | 
             if isinstance(outcome, Exception):  # its own delivery meets (and records) it; nothing recorded here
                 log.info("graft.taken_failed", request_id=t.request_id, error=f"{type(outcome).__name__}: {outcome}")
                 continue
-            record_answer(rt, t.request_id, hit_answer(rt, t.request, t.hit, outcome))
+            record_answer(rt, t.request_id, hit_answer(rt, t.request, t.hit, outcome), delivery=t.delivery)
     finally:
-        _release(rt, taken)
+        _release(rt, [t.delivery for t in taken])
     log.info("graft.answered_together", questions=1 + len(taken), request_id=own_id,
              taken=[t.request_id for t in taken])
     mine = decoded[0]

@@ -1,5 +1,6 @@
 """The Celery tasks. Each takes ids only, is idempotent, and keeps one Runtime (and so its loaded model) per worker
-process. Transient S3 and database errors are retried with exponential backoff."""
+process. A solve or answer task ends through workers/queue/outcome.run_task like every other runner: transient S3,
+database and sandbox errors are retried with exponential backoff, and the last retry records them as the outcome."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import structlog
 from celery import Task
 
 from workers.queue.celery_app import app
-from workers.queue.dispatch import TRANSIENT
+from workers.queue.outcome import TRANSIENT
 from workers.runtime import Runtime, open_runtime
 
 log = structlog.get_logger(__name__)
@@ -37,16 +38,21 @@ class KvgraftTask(Task):
         """The task gave up (retries exhausted, or an error the body did not turn into an outcome): its problem or
         question ends `failed` with the error as reason, so that no accepted work stays pending."""
         from store.db import Problem, QueryRequest
-        from workers.queue.dispatch import error_reason, fail_unfinished
+        from workers.queue.outcome import record_failure
 
         model = {"kvgraft.solve_problem": Problem, "kvgraft.answer_query": QueryRequest}.get(self.name)
         if model is None or not args:
             return
         try:  # a runtime of its own: Celery may call this in the worker's main process (a hard time limit)
             with open_runtime() as rt:
-                fail_unfinished(rt, model, str(args[0]), error_reason(exc), f"{type(exc).__name__}: {exc}")
+                record_failure(rt, model, str(args[0]), exc)
         except Exception as inner:  # noqa: BLE001 - the database may be what failed; the row stays visible
             log.error("task.fail_not_recorded", task=self.name, id=args[0], error=str(inner))
+
+
+def _last_try(task: Task) -> bool:
+    """This is the task's last retry: a transient error is then its outcome, not another retry."""
+    return task.max_retries is not None and task.request.retries >= task.max_retries
 
 
 @app.task(name="kvgraft.solve_problem", base=KvgraftTask, bind=True)
@@ -54,7 +60,7 @@ def solve_problem_task(self: Task, problem_id: str) -> str:
     from workers.queue.dispatch import solve_stored_problem
 
     log.info("task.solve.start", problem_id=problem_id, delivery=self.request.retries)
-    return solve_stored_problem(runtime(), problem_id)
+    return solve_stored_problem(runtime(), problem_id, final=_last_try(self))
 
 
 @app.task(name="kvgraft.answer_query", base=KvgraftTask, bind=True)
@@ -62,7 +68,7 @@ def answer_query_task(self: Task, request_id: str) -> str:
     from workers.queue.dispatch import answer_request
 
     log.info("task.answer.start", request_id=request_id)
-    return answer_request(runtime(), request_id)
+    return answer_request(runtime(), request_id, final=_last_try(self))
 
 
 @app.task(name="kvgraft.attest_block", base=KvgraftTask, bind=True)

@@ -28,6 +28,7 @@ from engine.errors import StateRestoreError
 from engine.graft import GraftEngine
 from engine.sampling import OnText, SamplingParams, TokenLogprob, check_params
 from store.errors import ObjectStoreUnavailableError
+from workers.errors import WorkInputError
 from workers.runtime import Runtime
 from workers.serving.exactness import CachePolicy
 from workers.serving.prompt_cache import (
@@ -44,7 +45,7 @@ from workers.serving.prompt_cache import (
 log = structlog.get_logger(__name__)
 
 
-class ContextLengthError(ValueError):
+class ContextLengthError(WorkInputError):
     """The prompt and the requested completion do not fit the serving window."""
 
 
