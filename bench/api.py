@@ -32,7 +32,7 @@ from workers.flywheel.solve import solve_problem
 from workers.problems import ProblemSpec
 from workers.queue.dispatch import submit_batch
 from workers.runtime import open_runtime
-from workers.settings import Settings
+from workers.settings import load_settings
 
 QUESTIONS = [(f"A crate holds {n} apples. How many apples are in {m} crates?", n * m) for n, m in
              [(12, 5), (24, 3), (15, 7), (9, 11), (30, 4)]]
@@ -104,11 +104,11 @@ def run_api_bench(request: ApiBenchRequest, progress: Callable[[str], None] | No
         with moto_server(tmp) as s3, _vhost(request.broker_url) as broker, contextlib.ExitStack() as scope:
             env = {"KVGRAFT_DATA_DIR": str(tmp / "data"), "KVGRAFT_STORE_URL": "s3://kvgraft-bench/blocks",
                    "KVGRAFT_S3_ENDPOINT_URL": s3, "KVGRAFT_BROKER_URL": broker,
-                   "KVGRAFT_MODEL": request.model or Settings().model, "AWS_ACCESS_KEY_ID": "bench",
+                   "KVGRAFT_MODEL": request.model or load_settings().model, "AWS_ACCESS_KEY_ID": "bench",
                    "AWS_SECRET_ACCESS_KEY": "bench", "AWS_DEFAULT_REGION": "us-east-1", "KVGRAFT_LOG_LEVEL": "WARNING"}
             scope.enter_context(environment(env))
             S3ObjectStore("kvgraft-bench", endpoint_url=s3).ensure_bucket()
-            rt = open_runtime(Settings())
+            rt = open_runtime(load_settings())
             try:
                 say("depositing the recurring problems")
                 specs = [ProblemSpec(f"q{i}", q, a, f"print({a})") for i, (q, a) in enumerate(QUESTIONS)]
@@ -126,7 +126,7 @@ def run_api_bench(request: ApiBenchRequest, progress: Callable[[str], None] | No
                 rt.close()
             say(f"in-process, cold store (no read cache, no verified cache): {request.queries} recurring queries")
             with environment(COLD):
-                cold_rt = open_runtime(Settings())
+                cold_rt = open_runtime(load_settings())
                 try:
                     local_cold, cold_steps = _in_process(cold_rt, questions, team_id)
                 finally:
@@ -146,7 +146,7 @@ def run_api_bench(request: ApiBenchRequest, progress: Callable[[str], None] | No
         shutil.rmtree(tmp, ignore_errors=True)
     in_process, distributed = _percentiles(local), _percentiles(remote["warm"])
     graft = steps["restore"] + steps["feed"] + steps["decode"]
-    return {"benchmark": "api", "model": request.model or Settings().model, "queries": request.queries,
+    return {"benchmark": "api", "model": request.model or load_settings().model, "queries": request.queries,
             "in_process": in_process, "distributed": distributed,
             "in_process_cold_store": _percentiles(local_cold), "distributed_cold_store": _percentiles(remote["cold"]),
             "distributed_adds_p50_pct": round((distributed["p50_ms"] / in_process["p50_ms"] - 1) * 100, 1),

@@ -29,7 +29,7 @@ from workers.flywheel.answering import answer_question
 from workers.flywheel.documents import answer_from_block, deposit_document
 from workers.runtime import open_runtime
 from workers.seam import block_to_snapshot, snapshot_to_block
-from workers.settings import Settings
+from workers.settings import load_settings
 
 COLOURS = ("amber", "cobalt", "crimson", "emerald", "ivory", "jade", "scarlet", "violet", "saffron", "teal")
 ASK = AnswerParams(use_direct=False, use_transfer=False)
@@ -91,7 +91,7 @@ def _drop_cache(path: Path) -> bool:
 
 
 def _restore_vs_prefill(model: str | None, sizes: tuple[int, ...], runs: int, tmp: Path) -> list[dict[str, Any]]:
-    engine = GraftEngine.load(model or Settings().model, EngineConfig(n_ctx=max(8192, max(sizes) + 256)))
+    engine = GraftEngine.load(model or load_settings().model, EngineConfig(n_ctx=max(8192, max(sizes) + 256)))
     rows = []
     try:
         for n in sizes:
@@ -126,10 +126,10 @@ def run_context_bench(request: ContextBenchRequest, progress: Callable[[str], No
     say = progress or (lambda _m: None)
     tmp = Path(tempfile.mkdtemp(prefix="kvgraft-bench-context-"))
     env = {"KVGRAFT_DATA_DIR": str(tmp / "data"), "KVGRAFT_WINDOW_TOKENS": str(request.window),
-           "KVGRAFT_MODEL": request.model or Settings().model, "KVGRAFT_DATABASE_URL": "", "KVGRAFT_STORE_URL": ""}
+           "KVGRAFT_MODEL": request.model or load_settings().model, "KVGRAFT_DATABASE_URL": "", "KVGRAFT_STORE_URL": ""}
     env = {k: v for k, v in env.items() if v}
     with environment(env, unset=("KVGRAFT_DATABASE_URL", "KVGRAFT_STORE_URL", "KVGRAFT_BROKER_URL")):
-        rt = open_runtime(Settings())
+        rt = open_runtime(load_settings())
         engine = rt.engine()
         target = request.ratio * request.window
         docs = haystack(engine, int(target * 1.05), request.needles, n_docs=max(8, request.ratio // 8))
@@ -173,7 +173,7 @@ def run_context_bench(request: ContextBenchRequest, progress: Callable[[str], No
         say("restore vs re-prefill by block size")
         sized = _restore_vs_prefill(request.model, request.block_sizes, request.runs, tmp)
     small, full = memory["small_store"]["peak_rss_bytes"], memory["full_store"]["peak_rss_bytes"]
-    return {"benchmark": "context", "model": request.model or Settings().model, "window_tokens": request.window,
+    return {"benchmark": "context", "model": request.model or load_settings().model, "window_tokens": request.window,
             "store_tokens": store_tokens, "ratio": round(store_tokens / request.window, 1),
             "blocks": len(blocks), "gated_blocks": sum(b.gated for b in blocks),
             "needles_found": found, "needles_total": request.needles,

@@ -38,7 +38,7 @@ from workers.flywheel.solve import SolveParams, sample_program, solve_problem
 from workers.problems import ProblemSpec
 from workers.queue.dispatch import submit_batch
 from workers.runtime import Runtime, open_runtime
-from workers.settings import Settings
+from workers.settings import load_settings
 from workers.verify.answer_match import answers_match, number_key
 from workers.verify.programs import extract_program, verify_program
 
@@ -165,7 +165,7 @@ def run_flywheel_bench(request: FlywheelBenchRequest, progress: Callable[[str], 
     check_transfer_answers(library, items)
     say = progress or (lambda _msg: None)
     with tempfile.TemporaryDirectory(prefix="kvgraft-bench-flywheel-", dir=data_dir) as tmp:
-        settings = Settings(data_dir=Path(tmp), database_url=f"sqlite:///{tmp}/kvgraft.db",
+        settings = load_settings(data_dir=Path(tmp), database_url=f"sqlite:///{tmp}/kvgraft.db",
                             store_url=f"file://{tmp}/blocks", broker_url=None)
         with open_runtime(settings) as rt:
             return _run(rt, request, library, items, say) | {

@@ -24,7 +24,7 @@ from bench.stats import percentile
 from services.local_servers import free_port
 from store.repository import create_api_token, get_or_create_team
 from workers.runtime import open_runtime
-from workers.settings import Settings
+from workers.settings import load_settings
 
 
 @dataclass(frozen=True)
@@ -50,7 +50,7 @@ def run_load_bench(request: LoadBenchRequest, progress: Callable[[str], None] | 
                               "KVGRAFT_QUERY_TIMEOUT_S": "30"}
     for k in ("KVGRAFT_DATABASE_URL", "KVGRAFT_STORE_URL", "KVGRAFT_BROKER_URL"):
         env.pop(k, None)
-    settings = Settings(data_dir=tmp / "data", model=request.model, database_url=None, store_url=None,
+    settings = load_settings(data_dir=tmp / "data", model=request.model, database_url=None, store_url=None,
                         broker_url=None)
     with open_runtime(settings) as rt, rt.session() as s:
         tokens = [create_api_token(s, team=get_or_create_team(s, name=f"load-{i % 3}"), role="submitter")[1]

@@ -33,7 +33,7 @@ from store.objects.s3 import S3ObjectStore
 from store.repository import create_api_token, get_or_create_team
 from workers.environment import environment
 from workers.runtime import open_runtime
-from workers.settings import Settings
+from workers.settings import load_settings
 
 Progress = Callable[[str], None] | None
 SUBJECTS = ["harbour", "mill", "orchard", "railway", "library", "foundry", "vineyard", "observatory", "ferry",
@@ -162,7 +162,7 @@ def _wait_prefixes(rt: Any, at_least: int, timeout: float = 300) -> None:
 def run_prompt_cache_bench(request: PromptCacheBenchRequest, progress: Progress = None) -> dict[str, Any]:
     say = progress or (lambda _m: None)
     tmp = Path(tempfile.mkdtemp(prefix="kvgraft-bench-prompt-"))
-    model = request.model or Settings().model
+    model = request.model or load_settings().model
     try:
         with moto_server(tmp) as s3, contextlib.ExitStack() as scope:
             base = {"KVGRAFT_DATABASE_URL": f"sqlite:///{tmp / 'catalogue.db'}", "KVGRAFT_STORE_URL":
@@ -172,7 +172,7 @@ def run_prompt_cache_bench(request: PromptCacheBenchRequest, progress: Progress 
             scope.enter_context(environment({**base, "KVGRAFT_DATA_DIR": str(tmp / "bench")},
                                             unset=["KVGRAFT_BROKER_URL"]))  # the pods serve in-process
             S3ObjectStore("kvgraft-prompts", endpoint_url=s3).ensure_bucket()
-            rt = open_runtime(Settings())
+            rt = open_runtime(load_settings())
             scope.callback(rt.close)
             with rt.session() as s:
                 _, token = create_api_token(s, team=get_or_create_team(s, name="bench"), role="submitter")
@@ -180,7 +180,7 @@ def run_prompt_cache_bench(request: PromptCacheBenchRequest, progress: Progress 
             model_path, threads = engine.model.path, engine.config.threads
             docs = [_document(SUBJECTS[i % len(SUBJECTS)], request.prefix_tokens, lambda t: len(engine.tokenize(t)))
                     for i in range(max(request.prefixes, request.samples))]
-            served = Settings().model
+            served = load_settings().model
             headers = {"Authorization": f"Bearer {token}"}
             pod_env = {**os.environ}
             runs: dict[str, list[tuple[float, float, dict[str, Any]]]] = {arm: [] for arm in ARMS}
@@ -224,7 +224,7 @@ def run_prompt_cache_bench(request: PromptCacheBenchRequest, progress: Progress 
     ttft = {arm: _median([t for t, _, _ in r]) for arm, r in runs.items()}
     total = {arm: _median([x for _, x, _ in r]) for arm, r in runs.items()}
     return {"benchmark": "prompt-cache", "model": model, "prefix_tokens": request.prefix_tokens,
-            "samples": request.samples, "chunk_tokens": Settings().prompt_chunk_tokens, "ttft_ms": ttft,
+            "samples": request.samples, "chunk_tokens": load_settings().prefill_chunk, "ttft_ms": ttft,
             "total_ms": total,
             "ttft_samples_ms": {SAMPLE_KEYS.get(arm, arm): [t for t, _, _ in r] for arm, r in runs.items()},
             "ratios": {"cold_over_same_pod": round(ttft["cold"] / ttft["same_pod"], 1),

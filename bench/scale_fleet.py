@@ -29,7 +29,7 @@ from workers.flywheel.solve import solve_problem
 from workers.problems import ProblemSpec
 from workers.queue.dispatch import dispatch_solves, send_question, submit_batch, submit_question
 from workers.runtime import Runtime, open_runtime
-from workers.settings import Settings
+from workers.settings import load_settings
 
 Progress = Callable[[str], None] | None
 RECURRING = [(f"A shelf holds {n} jars. How many jars are on {m} shelves?", n * m) for n, m in
@@ -139,7 +139,7 @@ def run_fleet_bench(request: FleetBenchRequest, progress: Progress = None) -> di
                 "AWS_ACCESS_KEY_ID": "bench",
                 "AWS_SECRET_ACCESS_KEY": "bench", "AWS_DEFAULT_REGION": "us-east-1", "KVGRAFT_LOG_LEVEL": "WARNING"}))
             S3ObjectStore("kvgraft-scale", endpoint_url=s3).ensure_bucket()
-            rt = open_runtime(Settings())
+            rt = open_runtime(load_settings())
             try:
                 return _measure(rt, request, tmp, say)
             finally:

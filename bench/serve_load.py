@@ -44,7 +44,7 @@ from services.local_servers import free_port
 from store.repository import create_api_token, get_or_create_team
 from workers.environment import environment
 from workers.runtime import open_runtime
-from workers.settings import Settings
+from workers.settings import load_settings
 
 Progress = Callable[[str], None] | None
 ARMS = ("kvgraft_solo", "kvgraft_batched", "llama_server", "llama_cpp_server")
@@ -286,7 +286,7 @@ def run_serve_load_bench(request: ServeLoadBenchRequest, progress: Progress = No
     if unknown or not request.arms:
         raise ValueError(f"--arms takes {', '.join(ARMS)}, not {', '.join(sorted(unknown)) or 'nothing'}")
     tmp = Path(tempfile.mkdtemp(prefix="kvgraft-bench-serve-load-"))
-    model = request.model or Settings().model
+    model = request.model or load_settings().model
     top = max(request.concurrency)
     # room for the longest prompt (the workload's counts leave out the chat markup) and its output
     window = -(-(request.prompt_tokens[1] * 5 // 4 + request.max_tokens[1] + 64) // 256) * 256
@@ -299,7 +299,7 @@ def run_serve_load_bench(request: ServeLoadBenchRequest, progress: Progress = No
             if request.threads:
                 base["KVGRAFT_THREADS"] = str(request.threads)
             scope.enter_context(environment(base, unset=["KVGRAFT_BROKER_URL"]))
-            settings = Settings()
+            settings = load_settings()
             rt = open_runtime(settings)
             scope.callback(rt.close)
             with rt.session() as s:  # each kvgraft arm its own two teams: prefixes are private to a team, so no

@@ -31,7 +31,7 @@ from engine.fingerprint import (
     query_class,
 )
 from engine.logits import LogitsRows
-from engine.models import ModelRef, default_cache_dir, resolve_model
+from engine.models import DEFAULT_CACHE_DIR, ModelRef, resolve_model
 from engine.native import ContextConfig, LlamaContext, LlamaModel
 
 log = structlog.get_logger(__name__)
@@ -118,7 +118,7 @@ class GraftEngine:
         self.model = model
         self.config = config
         self.name = name or model.path.name
-        self._cache_dir = cache_dir or default_cache_dir()
+        self._cache_dir = cache_dir or DEFAULT_CACHE_DIR
         self._fingerprint: ArchitectureFingerprint | None = None
         self._pool: list[LlamaContext] = []  # cleared contexts kept for the next graft (see pooled_context)
         self._batch_pool: dict[int, LlamaContext] = {}  # one batch context per sequence count (pooled_batch_context)

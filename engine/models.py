@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import importlib.util
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,10 +26,9 @@ class ModelRef:
     path: Path
 
 
-def default_cache_dir() -> Path:
-    """Where generated and assembled model files are cached (`KVGRAFT_CACHE_DIR`, else ~/.cache/kvgraft)."""
-    configured = os.environ.get("KVGRAFT_CACHE_DIR")
-    return Path(configured) if configured else Path.home() / ".cache" / "kvgraft"
+# where generated and assembled model files are cached when the caller names no directory (a deployment passes
+# its settings' cache_dir, KVGRAFT_CACHE_DIR: the engine reads no environment)
+DEFAULT_CACHE_DIR = Path.home() / ".cache" / "kvgraft"
 
 
 def _package_dir(package: str, install_hint: str) -> Path:
@@ -62,7 +60,7 @@ def _gemma3(cache_dir: Path) -> Path:
 def resolve_model(spec: str | None, *, cache_dir: Path | None = None) -> ModelRef:
     """Turn a known name (`smollm2-135m`, `gemma3-270m`, `tiny`, `tiny-q4_1`) or a GGUF path into a ModelRef."""
     spec = spec or DEFAULT_MODEL
-    cache = cache_dir or default_cache_dir()
+    cache = cache_dir or DEFAULT_CACHE_DIR
     if spec == "smollm2-135m":
         return ModelRef(spec, _smollm2())
     if spec == "gemma3-270m":

@@ -13,7 +13,7 @@ from services.cli_audit import audit_app, db_app
 from services.cli_bench import bench_app
 from services.cli_flywheel import ask, beat, requeue, run, worker, workers
 from services.cli_store import attest, blocks_app, deposit
-from services.common import JsonOpt, ModelOpt, guard, model_name
+from services.common import JsonOpt, ModelOpt, cli_settings, guard, model_name
 from services.output import err, key_value_table, out, print_json, records_table
 from workers.logs import configure_logging
 
@@ -41,12 +41,11 @@ app.add_typer(teams_app, name="teams")
 
 def _load(model: str | None, **config: Any):  # noqa: ANN202 - GraftEngine
     """The graft engine as the deployment configures it (KV type, flash attention), with `config` on top."""
-    from engine.graft import EngineConfig, GraftEngine
-    from workers.settings import Settings
+    from engine.graft import GraftEngine
+    from workers.settings import engine_config
 
-    settings = Settings()
-    return GraftEngine.load(model_name(model), EngineConfig(**{"kv_type": settings.kv_type,
-                                                               "flash_attn": settings.graft_flash_attn, **config}))
+    settings = cli_settings()
+    return GraftEngine.load(model_name(model), engine_config(settings, **config), cache_dir=settings.cache_dir)
 
 
 @app.callback()
@@ -86,9 +85,8 @@ def fingerprint(model: ModelOpt = None, json_out: JsonOpt = False) -> None:
         engine = _load(model)
         fp = engine.fingerprint
         profile = engine.profile(8)
-        from workers.settings import Settings
 
-        settings = Settings()
+        settings = cli_settings()
         record = {"model": engine.name, "gguf": str(engine.model.path), "fingerprint": fp.id,
                   "parts": fp.parts(), "profile_id": profile.id, "profile": profile.as_dict(),
                   "block_signing": settings.block_signing, "block_encryption": settings.block_encryption}
@@ -126,7 +124,7 @@ def gate(
         from workers.gate_records import record_gate_result
         from workers.runtime import open_runtime
 
-        with open_runtime() as rt:
+        with open_runtime(cli_settings()) as rt:
             return result, record_gate_result(rt, result)
 
     result, attestation_id = guard(body)

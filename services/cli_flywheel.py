@@ -9,7 +9,7 @@ from typing import Annotated, Any
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from services.common import JsonOpt, ModelOpt, guard
+from services.common import JsonOpt, ModelOpt, cli_settings, guard
 from services.output import err, key_value_table, out, print_json, records_table
 
 SamplesOpt = Annotated[int, typer.Option("--samples", "-k", min=1, max=64, help="Samples K per problem.")]
@@ -106,7 +106,7 @@ def ask(
     def body() -> dict[str, Any]:
         if not question.strip():
             raise ValueError("the question is empty")
-        with open_runtime() as rt:
+        with open_runtime(cli_settings()) as rt:
             with rt.session() as s:
                 team_id = get_or_create_team(s, name=team).id
             if not rt.settings.broker_url:
@@ -149,7 +149,6 @@ def worker(
     """A Celery worker for one kind of work: solve (the shared solve queue), graft (its fingerprint's graft and
     attest queues) or attest (its fingerprint's attest queue), and the upkeep queue; one model task at a time
     (solo pool), late acks, prefetch 1. It records its fingerprint, model and queues at start."""
-    from workers.settings import Settings
 
     if queue not in ("solve", "graft", "attest"):
         err.print(f"[bold red]error:[/] unknown queue {queue!r}: expected solve, graft or attest")
@@ -164,13 +163,16 @@ def worker(
         err.print(f"[bold red]error:[/] refusing to start the {queue} worker: {line} (see `kvgraft sandbox check`)",
                   markup=True, highlight=False)
         raise typer.Exit(2) from None
-    if not Settings().broker_url:
+    settings = cli_settings()
+    if not settings.broker_url:
         err.print("[bold red]error:[/] a worker needs a broker: set KVGRAFT_BROKER_URL "
                   "(e.g. amqp://guest:guest@127.0.0.1:5672//)")
         raise typer.Exit(2)
     from workers.queue import tasks
-    from workers.queue.celery_app import app
+    from workers.queue.celery_app import run_with
     from workers.queue.fleet import default_worker_name, register_worker, worker_queues
+
+    app = run_with(settings)  # the broker, and the settings its tasks' runtime uses
 
     # The fingerprint this worker computes decides what it consumes: graft and attest work comes only from its
     # fingerprint's queues, so a task never reaches a worker that must refuse its block (the engine loaded here
@@ -200,7 +202,7 @@ def workers(json_out: JsonOpt = False) -> None:
     from workers.runtime import open_runtime
 
     def body() -> list[dict[str, Any]]:
-        with open_runtime() as rt:
+        with open_runtime(cli_settings()) as rt:
             return fleet_report(rt)
 
     items = guard(body)
@@ -220,14 +222,14 @@ def beat(
     """The scheduler (Celery beat): every KVGRAFT_REQUEUE_INTERVAL_S it has a worker send again the pending work
     that nothing will deliver (submitted while the broker was down: pending for KVGRAFT_REQUEUE_AFTER_S, its
     queue empty, no delivery running). Run one per deployment."""
-    from workers.settings import Settings
 
-    settings = Settings()
+    settings = cli_settings()
     if not settings.broker_url:
         err.print("[bold red]error:[/] beat needs a broker: set KVGRAFT_BROKER_URL")
         raise typer.Exit(2)
-    from workers.queue.celery_app import app
+    from workers.queue.celery_app import run_with
 
+    app = run_with(settings)
     path = schedule or settings.data_dir / "celerybeat-schedule"
     path.parent.mkdir(parents=True, exist_ok=True)
     app.start(["beat", "--schedule", str(path), "--loglevel", loglevel])
@@ -243,7 +245,7 @@ def requeue(older_than: Annotated[str, typer.Option(help="Only work pending for 
 
     def body() -> dict[str, Any]:
         age = parse_age(older_than)
-        with open_runtime() as rt:
+        with open_runtime(cli_settings()) as rt:
             return requeue_stale(rt, older_than_s=age.total_seconds())
 
     record = guard(body)

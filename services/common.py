@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Annotated, TypeVar
+from typing import TYPE_CHECKING, Annotated, TypeVar
 
 import typer
 
 from engine.errors import EngineError
 from services.output import err
-from store.errors import StoreError
+from store.errors import StoreError, database_error
+
+if TYPE_CHECKING:
+    from workers.settings import Settings
 
 T = TypeVar("T")
 
@@ -20,11 +23,10 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object on 
 
 def expected_errors() -> tuple[type[BaseException], ...]:
     from pydantic import ValidationError
-    from sqlalchemy.exc import OperationalError
 
     from workers.verify.sandbox import SandboxUnavailableError
 
-    return (EngineError, StoreError, ValueError, LookupError, OSError, ValidationError, OperationalError,
+    return (EngineError, StoreError, ValueError, LookupError, OSError, ValidationError, database_error(),
             SandboxUnavailableError, RuntimeError)
 
 
@@ -41,14 +43,13 @@ def project_errors() -> tuple[type[BaseException], ...]:
     """The project's own error types, and what a user's input or environment causes (a bad setting, a missing file,
     an unreachable database): always one line."""
     from pydantic import ValidationError
-    from sqlalchemy.exc import OperationalError
 
     from workers.problems import ProblemInputError
     from workers.supervise import ChildError, NativeCrashError
     from workers.verify.sandbox import SandboxUnavailableError
 
     return (EngineError, StoreError, ProblemInputError, SandboxUnavailableError, ChildError, NativeCrashError,
-            ValidationError, OperationalError, OSError)
+            ValidationError, database_error(), OSError)
 
 
 def guard(fn: Callable[[], T]) -> T:
@@ -67,8 +68,23 @@ def guard(fn: Callable[[], T]) -> T:
         raise typer.Exit(2) from None
 
 
+def cli_settings() -> Settings:
+    """This command's settings: read from the environment on first use (a bad setting is the command's one-line
+    error, not a failure of `--help`), then kept on the command's Click context and passed on from there."""
+    import click
+
+    from workers.settings import load_settings
+
+    ctx = click.get_current_context(silent=True)
+    if ctx is None:  # called outside a command (a library caller): its own
+        return load_settings()
+    meta = ctx.find_root().meta
+    if "kvgraft.settings" not in meta:
+        meta["kvgraft.settings"] = load_settings()
+    settings: Settings = meta["kvgraft.settings"]
+    return settings
+
+
 def model_name(model: str | None) -> str:
     """The model a command runs: its --model, else KVGRAFT_MODEL (the bundled default)."""
-    from workers.settings import Settings
-
-    return model or Settings().model
+    return model or cli_settings().model

@@ -18,7 +18,7 @@ from store.cache import LocalReadCache
 from store.db import make_engine, session_factory
 from store.migrate import ensure_schema
 from store.objects import open_object_store
-from workers.settings import Settings
+from workers.settings import Settings, engine_config, load_settings
 
 log = structlog.get_logger(__name__)
 
@@ -36,9 +36,7 @@ class Runtime:
         name = model or self.settings.model
         key = f"{name}|{config}"
         if key not in self._engines:
-            threads = {"threads": self.settings.threads} if self.settings.threads else {}
-            cfg = config or EngineConfig(n_ctx=self.settings.window_tokens, flash_attn=self.settings.graft_flash_attn,
-                                         kv_type=self.settings.kv_type, **threads)
+            cfg = config or engine_config(self.settings)
             self._engines[key] = GraftEngine.load(name, cfg, cache_dir=self.settings.cache_dir)
         return self._engines[key]
 
@@ -83,7 +81,8 @@ def warn_if_unsigned(settings: Settings) -> None:
 
 
 def open_runtime(settings: Settings | None = None) -> Runtime:
-    settings = settings or Settings()
+    """A runtime over `settings` (the process's, passed down from its entry point; tests may leave it out)."""
+    settings = settings or load_settings()
     warn_if_unsigned(settings)
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     url = settings.resolved_database_url

@@ -63,17 +63,17 @@ def selfcheck_child(emit: Emit, model: str | None, n_tokens: int) -> dict[str, A
     """The child's work (importable, so that a spawned interpreter can run it)."""
     from engine.fingerprint import build_info
     from engine.gate import GateRequest, run_gate
-    from engine.graft import EngineConfig, GraftEngine
+    from engine.graft import GraftEngine
     from engine.sampling import SamplingParams, generate
     from engine.texts import sample_tokens
     from workers.seam import block_file_roundtrip
-    from workers.settings import Settings
+    from workers.settings import engine_config, load_settings
 
-    settings = Settings()
+    settings = load_settings()  # this child process's
     name = model or settings.model
     emit({"step": "library", "system_info": build_info()["system_info"]})
     emit({"step": "load", "model": name})
-    engine = GraftEngine.load(name, EngineConfig(n_ctx=max(512, n_tokens + 64), kv_type=settings.kv_type),
+    engine = GraftEngine.load(name, engine_config(settings, n_ctx=max(512, n_tokens + 64)),
                               cache_dir=settings.cache_dir)
     try:
         emit({"step": "decode", "model": name})

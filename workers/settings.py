@@ -1,21 +1,27 @@
-"""One validated settings object, read from KVGRAFT_* environment variables and passed into components."""
+"""One validated settings object, read from KVGRAFT_* environment variables and passed into components.
+
+`load_settings()` is the one place outside tests that builds it: each process's entry point (a CLI command, a
+Celery worker, the API app, a supervised child) calls it once and passes the object on. `engine_config()` is the
+one place an EngineConfig is made from it."""
 
 from __future__ import annotations
 
 from functools import cached_property
 from pathlib import Path
+from typing import Any
 
-from pydantic import SecretStr, ValidationInfo, field_validator
+from pydantic import AliasChoices, Field, SecretStr, ValidationInfo, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from engine.graft import KV_TYPES
+from engine.graft import KV_TYPES, EngineConfig
+from engine.models import DEFAULT_CACHE_DIR
 from store.block_crypto import ALGORITHM, Keyring
 
 MIN_BLOCK_KEY_BYTES = 32
 
 
 class Settings(BaseSettings):
-    model_config = SettingsConfigDict(env_prefix="KVGRAFT_", extra="ignore", frozen=True)
+    model_config = SettingsConfigDict(env_prefix="KVGRAFT_", extra="ignore", frozen=True, populate_by_name=True)
 
     data_dir: Path = Path("./kvgraft-data")
     database_url: str | None = None
@@ -28,7 +34,7 @@ class Settings(BaseSettings):
     # the newest; the file's entries come first, then the variable's
     block_encryption_key: SecretStr | None = None
     block_encryption_key_file: Path | None = None
-    cache_dir: Path | None = None
+    cache_dir: Path = DEFAULT_CACHE_DIR  # generated and assembled model files, the GGUF hash cache
     read_cache_bytes: int = 2 << 30  # the local read-through cache of an s3:// store (0: none)
     verified_cache_bytes: int = 256 << 20  # blocks this process verified, kept in memory (0: none)
     api_url: str = "http://127.0.0.1:8000"  # where `kvgraft submit` sends batches
@@ -59,9 +65,12 @@ class Settings(BaseSettings):
     # attention on (llama.cpp quantizes the V cache only with it)
     kv_type: str = "f16"
     window_tokens: int = 4096  # the serving context (n_ctx) of engines this deployment runs
-    prompt_chunk_tokens: int = 64  # the prompt cache's chunk: prefixes end at its multiples (the serving grid)
+    # the serving engine's prefill_chunk (EngineConfig): prompts are prefilled in calls of this many tokens and
+    # cached prefixes end at its multiples (the serving grid); KVGRAFT_PROMPT_CHUNK_TOKENS, its documented name
+    prefill_chunk: int = Field(64, validation_alias=AliasChoices("KVGRAFT_PROMPT_CHUNK_TOKENS",
+                                                                 "KVGRAFT_PREFILL_CHUNK"))
     # prompt-cache prefixes are stored as chunks of this many tokens, each holding only its own cells (a multiple
-    # of prompt_chunk_tokens; 0: each prefix stored whole, from position 0)
+    # of prefill_chunk; 0: each prefix stored whole, from position 0)
     prefix_chunk_tokens: int = 256
     # the serving engine's flash attention: off, because on CPU a prompt's last partial chunk (2-63 query rows) at
     # 2,000 tokens of context takes ~2.5 s with it and ~0.4 s without (docs/BENCHMARKS.md); part of the fingerprint,
@@ -104,7 +113,7 @@ class Settings(BaseSettings):
     @field_validator("prefix_chunk_tokens")
     @classmethod
     def _on_the_grid(cls, value: int, info: ValidationInfo) -> int:
-        grid = info.data.get("prompt_chunk_tokens", 64)
+        grid = info.data.get("prefill_chunk", 64)
         if value < 0 or (value and (not grid or value % grid)):
             raise ValueError(f"KVGRAFT_PREFIX_CHUNK_TOKENS must be 0 or a multiple of KVGRAFT_PROMPT_CHUNK_TOKENS "
                              f"({grid})")
@@ -172,3 +181,22 @@ class Settings(BaseSettings):
     @property
     def block_key_bytes(self) -> bytes | None:
         return self.block_key.get_secret_value().encode() if self.block_key else None
+
+
+def load_settings(**overrides: Any) -> Settings:
+    """This process's settings, read from the environment (see the module's docstring: call it once, pass it on);
+    `overrides` on top (a benchmark's own data dir)."""
+    return Settings(**overrides)
+
+
+def engine_config(settings: Settings, *, serving: bool = False, **overrides: Any) -> EngineConfig:
+    """The EngineConfig the settings give: the graft engine's (KVGRAFT_GRAFT_FLASH_ATTN) or, with `serving`, the
+    serving engine's (KVGRAFT_SERVING_FLASH_ATTN and its prefill grid); the window, KV type and threads for both;
+    `overrides` (a gate's or self-check's n_ctx) on top."""
+    fields: dict[str, Any] = {"n_ctx": settings.window_tokens, "kv_type": settings.kv_type,
+                              "flash_attn": settings.serving_flash_attn if serving else settings.graft_flash_attn}
+    if serving:
+        fields["prefill_chunk"] = settings.prefill_chunk
+    if settings.threads:
+        fields["threads"] = settings.threads
+    return EngineConfig(**(fields | overrides))

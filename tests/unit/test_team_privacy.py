@@ -34,7 +34,7 @@ QUESTION = "What is the vault code?"
 
 def _settings(data: Path) -> Settings:
     return Settings(data_dir=data, model="tiny", database_url=None, store_url=None, broker_url=None,
-                    prompt_chunk_tokens=16, query_timeout_s=60)
+                    prefill_chunk=16, query_timeout_s=60)
 
 
 class Work:

@@ -12,16 +12,15 @@ from functools import lru_cache
 from celery import Celery
 from kombu import Queue
 
-from workers.settings import Settings
+from workers.settings import Settings, load_settings
 
 QUEUES = ("solve", "upkeep")  # fixed queues; graft and attest queues are per fingerprint (workers/queue/fleet.py)
 TASK_QUEUES = {"kvgraft.solve_problem": "solve", "kvgraft.requeue_lost": "upkeep"}
+DEFAULT_BROKER = "amqp://guest:guest@127.0.0.1:5672//"
 
 
 def make_app(broker_url: str | None = None) -> Celery:
-    settings = Settings()
-    app = Celery("kvgraft", broker=broker_url or settings.broker_url or "amqp://guest:guest@127.0.0.1:5672//",
-                 include=["workers.queue.tasks"])
+    app = Celery("kvgraft", broker=broker_url or DEFAULT_BROKER, include=["workers.queue.tasks"])
     app.conf.update(
         task_queues=[Queue(name, durable=True) for name in QUEUES],
         task_default_queue="solve",
@@ -37,9 +36,6 @@ def make_app(broker_url: str | None = None) -> Celery:
         worker_hijack_root_logger=False,
         worker_cancel_long_running_tasks_on_connection_loss=True,
         task_time_limit=3600,
-        # `kvgraft beat`: work deferred while the broker was down is sent again without a person
-        beat_schedule={"requeue-lost": {"task": "kvgraft.requeue_lost", "schedule": settings.requeue_interval_s,
-                                        "options": {"queue": "upkeep", "expires": settings.requeue_interval_s}}},
     )
     return app
 
@@ -59,5 +55,27 @@ def send(broker_url: str, task_name: str, *args: str, queue: str | None = None) 
     sender(broker_url).send_task(task_name, args=list(args), queue=target)
 
 
-# The app the workers run (its broker is read from the environment when a worker process imports it).
+# The app the workers run. `kvgraft worker` and `kvgraft beat` point it at their settings (`run_with`) before it
+# starts; the worker's tasks then run on those same settings (`worker_settings`).
 app = make_app()
+_worker_settings: Settings | None = None
+
+
+def run_with(settings: Settings) -> Celery:
+    """Point the workers' app at this process's settings: the broker, and `kvgraft beat`'s schedule (work deferred
+    while the broker was down is sent again without a person)."""
+    global _worker_settings
+    _worker_settings = settings
+    app.conf.broker_url = settings.broker_url or DEFAULT_BROKER
+    app.conf.beat_schedule = {"requeue-lost": {"task": "kvgraft.requeue_lost", "schedule": settings.requeue_interval_s,
+                                               "options": {"queue": "upkeep", "expires": settings.requeue_interval_s}}}
+    return app
+
+
+def worker_settings() -> Settings:
+    """The settings this worker process runs on: those it was started with, else (a worker started by `celery`
+    itself) read once from the environment."""
+    if _worker_settings is None:
+        run_with(load_settings())
+    assert _worker_settings is not None
+    return _worker_settings

@@ -163,9 +163,10 @@ def run_job_child(emit: JobEvent, problems_jsonl: bytes, params: JobParams) -> d
     """run_job in a supervised child process (workers.supervise): progress and the problem at hand go to `emit`."""
     from workers.problems import parse_problems_jsonl
     from workers.runtime import open_runtime
+    from workers.settings import load_settings
 
     specs = parse_problems_jsonl(problems_jsonl)
-    with open_runtime() as rt:
+    with open_runtime(load_settings()) as rt:  # this child process's settings
         return run_job(rt, specs, params, on_event=emit,
                        on_solved=lambda n: emit({"step": "solved", "n": n, "total": len(specs)}),
                        on_replayed=lambda n: emit({"step": "replayed", "n": n, "total": len(specs)}))

@@ -9,7 +9,7 @@ from typing import Any
 import structlog
 from celery import Task
 
-from workers.queue.celery_app import app
+from workers.queue.celery_app import app, worker_settings
 from workers.queue.outcome import TRANSIENT
 from workers.runtime import Runtime, open_runtime
 
@@ -22,7 +22,7 @@ def runtime() -> Runtime:
     """This worker process's runtime, opened on first use and kept (the model stays loaded between tasks)."""
     global _runtime
     if _runtime is None:
-        _runtime = open_runtime()
+        _runtime = open_runtime(worker_settings())
     return _runtime
 
 
@@ -44,7 +44,7 @@ class KvgraftTask(Task):
         if model is None or not args:
             return
         try:  # a runtime of its own: Celery may call this in the worker's main process (a hard time limit)
-            with open_runtime() as rt:
+            with open_runtime(worker_settings()) as rt:
                 record_failure(rt, model, str(args[0]), exc)
         except Exception as inner:  # noqa: BLE001 - the database may be what failed; the row stays visible
             log.error("task.fail_not_recorded", task=self.name, id=args[0], error=str(inner))

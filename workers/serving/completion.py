@@ -37,7 +37,6 @@ from workers.serving.prompt_cache import (
     PrefixDepositor,
     chain_hashes,
     chunk_snapshot,
-    chunk_tokens,
     deposit_spans,
     lookup,
 )
@@ -145,7 +144,7 @@ def plan(rt: Runtime, engine: GraftEngine, request: CompletionRequest,
         raise ContextLengthError(f"the prompt is {n} tokens and max_tokens {request.params.max_tokens}: together "
                                  f"more than the serving window of {engine.config.n_ctx} tokens")
     t0 = time.perf_counter()
-    c = chunk_tokens(engine)
+    c = engine.config.prefill_chunk
     policy = policy_of(n) if request.cache else CachePolicy("asked off", c, None)
     ends = _ends(request.keep_boundaries, n, policy.granule)
     hashes = chain_hashes(engine, tokens, ends, store_chunk) if policy.refusal is None else {}

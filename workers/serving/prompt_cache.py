@@ -47,19 +47,15 @@ log = structlog.get_logger(__name__)
 CHAIN_VERSION = "kvgraft-prefix-v1"
 
 
-def chunk_tokens(engine: GraftEngine) -> int:
-    return engine.config.prefill_chunk
-
-
 def serving_profile_id(engine: GraftEngine) -> str:
     """The numerics profile a served prompt is computed under (the grid's chunk-sized calls: the tiled class)."""
-    return engine.profile(chunk_tokens(engine)).id
+    return engine.profile(engine.config.prefill_chunk).id
 
 
 def boundaries(engine: GraftEngine, n_prompt: int) -> list[int]:
     """Chunk boundaries a prefix may end at: multiples of the chunk, leaving at least one prompt token to prefill
     (its logits start the generation)."""
-    c = chunk_tokens(engine)
+    c = engine.config.prefill_chunk
     return list(range(c, n_prompt, c))
 
 
@@ -69,7 +65,7 @@ def chain_hashes(engine: GraftEngine, tokens: Sequence[int], ends: Sequence[int]
     (a prefix ending inside a chunk, at a message's end: the chain up to the chunk boundary before it, then the
     partial chunk, tagged so that it never equals a full chunk's hash). The stored chunk size is part of the chain
     (0, whole prefixes, keeps the chain prefixes had before chunks): one chain hash names one block's content."""
-    c = chunk_tokens(engine)
+    c = engine.config.prefill_chunk
     seed = f"{CHAIN_VERSION}|{engine.fingerprint.id}|{serving_profile_id(engine)}|{c}"
     if store_chunk:
         seed += f"|chunks:{store_chunk}"
@@ -289,7 +285,7 @@ def deposit_prefix(rt: Runtime, engine: GraftEngine, item: PendingPrefix, team_i
     object) and record this team as an owner of it and its chain hash, within the team's quota (its own least
     recently used prefixes and documents make room, else QuotaExceededError: the prefix is not stored); then the
     retention budget applies (prefix blocks are evictable)."""
-    meta = {"chain_hash": item.chain_hash, "model": engine.name, "chunk": chunk_tokens(engine),
+    meta = {"chain_hash": item.chain_hash, "model": engine.name, "chunk": engine.config.prefill_chunk,
             "prefix_end": item.snapshot.pos_end}
     block = snapshot_to_block(item.snapshot, kind="prefix", meta=meta, key=rt.settings.block_key_bytes)
     ensure_quota(rt.session, rt.blocks, team_id=team_id, block_id=block.block_id,

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from engine import native
 from engine.batching import BatchCore, BatchScheduler, SequenceResult
-from engine.graft import EngineConfig, GraftEngine
+from engine.graft import GraftEngine
 from engine.sampling import OnText
 from workers.runtime import Runtime
 from workers.serving.batch_check import BatchPolicy, batching_policy
@@ -31,6 +31,7 @@ from workers.serving.completion import (
 )
 from workers.serving.exactness import CachePolicy, cache_policy
 from workers.serving.prompt_cache import PrefixDepositor
+from workers.settings import engine_config
 
 
 class ServingBusy(Exception):
@@ -105,10 +106,7 @@ class Serving:
     def _start(self) -> GraftEngine:
         """On the compute thread: load the model, decide batching (the `batch` check), open the context."""
         s = self.rt.settings
-        threads = {"threads": s.threads} if s.threads else {}
-        engine = self.rt.engine(s.model, EngineConfig(n_ctx=s.window_tokens, prefill_chunk=s.prompt_chunk_tokens,
-                                                      flash_attn=s.serving_flash_attn, kv_type=s.kv_type,
-                                                      **threads))
+        engine = self.rt.engine(s.model, engine_config(s, serving=True))
         self.batching = batching_policy(self.rt, engine, s.serving_max_seqs)
         self.scheduler.attach(BatchCore(engine, engine.open_batch_context(self.batching.max_seqs),
                                         pad_to=self.batching.pad_to), owner_max_seqs=s.team_max_seqs)
