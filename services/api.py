@@ -16,7 +16,6 @@ from concurrent.futures import Future
 from contextlib import asynccontextmanager
 from typing import Annotated, Any
 
-import sqlalchemy as sa
 import structlog
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -34,12 +33,16 @@ from services.body import BodyLimit
 from services.metrics import ApiMetrics
 from services.validation import GuardedRoute
 from services.work import Dispatch, QueueFull, TeamBusy, Work
-from store.db import Batch, QueryRequest, Team
 from store.repository import (
     batch_problems,
+    check_connection,
+    get_question,
+    get_team,
     graft_sources,
     set_graft_from,
+    team_names,
 )
+from store.repository import get_batch as stored_batch  # the route get_batch below takes the name
 from workers.flywheel.solve import SolveParams
 from workers.problems import (
     MAX_LINE_BYTES,
@@ -52,7 +55,7 @@ from workers.problems import (
 from workers.queue.dispatch import question_outcome, submit_batch, submit_question
 from workers.runtime import Runtime, open_runtime
 from workers.serving.service import Serving
-from workers.settings import Settings
+from workers.settings import Settings, load_settings
 from workers.strict_json import loads_strict, screen_jsonl, unstorable
 
 log = structlog.get_logger(__name__)
@@ -123,9 +126,10 @@ def _validation_message(error: Any) -> str:
     return message
 
 
-def _team_owned(s: Any, model: Any, object_id: str, who: Principal, what: str) -> Any:
-    """A batch or question of the caller's team; another team's, like a missing one, is a 404."""
-    obj = s.get(model, object_id[:64])
+def _team_owned(found: Callable[[str], Any], object_id: str, who: Principal, what: str) -> Any:
+    """A batch or question of the caller's team (`found` looks it up by id); another team's, like a missing one,
+    is a 404."""
+    obj = found(object_id[:64])
     if obj is None or obj.team_id != who.team_id:
         raise ApiError(404, "not_found", f"no {what} {object_id}")
     return obj
@@ -150,7 +154,7 @@ def detach_runtime(app: FastAPI) -> None:
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
-    settings = settings or Settings()
+    settings = settings or load_settings()  # `kvgraft serve` passes its own
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -246,7 +250,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     def healthz(request: Request) -> dict[str, Any]:
         rt = rt_of(request)
         with rt.session() as s:
-            s.execute(sa.text("SELECT 1"))
+            check_connection(s)
         return {"status": "ok", "store": rt.blocks.url, "broker": bool(rt.settings.broker_url),
                 "blocks_signed": rt.settings.block_key is not None, "block_signing": rt.settings.block_signing,
                 "block_encryption": rt.settings.block_encryption}
@@ -284,7 +288,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     def get_batch(batch_id: str, request: Request, who: Submitter) -> dict[str, Any]:
         rt = rt_of(request)
         with rt.session() as s:
-            batch = _team_owned(s, Batch, batch_id, who, "batch")
+            batch = _team_owned(lambda i: stored_batch(s, batch_id=i), batch_id, who, "batch")
             problems = batch_problems(s, batch_id=batch.id)
             items = [{"id": p.external_id, "status": p.status, "block_id": p.block_id,
                       "answer": (p.outcome or {}).get("answer"), "reason": (p.outcome or {}).get("reason"),
@@ -296,12 +300,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                     "created_at": iso(batch.created_at), "finished_at": iso(batch.finished_at),
                     "problems": items}
 
-    def _query_result(s: Any, req: QueryRequest) -> dict[str, Any]:
+    def _query_result(s: Any, req: Any) -> dict[str, Any]:
         return {k: v for k, v in question_outcome(s, req).items() if k != "query_id"}
 
     def _read_outcome(rt: Runtime, request_id: str) -> dict[str, Any]:
         with rt.session() as s:
-            return _query_result(s, s.get(QueryRequest, request_id))
+            return _query_result(s, get_question(s, request_id=request_id))
 
     async def _await_outcome(rt: Runtime, request_id: str, finished: Future[None] | None) -> dict[str, Any]:
         """The question's result once it has an outcome or the wait (KVGRAFT_QUERY_TIMEOUT_S) is over, waiting
@@ -358,8 +362,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         """Whose shared verified blocks this team grafts besides its own: its own choice, or (`chosen: false`) the
         teams an operator marked trusted."""
         with rt_of(request).session() as s:
-            team = s.get(Team, who.team_id)
-            names = dict(s.execute(sa.select(Team.id, Team.name)).all())
+            team = get_team(s, team_id=who.team_id)
+            names = team_names(s)
             sources = graft_sources(s, team_id=who.team_id)
             return {"team": team.name if team else None, "chosen": bool(team and team.graft_from is not None),
                     "teams": sorted(names[t] for t in sources if t in names)}
@@ -379,7 +383,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     def get_query(request_id: str, request: Request, who: Submitter) -> dict[str, Any]:
         rt = rt_of(request)
         with rt.session() as s:
-            return _query_result(s, _team_owned(s, QueryRequest, request_id, who, "query"))
+            return _query_result(s, _team_owned(lambda i: get_question(s, request_id=i), request_id, who, "query"))
 
     app.include_router(blocks_router)
     app.include_router(openai_router)

@@ -9,8 +9,7 @@ from typing import Annotated
 from fastapi import Depends, HTTPException, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
-from store.db import Team
-from store.repository import find_token
+from store.repository import find_token, get_team
 
 bearer = HTTPBearer(auto_error=False)
 
@@ -38,7 +37,7 @@ def principal(request: Request, credentials: Credentials) -> Principal:
         token = find_token(s, token=credentials.credentials[:512])
         if token is None:
             raise HTTPException(401, detail="invalid or revoked token", headers={"WWW-Authenticate": "Bearer"})
-        team = s.get(Team, token.team_id)
+        team = get_team(s, team_id=token.team_id)
         return Principal(token.id, token.team_id, team.name if team else "", token.role)
 
 

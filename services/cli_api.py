@@ -9,7 +9,7 @@ from typing import Annotated, Any
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from services.common import JsonOpt, guard
+from services.common import JsonOpt, cli_settings, guard
 from services.output import err, key_value_table, out, print_json, records_table
 
 tokens_app = typer.Typer(no_args_is_help=True, help="API bearer tokens (stored hashed; shown once).")
@@ -24,7 +24,7 @@ def serve(host: Annotated[str, typer.Option(help="Interface to listen on.")] = "
 
     from services.api import create_app
 
-    uvicorn.run(create_app(), host=host, port=port, log_level=log_level)
+    uvicorn.run(create_app(cli_settings()), host=host, port=port, log_level=log_level)
 
 
 @tokens_app.command("create")
@@ -37,7 +37,7 @@ def tokens_create(team: Annotated[str, typer.Option(help="Team name (created if 
     from workers.runtime import open_runtime
 
     def body() -> dict[str, Any]:
-        with open_runtime() as rt, rt.session() as s:
+        with open_runtime(cli_settings()) as rt, rt.session() as s:
             row, token = create_api_token(s, team=get_or_create_team(s, name=team), role=role, label=label)
             return {"token": token, "id": row.id, "team": team, "role": role}
 
@@ -51,15 +51,12 @@ def tokens_create(team: Annotated[str, typer.Option(help="Team name (created if 
 @tokens_app.command("list")
 def tokens_list(json_out: JsonOpt = False) -> None:
     """Tokens by id, team, role and state (never the token itself)."""
-    import sqlalchemy as sa
-
-    from store.db import ApiToken, Team
+    from store.repository import list_tokens
     from workers.runtime import open_runtime
 
     def body() -> list[dict[str, Any]]:
-        with open_runtime() as rt, rt.session() as s:
-            rows = s.execute(sa.select(ApiToken, Team.name).join(Team, ApiToken.team_id == Team.id)
-                             .order_by(ApiToken.id)).all()
+        with open_runtime(cli_settings()) as rt, rt.session() as s:
+            rows = list_tokens(s)
             return [{"id": t.id, "team": name, "role": t.role, "label": t.label,
                      "created_at": t.created_at.isoformat(),
                      "revoked_at": t.revoked_at.isoformat() if t.revoked_at else None} for t, name in rows]
@@ -78,7 +75,7 @@ def tokens_revoke(token_id: Annotated[int, typer.Argument(help="Token id (from `
     from workers.runtime import open_runtime
 
     def body() -> None:
-        with open_runtime() as rt, rt.session() as s:
+        with open_runtime(cli_settings()) as rt, rt.session() as s:
             revoke_token(s, token_id=token_id)
 
     guard(body)
@@ -88,14 +85,12 @@ def tokens_revoke(token_id: Annotated[int, typer.Argument(help="Token id (from `
 @teams_app.command("list")
 def teams_list(json_out: JsonOpt = False) -> None:
     """Teams: trusted (an operator's mark) and the teams each one chose to graft shared blocks from."""
-    import sqlalchemy as sa
-
-    from store.db import Team
+    from store.repository import list_teams
     from workers.runtime import open_runtime
 
     def body() -> list[dict[str, Any]]:
-        with open_runtime() as rt, rt.session() as s:
-            teams = s.scalars(sa.select(Team).order_by(Team.id)).all()
+        with open_runtime(cli_settings()) as rt, rt.session() as s:
+            teams = list_teams(s)
             names = {t.id: t.name for t in teams}
             return [{"id": t.id, "name": t.name, "trusted": t.trusted, "quota_bytes": t.quota_bytes,
                      "graft_from": None if t.graft_from is None else [names.get(i, i) for i in t.graft_from]}
@@ -113,7 +108,7 @@ def _set_trust(name: str, trusted: bool) -> None:
     from workers.runtime import open_runtime
 
     def body() -> None:
-        with open_runtime() as rt, rt.session() as s:
+        with open_runtime(cli_settings()) as rt, rt.session() as s:
             set_team_trusted(s, name=name, trusted=trusted)
 
     guard(body)
@@ -139,17 +134,15 @@ def teams_quota(name: Annotated[str, typer.Argument(help="Team name.")],
     """Set a team's byte quota (the blocks it owns, each at its own deposit's size): a deposit that would exceed it
     first drops the team's own least recently used document and prompt-prefix ownerships, and is refused if that
     is not enough."""
-    import sqlalchemy as sa
-
     from services.cli_store import parse_size
-    from store.db import Team
+    from store.repository import find_team
     from store.retention import team_bytes
     from workers.runtime import open_runtime
 
     def body() -> dict[str, Any]:
         quota = None if size.strip().lower() == "none" else parse_size(size)
-        with open_runtime() as rt, rt.session() as s:
-            team = s.scalar(sa.select(Team).where(Team.name == name))
+        with open_runtime(cli_settings()) as rt, rt.session() as s:
+            team = find_team(s, name=name)
             if team is None:
                 raise LookupError(f"no team {name!r}")
             team.quota_bytes = quota
@@ -175,10 +168,9 @@ def submit(
     """Submit a batch to the HTTP API (and optionally wait for its results)."""
     import httpx
 
-    from workers.settings import Settings
 
     def body() -> dict[str, Any]:
-        settings = Settings()
+        settings = cli_settings()
         base = (api or settings.api_url).rstrip("/")
         bearer = token or (settings.api_token.get_secret_value() if settings.api_token else None)
         if not bearer:

@@ -7,7 +7,7 @@ from typing import Annotated, Any
 
 import typer
 
-from services.common import JsonOpt, guard
+from services.common import JsonOpt, cli_settings, guard
 from services.output import err, key_value_table, out, print_json
 
 audit_app = typer.Typer(no_args_is_help=True, help="Export and verify audit bundles.")
@@ -17,7 +17,7 @@ db_app = typer.Typer(no_args_is_help=True, help="Database schema (Alembic migrat
 def _runtime():  # noqa: ANN202 - workers.runtime.Runtime
     from workers.runtime import open_runtime
 
-    return open_runtime()
+    return open_runtime(cli_settings())
 
 
 @audit_app.command("export")
@@ -66,10 +66,9 @@ def audit_verify(directory: Annotated[Path, typer.Argument(help="An audit bundle
 def db_upgrade(revision: Annotated[str, typer.Option(help="Target revision.")] = "head") -> None:
     """Apply the migrations to KVGRAFT_DATABASE_URL (an explicit step on PostgreSQL)."""
     from store.migrate import upgrade
-    from workers.settings import Settings
 
     def body() -> Any:
-        settings = Settings()
+        settings = cli_settings()
         settings.data_dir.mkdir(parents=True, exist_ok=True)
         return upgrade(settings.resolved_database_url, revision)
 
@@ -80,16 +79,10 @@ def db_upgrade(revision: Annotated[str, typer.Option(help="Target revision.")] =
 @db_app.command("current")
 def db_current() -> None:
     """The database's revision and this build's head revision."""
-    from store.db import make_engine
-    from store.migrate import current_revision, head_revision
-    from workers.settings import Settings
+    from store.migrate import head_revision, revision_at
 
     def body() -> tuple[str | None, str]:
-        engine = make_engine(Settings().resolved_database_url)
-        try:
-            return current_revision(engine), head_revision()
-        finally:
-            engine.dispose()
+        return revision_at(cli_settings().resolved_database_url), head_revision()
 
     current, head = guard(body)
     out.print(f"current {current or '(empty)'}, head {head}")

@@ -10,7 +10,7 @@ from typing import Annotated, Any
 import typer
 from rich.progress import Progress
 
-from services.common import JsonOpt, ModelOpt, guard
+from services.common import JsonOpt, ModelOpt, cli_settings, guard
 from services.output import err, key_value_table, out, print_json, records_table
 
 blocks_app = typer.Typer(no_args_is_help=True, help="List, show, verify, copy and collect stored blocks.")
@@ -30,7 +30,7 @@ def parse_age(text: str) -> timedelta:
 def _runtime():  # noqa: ANN202 - workers.runtime.Runtime
     from workers.runtime import open_runtime
 
-    return open_runtime()
+    return open_runtime(cli_settings())
 
 
 def _read_text(file: Path) -> str:
@@ -100,12 +100,11 @@ def deposit(
 def _team_id(rt: Any, name: str | None) -> int | None:
     if name is None:
         return None
-    import sqlalchemy as sa
-
-    from store.db import Team
+    from store.repository import find_team
 
     with rt.session() as s:
-        team_id = s.scalar(sa.select(Team.id).where(Team.name == name))
+        team = find_team(s, name=name)
+        team_id = None if team is None else team.id
     if team_id is None:
         raise LookupError(f"no team {name!r} (teams are created with their first token: `kvgraft tokens create`)")
     return int(team_id)

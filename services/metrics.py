@@ -8,13 +8,20 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any
 
-import sqlalchemy as sa
 from prometheus_client import CollectorRegistry, Counter, Histogram
 from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
 
-from store.db import Attestation, BlockRow, Eviction, Generation, Problem, Query, QueryRequest
 from store.retention import eviction_totals, held_bytes, owned_bytes
+from store.stats import (
+    answer_counts,
+    attestations_by_status,
+    evictions_by_reason,
+    generations_by_verdict,
+    pending_problems,
+    pending_questions,
+    restored_tokens,
+)
 
 
 class ApiMetrics:
@@ -49,15 +56,12 @@ class _StateCollector(Collector):
         pending = GaugeMetricFamily("kvgraft_pending_work", "Problems and queries not yet answered",
                                     labels=["kind"])
         with rt.session() as s:
-            for status, n in s.execute(sa.select(Attestation.status, sa.func.count()).group_by(Attestation.status)):
+            for status, n in attestations_by_status(s):
                 gates.add_metric([status], n)
-            for verdict, n in s.execute(sa.select(Generation.verdict, sa.func.count())
-                                        .group_by(Generation.verdict)):
+            for verdict, n in generations_by_verdict(s):
                 verdicts.add_metric([verdict], n)
-            pending.add_metric(["problems"], s.scalar(sa.select(sa.func.count()).select_from(Problem)
-                                                      .where(Problem.status == "pending")) or 0)
-            pending.add_metric(["queries"], s.scalar(sa.select(sa.func.count()).select_from(QueryRequest)
-                                                     .where(QueryRequest.status == "pending")) or 0)
+            pending.add_metric(["problems"], pending_problems(s))
+            pending.add_metric(["queries"], pending_questions(s))
         yield gates
         yield verdicts
         yield pending
@@ -77,14 +81,13 @@ class _StateCollector(Collector):
                                       labels=["reason"])
         evicted_bytes = GaugeMetricFamily("kvgraft_evicted_bytes", "Bytes evicted under a budget or quota, per owner")
         with rt.session() as s:
-            hits, total = s.execute(sa.select(sa.func.count(Query.block_id), sa.func.count())).one()
-            answers.add_metric(["hit"], hits)
-            answers.add_metric(["miss"], total - hits)
-            restored.add_metric([], s.scalar(sa.select(sa.func.coalesce(sa.func.sum(BlockRow.n_tokens), 0))
-                                             .select_from(Query).join(BlockRow, BlockRow.id == Query.block_id)) or 0)
+            counted = answer_counts(s)
+            answers.add_metric(["hit"], counted.hits)
+            answers.add_metric(["miss"], counted.total - counted.hits)
+            restored.add_metric([], restored_tokens(s))
             held.add_metric([], held_bytes(s, store_url=rt.blocks.url))
             owned.add_metric([], owned_bytes(s, store_url=rt.blocks.url))
-            for reason, n in s.execute(sa.select(Eviction.reason, sa.func.count()).group_by(Eviction.reason)):
+            for reason, n in evictions_by_reason(s):
                 evictions.add_metric([reason], n)
             evicted_bytes.add_metric([], eviction_totals(s)[1])
         if rt.settings.store_budget_bytes is not None:

@@ -20,10 +20,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Literal
 
-import sqlalchemy as sa
 import structlog
 
-from store.db import Batch, QueryRequest
+from store.repository import count_pending_questions, count_unfinished_batches
 from workers.queue.dispatch import dispatch_solves, pending_work, work_in_process
 from workers.runtime import Runtime
 
@@ -145,12 +144,8 @@ class Work:
     def _stored_in_flight(self, team_id: int, kind: Kind) -> int:
         with self.rt.session() as s:
             if kind == "queries":
-                query = sa.select(sa.func.count()).select_from(QueryRequest).where(
-                    QueryRequest.team_id == team_id, QueryRequest.status == "pending")
-            else:
-                query = sa.select(sa.func.count()).select_from(Batch).where(
-                    Batch.team_id == team_id, Batch.status.in_(("queued", "running")))
-            return int(s.scalar(query) or 0)
+                return count_pending_questions(s, team_id=team_id)
+            return count_unfinished_batches(s, team_id=team_id)
 
     # -- dispatch ----------------------------------------------------------------------------------------------
 

@@ -50,3 +50,11 @@ class SchemaAheadError(StoreError):
 
 class UnknownRoleError(StoreError):
     """An API token role other than submitter, operator or auditor was requested."""
+
+
+def database_error() -> type[Exception]:
+    """The error the database layer raises when the database cannot be reached or refuses the connection
+    (SQLAlchemy's OperationalError), for the CLI's one-line messages; imported only when asked for."""
+    from sqlalchemy.exc import OperationalError
+
+    return OperationalError

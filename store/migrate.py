@@ -107,7 +107,8 @@ def downgrade(url: str, revision: str) -> str | None:
     return after
 
 
-def _revision_at(url: str) -> str | None:
+def revision_at(url: str) -> str | None:
+    """The revision the database at `url` is at (None: never migrated), read through a short-lived engine."""
     engine = make_engine(url, poolclass=NullPool)
     try:
         return current_revision(engine)
@@ -124,7 +125,7 @@ def ensure_schema(url: str) -> None:
     """
     head = head_revision()
     _ensure_sqlite_directory(url)
-    current = _revision_at(url)
+    current = revision_at(url)
     if current == head:
         return
     if current is not None and current not in known_revisions():

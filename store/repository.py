@@ -45,6 +45,11 @@ def token_digest(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
+def check_connection(session: Session) -> None:
+    """Run `SELECT 1`: raises if the database cannot be reached."""
+    session.execute(sa.text("SELECT 1"))
+
+
 def _insert_ignoring_conflict(session: Session, model: type[Any], values: dict[str, Any],
                               conflict_columns: list[str]) -> bool:
     """INSERT a row unless one with the same `conflict_columns` exists (even one committed concurrently).
@@ -105,6 +110,32 @@ def revoke_token(session: Session, *, token_id: int) -> ApiToken:
         session.flush()
         log.info("db.token_revoked", token_id=token_id, team_id=token.team_id)
     return token
+
+
+def list_tokens(session: Session) -> list[tuple[ApiToken, str]]:
+    """Every API token (revoked ones too) with its team's name, by id."""
+    return [(t, name) for t, name in session.execute(sa.select(ApiToken, Team.name)
+                                                     .join(Team, ApiToken.team_id == Team.id)
+                                                     .order_by(ApiToken.id)).all()]
+
+
+def get_team(session: Session, *, team_id: int) -> Team | None:
+    return session.get(Team, team_id)
+
+
+def find_team(session: Session, *, name: str) -> Team | None:
+    """The team called `name`, or None."""
+    return session.scalar(sa.select(Team).where(Team.name == name))
+
+
+def list_teams(session: Session) -> list[Team]:
+    """Every team, by id."""
+    return list(session.scalars(sa.select(Team).order_by(Team.id)).all())
+
+
+def team_names(session: Session) -> dict[int, str]:
+    """Every team's name by its id."""
+    return dict(session.execute(sa.select(Team.id, Team.name)).all())
 
 
 def set_team_trusted(session: Session, *, name: str, trusted: bool) -> Team:
@@ -350,6 +381,26 @@ def create_batch(session: Session, *, team_id: int, shared: bool, problems: list
 
 def get_problem(session: Session, *, problem_id: str) -> Problem | None:
     return session.get(Problem, problem_id)
+
+
+def get_batch(session: Session, *, batch_id: str) -> Batch | None:
+    return session.get(Batch, batch_id)
+
+
+def get_question(session: Session, *, request_id: str) -> QueryRequest | None:
+    return session.get(QueryRequest, request_id)
+
+
+def count_pending_questions(session: Session, *, team_id: int) -> int:
+    """The team's questions not yet answered (`pending`)."""
+    return int(session.scalar(sa.select(sa.func.count()).select_from(QueryRequest).where(
+        QueryRequest.team_id == team_id, QueryRequest.status == "pending")) or 0)
+
+
+def count_unfinished_batches(session: Session, *, team_id: int) -> int:
+    """The team's batches not yet finished (`queued` or `running`)."""
+    return int(session.scalar(sa.select(sa.func.count()).select_from(Batch).where(
+        Batch.team_id == team_id, Batch.status.in_(("queued", "running")))) or 0)
 
 
 def batch_problems(session: Session, *, batch_id: str) -> list[Problem]:

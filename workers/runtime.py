@@ -5,9 +5,10 @@ on first use; on PostgreSQL the schema must already be at head (`kvgraft db upgr
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Hashable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import Generic, TypeVar, cast
 
 import structlog
 from sqlalchemy.orm import Session, sessionmaker
@@ -22,6 +23,36 @@ from workers.settings import Settings, engine_config, load_settings
 
 log = structlog.get_logger(__name__)
 
+K = TypeVar("K", bound=Hashable)
+V = TypeVar("V")
+
+
+@dataclass(frozen=True, eq=False)
+class MemoSlot(Generic[K, V]):
+    """One kind of value a process derives once and keeps (a skill block per engine and prompt style, a check's
+    verdict per fingerprint), declared by the module that derives it: its keys and values are typed, and no
+    other module's key can collide with it."""
+
+    name: str
+
+
+class ProcessMemo:
+    """The values this process derived once, by slot and key."""
+
+    def __init__(self) -> None:
+        self._values: dict[tuple[MemoSlot[object, object], Hashable], object] = {}
+
+    def get(self, slot: MemoSlot[K, V], key: K) -> V | None:
+        return cast("V | None", self._values.get((cast("MemoSlot[object, object]", slot), key)))
+
+    def put(self, slot: MemoSlot[K, V], key: K, value: V) -> V:
+        self._values[(cast("MemoSlot[object, object]", slot), key)] = value
+        return value
+
+    def entries(self, slot: MemoSlot[K, V]) -> list[tuple[K, V]]:
+        """Every key and value of one slot (for operators' tools and tests)."""
+        return [(cast(K, key), cast(V, value)) for (s, key), value in self._values.items() if s is slot]
+
 
 @dataclass
 class Runtime:
@@ -29,7 +60,7 @@ class Runtime:
     blocks: BlockStore
     sessions: sessionmaker[Session]
     _engines: dict[str, GraftEngine] = field(default_factory=dict)
-    memo: dict[str, object] = field(default_factory=dict)  # per-process values derived once (skill blocks)
+    memo: ProcessMemo = field(default_factory=ProcessMemo)  # per-process values derived once
 
     def engine(self, model: str | None = None, config: EngineConfig | None = None) -> GraftEngine:
         """A loaded engine for `model` (default: KVGRAFT_MODEL), kept for the life of the runtime."""

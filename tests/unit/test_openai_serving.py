@@ -25,7 +25,7 @@ from services.api import create_app
 from store.db import Attestation, BlockOwner, BlockRow, PrefixRow
 from store.repository import create_api_token, get_or_create_team
 from workers.runtime import open_runtime
-from workers.serving.exactness import CompositionCheck, SplitResult
+from workers.serving.exactness import COMPOSITION, CompositionCheck, SplitResult
 from workers.settings import Settings
 
 pytestmark = pytest.mark.unit
@@ -374,10 +374,10 @@ def test_the_composition_check_is_an_attestation(api: dict[str, Any]) -> None:
 def _refuse(api: dict[str, Any], check: CompositionCheck) -> None:
     _complete(api)  # loads the serving engine and runs the real check (exact here)
     rt = api["app"].state.runtime
-    keys = [k for k in rt.memo if k.startswith("composition|")]
-    assert keys and all(rt.memo[k][0].exact for k in keys)
-    for k in keys:
-        rt.memo[k] = (check, None)
+    entries = rt.memo.entries(COMPOSITION)
+    assert entries and all(v[0].exact for _, v in entries)
+    for k, _ in entries:
+        rt.memo.put(COMPOSITION, k, (check, None))
 
 
 def _check(aligned: bool, unaligned: bool) -> CompositionCheck:
@@ -504,7 +504,7 @@ def test_a_prefix_from_the_resident_context_equals_one_from_its_block_and_fresh(
     question = "Which way are the valves turned to close?"
     via_context = _chat(api, question)
     rt = api["app"].state.runtime
-    check = next(v for k, v in rt.memo.items() if k.startswith("composition|"))[0]
+    check = rt.memo.entries(COMPOSITION)[0][1][0]
     # where the composition check found truncation not exact here, the block is restored instead
     assert via_context["kvgraft"]["restored"][0]["from"] == ("context" if check.trim_exact else "block")
     answers = [via_context]

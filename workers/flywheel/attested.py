@@ -17,7 +17,7 @@ import structlog
 
 from engine.graft import GraftEngine
 from store.repository import get_block, latest_attestation
-from workers.runtime import Runtime
+from workers.runtime import MemoSlot, Runtime
 
 log = structlog.get_logger(__name__)
 
@@ -75,12 +75,15 @@ def attested(rt: Runtime, engine: GraftEngine, block_id: str, n_queries: int | S
     return attestation(rt, engine, block_id, n_queries, team_id=team_id).ok
 
 
+ATTEST_SCHEDULED: MemoSlot[tuple[str, int, int | None], bool] = MemoSlot("attest_scheduled")  # once a process
+
+
 def schedule_attestation(rt: Runtime, block_id: str, n_query: int, *, team_id: int | None = None) -> None:
     """An `attest` task for this block and query class, on behalf of the team (its result counts for it)."""
-    key = f"attest-scheduled|{block_id}|{n_query}|{team_id}"
-    if rt.memo.get(key):
+    key = (block_id, n_query, team_id)
+    if rt.memo.get(ATTEST_SCHEDULED, key):
         return
-    rt.memo[key] = True
+    rt.memo.put(ATTEST_SCHEDULED, key, True)
     if rt.settings.broker_url:
         from store.repository import get_block
         from workers.queue.celery_app import send

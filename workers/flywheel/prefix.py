@@ -11,7 +11,7 @@ import structlog
 from engine.graft import GraftEngine, KVSnapshot
 from workers.flywheel.deposit import deposit_tokens, probe_query
 from workers.flywheel.prompts import PromptStyle, instructions_prefix, tokens_of
-from workers.runtime import Runtime
+from workers.runtime import MemoSlot, Runtime
 from workers.seam import block_to_snapshot, read_or_miss
 
 log = structlog.get_logger(__name__)
@@ -24,11 +24,14 @@ class GraftedPrefix:
     n_tokens: int
 
 
+SKILLS: MemoSlot[tuple[str, bool], GraftedPrefix] = MemoSlot("skills")  # by fingerprint and ChatML or not
+
+
 def ensure_skill(rt: Runtime, engine: GraftEngine, style: PromptStyle) -> GraftedPrefix:
     """The instructions-prefix skill block of this engine, deposited on first use and read back verified."""
-    cache_key = f"skill|{engine.fingerprint.id}|{style.chatml}"
-    cached = rt.memo.get(cache_key)
-    if isinstance(cached, GraftedPrefix):
+    cache_key = (engine.fingerprint.id, style.chatml)
+    cached = rt.memo.get(SKILLS, cache_key)
+    if cached is not None:
         return cached
     text = instructions_prefix(style)
     tokens = tokens_of(engine, text, first=True)
@@ -42,7 +45,7 @@ def ensure_skill(rt: Runtime, engine: GraftEngine, style: PromptStyle) -> Grafte
         log.warning("skill.repaired", block_id=result.block_id)
         block = rt.blocks.get(result.fingerprint, result.block_id)
     skill = GraftedPrefix(result.block_id, block_to_snapshot(block), len(tokens))
-    rt.memo[cache_key] = skill
+    rt.memo.put(SKILLS, cache_key, skill)
     log.info("skill.ready", block_id=result.block_id, n_tokens=len(tokens))
     return skill
 

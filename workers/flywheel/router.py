@@ -31,7 +31,10 @@ class Candidate:
 
 
 @dataclass(frozen=True)
-class Route:
+class RouteChoice:
+    """The router's choice: the best candidate's key if it scored at least the threshold (None: no candidate
+    did), its score and the runner-up's (the margin an abstention rests on)."""
+
     key: str | None
     score: float
     runner_up: float
@@ -51,16 +54,16 @@ def _scores(query: list[str], docs: Sequence[tuple[str, list[str]]], idf: Callab
 
 
 def _best(query: list[str], docs: Sequence[tuple[str, list[str]]], idf: Callable[[str], float],
-          threshold: float) -> Route:
+          threshold: float) -> RouteChoice:
     scores = _scores(query, docs, idf)
     if not scores:
-        return Route(None, 0.0, 0.0)
+        return RouteChoice(None, 0.0, 0.0)
     best, key = scores[0]
     runner_up = scores[1][0] if len(scores) > 1 else 0.0
-    return Route(key if best >= threshold else None, best, runner_up)
+    return RouteChoice(key if best >= threshold else None, best, runner_up)
 
 
-def route(question: str, candidates: Sequence[Candidate], *, threshold: float = DEFAULT_THRESHOLD) -> Route:
+def route(question: str, candidates: Sequence[Candidate], *, threshold: float = DEFAULT_THRESHOLD) -> RouteChoice:
     """The best candidate if its score reaches `threshold`, else an abstention (key None): tf-idf cosine with idf
     over the candidates themselves (the linear scan: every candidate read and scored)."""
     docs = [(c.key, words(c.question)) for c in candidates]
@@ -69,7 +72,7 @@ def route(question: str, candidates: Sequence[Candidate], *, threshold: float = 
     return _best(words(question), docs, lambda w: smoothed_idf(n, df[w]) if w in df else 1.0, threshold)
 
 
-def route_indexed(question: str, retrieval: Retrieval, *, threshold: float = DEFAULT_THRESHOLD) -> Route:
+def route_indexed(question: str, retrieval: Retrieval, *, threshold: float = DEFAULT_THRESHOLD) -> RouteChoice:
     """The same tf-idf cosine over the candidates the routing index returned (store/route_index.py), idf from the
     catalogue's document frequencies; keys are problem ids. The index returns every problem that could reach
     `threshold` (unless it reports truncation), so the routed problem is the linear scan's whenever their idf
@@ -87,13 +90,13 @@ def ranked_indexed(question: str, retrieval: Retrieval, *, threshold: float, lim
 
 
 def route_bm25(question: str, candidates: Sequence[Candidate], *, threshold: float = DEFAULT_BM25_THRESHOLD,
-               k1: float = 1.2, b: float = 0.75) -> Route:
+               k1: float = 1.2, b: float = 0.75) -> RouteChoice:
     """Okapi BM25 over the candidates' content words (numbers masked), normalized to [0, 1] by the score a document
     would reach with every query word saturated: sum over the query's words of idf * (k1 + 1)."""
     from rank_bm25 import BM25Okapi
 
     if not candidates:
-        return Route(None, 0.0, 0.0)
+        return RouteChoice(None, 0.0, 0.0)
     corpus = [words(c.question) or ["<empty>"] for c in candidates]
     bm25 = BM25Okapi(corpus, k1=k1, b=b)
     query = words(question)
@@ -103,7 +106,7 @@ def route_bm25(question: str, candidates: Sequence[Candidate], *, threshold: flo
                     reverse=True)
     best, key = scores[0]
     runner_up = scores[1][0] if len(scores) > 1 else 0.0
-    return Route(key if best >= threshold else None, best, runner_up)
+    return RouteChoice(key if best >= threshold else None, best, runner_up)
 
 
 SCORERS = {"lexical": route, "bm25": route_bm25}

@@ -36,7 +36,7 @@ from workers.flywheel.recurrence import (
     find_hit,
     hit_answer,
 )
-from workers.runtime import Runtime
+from workers.runtime import MemoSlot, Runtime
 from workers.serving.batch_check import BatchPolicy, batching_policy
 
 log = structlog.get_logger(__name__)
@@ -60,13 +60,15 @@ def requested_model(options: dict[str, Any]) -> str | None:
     return model if isinstance(model, str) else None
 
 
+GRAFT_BATCHING: MemoSlot[str, BatchPolicy] = MemoSlot("graft_batching")  # by the graft engine's fingerprint
+
+
 def graft_batching(rt: Runtime, engine: GraftEngine) -> BatchPolicy:
     """This host's batching verdict for the graft engine (the `batch` check, run once per host and fingerprint)."""
-    key = f"graft_batching/{engine.fingerprint.id}"
-    policy = rt.memo.get(key)
-    if not isinstance(policy, BatchPolicy):
-        policy = batching_policy(rt, engine, rt.settings.graft_max_seqs)
-        rt.memo[key] = policy
+    policy = rt.memo.get(GRAFT_BATCHING, engine.fingerprint.id)
+    if policy is None:
+        policy = rt.memo.put(GRAFT_BATCHING, engine.fingerprint.id,
+                             batching_policy(rt, engine, rt.settings.graft_max_seqs))
         if policy.graft_reason:
             log.warning("graft.batching_off", fingerprint=engine.fingerprint.id, reason=policy.graft_reason)
     return policy

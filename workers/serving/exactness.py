@@ -34,7 +34,7 @@ from engine.graft import GraftEngine
 from engine.logits import Divergence, LogitsRows, compare
 from store.repository import record_attestation
 from workers.gate_records import divergence_fields, status_of
-from workers.runtime import Runtime
+from workers.runtime import MemoSlot, Runtime
 from workers.seam import block_file_roundtrip
 
 log = structlog.get_logger(__name__)
@@ -224,24 +224,29 @@ class CachePolicy:
 Compute = Callable[..., Any]  # runs a function with its arguments somewhere and returns its result
 
 
+# the composition check and its attestation id (None: not recorded), or why it could not be measured
+MeasuredCheck = tuple[CompositionCheck | str, int | None]
+COMPOSITION: MemoSlot[tuple[str, str], MeasuredCheck] = MemoSlot("composition")  # by fingerprint and profile
+
+
 def _here(fn: Callable[..., Any], *args: Any) -> Any:
     return fn(*args)
 
 
-def _measured(rt: Runtime, engine: GraftEngine, key: str) -> tuple[CompositionCheck | str, int | None]:
+def _measured(rt: Runtime, engine: GraftEngine, key: tuple[str, str]) -> MeasuredCheck:
     """The composition check for `key`, measured (and recorded) unless this process already has it."""
-    entry = rt.memo.get(key)
-    if isinstance(entry, tuple):  # measured meanwhile, by a request that got here first
+    entry = rt.memo.get(COMPOSITION, key)
+    if entry is not None:  # measured meanwhile, by a request that got here first
         return entry
     try:
         check: CompositionCheck | str = composition_check(engine)
     except EngineError as exc:  # a model whose state cannot be captured, restored or cut this way
         log.warning("serve.composition_failed", error=str(exc))
         check = f"{type(exc).__name__}: {exc}"
-    rt.memo[key] = entry = (check, None)  # measured once per process, whether or not recording succeeds
+    entry = rt.memo.put(COMPOSITION, key, (check, None))  # measured once per process, recorded or not
     if isinstance(check, CompositionCheck):
         try:
-            rt.memo[key] = entry = (check, record_check(rt, engine, check))
+            entry = rt.memo.put(COMPOSITION, key, (check, record_check(rt, engine, check)))
         except Exception as exc:  # noqa: BLE001 - the verdict stands; only its audit row is missing
             log.warning("serve.composition_unrecorded", error=str(exc))
     return entry
@@ -257,9 +262,9 @@ def cache_policy(rt: Runtime, engine: GraftEngine, n_prompt: int,
     if swa and n_prompt > swa:
         return CachePolicy(f"sliding_window: the model attends over a window of {swa} tokens and the prompt is "
                            f"{n_prompt}; a prefix restored past the window is not exact with swa_full off", c, None)
-    key = f"composition|{engine.fingerprint.id}|{engine.profile(c).id}"
-    entry = rt.memo.get(key)
-    if not isinstance(entry, tuple):
+    key = (engine.fingerprint.id, engine.profile(c).id)
+    entry = rt.memo.get(COMPOSITION, key)
+    if entry is None:
         entry = compute(_measured, rt, engine, key)
     check, attestation_id = entry
     if isinstance(check, str):
