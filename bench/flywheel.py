@@ -27,7 +27,7 @@ from typing import Any
 
 from bench.sets import ROLES, TRANSFER_ROLES, load_sets
 from bench.stats import fraction, wilson
-from store.db import Problem
+from store.db import ProblemRow
 from store.repository import get_block, get_or_create_team
 from workers.flywheel.answer import AnswerParams
 from workers.flywheel.answering import answer_question
@@ -150,7 +150,7 @@ def _deposit(rt: Runtime, library: list[dict[str, Any]], *, team: str, reference
         _, spent = _timed(lambda p=pid: solve_problem(rt, p, model=model, params=params))
         cpu += spent
     with rt.session() as s:
-        problems = [s.get(Problem, pid) for pid in ids]
+        problems = [s.get(ProblemRow, pid) for pid in ids]
         deposited = [p for p in problems if p is not None and p.status == "solved" and p.block_id]
         forms = sum(bool((get_block(s, block_id=p.block_id).meta or {}).get("parameterized")) for p in deposited)
         tokens = sum(int((p.outcome or {}).get("sample_tokens") or 0) for p in problems if p is not None)

@@ -240,12 +240,12 @@ def _owned_prefix_bytes(rt: Any, team_id: int) -> tuple[int, int]:
     """(bytes, blocks) of the prefix blocks a team owns."""
     import sqlalchemy as sa
 
-    from store.db import BlockOwner, BlockRow
+    from store.db import BlockOwnerRow, BlockRow
 
     with rt.session() as s:
         row = s.execute(sa.select(sa.func.coalesce(sa.func.sum(BlockRow.bytes), 0), sa.func.count())
-                        .join(BlockOwner, BlockOwner.block_id == BlockRow.id)
-                        .where(BlockRow.kind == "prefix", BlockOwner.team_id == team_id)).one()
+                        .join(BlockOwnerRow, BlockOwnerRow.block_id == BlockRow.id)
+                        .where(BlockRow.kind == "prefix", BlockOwnerRow.team_id == team_id)).one()
     return int(row[0]), int(row[1])
 
 

@@ -20,7 +20,7 @@ from sqlalchemy import event
 
 from bench.api import _process, _vhost
 from services.local_servers import moto_server
-from store.db import Problem, QueryRequest
+from store.db import ProblemRow, QueryRequestRow
 from store.objects.s3 import S3ObjectStore
 from workers.environment import environment
 from workers.flywheel.answer import AnswerParams
@@ -81,10 +81,10 @@ def _per(counters: _Counters, start: tuple[int, int, dict[str, int]], n: int) ->
             "s3_by_operation": by_op, "n": n}
 
 
-def _wait_done(rt: Runtime, model: type[Problem] | type[QueryRequest], ids: list[str], timeout: float,
+def _wait_done(rt: Runtime, model: type[ProblemRow] | type[QueryRequestRow], ids: list[str], timeout: float,
                logs: list[Path]) -> None:
     deadline = time.monotonic() + timeout
-    final = ("solved", "failed", "rejected") if model is Problem else ("done", "failed")
+    final = ("solved", "failed", "rejected") if model is ProblemRow else ("done", "failed")
     while True:
         with rt.session() as s:
             pending = s.query(model).filter(model.id.in_(ids), model.status.notin_(final)).count()
@@ -99,14 +99,14 @@ def _wait_done(rt: Runtime, model: type[Problem] | type[QueryRequest], ids: list
 def _settle(rt: Runtime, quiet_s: float = 1.5, timeout: float = 120) -> None:
     """Wait until no attestation is queued or being recorded: the attest queue is empty and the attestations
     table has not grown for `quiet_s`."""
-    from store.db import Attestation
+    from store.db import AttestationRow
     from workers.queue.fleet import attest_queue, queue_states
 
     queue = attest_queue(rt.engine().fingerprint.id)
     deadline, last, since = time.monotonic() + timeout, -1, time.monotonic()
     while time.monotonic() < deadline:
         with rt.session() as s:
-            count = s.query(Attestation).count()
+            count = s.query(AttestationRow).count()
         depth = queue_states(rt.settings.broker_url or "", [queue])[queue].depth
         if count != last or depth:
             last, since = count, time.monotonic()
@@ -174,14 +174,14 @@ def _measure(rt: Runtime, request: FleetBenchRequest, tmp: Path, say: Callable[[
             warm = [submit_question(rt, q, team_id=None) for q, _ in RECURRING * n]  # each worker's caches
             for r in warm:
                 send_question(rt, r)
-            _wait_done(rt, QueryRequest, warm, 120, logs)
+            _wait_done(rt, QueryRequestRow, warm, 120, logs)
             _settle(rt)  # the attestations the warm-up scheduled run now, not inside the timed run
             asked = [submit_question(rt, RECURRING[i % len(RECURRING)][0], team_id=None)
                      for i in range(request.answers)]
             t0 = time.perf_counter()
             for r in asked:
                 send_question(rt, r)
-            _wait_done(rt, QueryRequest, asked, 600, logs)
+            _wait_done(rt, QueryRequestRow, asked, 600, logs)
             elapsed = time.perf_counter() - t0
         graft.append({"workers": n, "answers_per_s": round(request.answers / elapsed, 1),
                       "answers": request.answers, "elapsed_s": round(elapsed, 2)})
@@ -196,10 +196,10 @@ def _measure(rt: Runtime, request: FleetBenchRequest, tmp: Path, say: Callable[[
         warm, pids = problems("w", 2 * n, 100_000 * n), problems("d", request.deposits, 100_000 * n + 1000)
         with _workers("solve", n, tmp) as logs:
             dispatch_solves(rt, warm)  # each worker's first solves (its skill prefix, connections) are not timed
-            _wait_done(rt, Problem, warm, 300, logs)
+            _wait_done(rt, ProblemRow, warm, 300, logs)
             t0 = time.perf_counter()
             dispatch_solves(rt, pids)
-            _wait_done(rt, Problem, pids, 600, logs)
+            _wait_done(rt, ProblemRow, pids, 600, logs)
             elapsed = time.perf_counter() - t0
         deposit.append({"workers": n, "deposits_per_s": round(request.deposits / elapsed, 2),
                         "deposits": request.deposits, "elapsed_s": round(elapsed, 2)})

@@ -20,13 +20,13 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.orm import Session
 
-from store.db import Attestation, Batch, BlockRow, Copy, Generation, Problem, Query, Team, utcnow
+from store.db import AnswerRow, AttestationRow, BatchRow, BlockRow, CopyRow, GenerationRow, ProblemRow, TeamRow, utcnow
 from store.errors import StoreError
 
 BUNDLE_FORMAT = "kvgraft-audit/1"
-TABLES: dict[str, type[Any]] = {"teams": Team, "batches": Batch, "problems": Problem, "generations": Generation,
-                                "blocks": BlockRow, "attestations": Attestation, "queries": Query,
-                                "copies": Copy}
+TABLES: dict[str, type[Any]] = {"teams": TeamRow, "batches": BatchRow, "problems": ProblemRow,
+                                "generations": GenerationRow, "blocks": BlockRow, "attestations": AttestationRow,
+                                "queries": AnswerRow, "copies": CopyRow}
 RECHECKED_VERDICTS = ("verified", "reference")
 
 # (program, expected answer) -> (answer still matches, what the re-run printed or why it failed)
@@ -76,11 +76,12 @@ def export_bundle(session: Session, directory: Path, *, schema_revision: str | N
         rows = [_row_dict(r) for r in session.scalars(sa.select(model).order_by(*model.__table__.primary_key))]
         counts[name] = len(rows)
         write(f"tables/{name}.jsonl", "".join(json.dumps(r, sort_keys=True) + "\n" for r in rows).encode())
-    for gen in session.scalars(sa.select(Generation).order_by(Generation.id)):
+    for gen in session.scalars(sa.select(GenerationRow).order_by(GenerationRow.id)):
         write(f"generations/{gen.id}.txt", gen.text.encode("utf-8"))
         if gen.program is not None:
             write(f"programs/{gen.id}.py", gen.program.encode("utf-8"))
-    for problem in session.scalars(sa.select(Problem).where(Problem.solution.is_not(None)).order_by(Problem.id)):
+    for problem in session.scalars(sa.select(ProblemRow).where(ProblemRow.solution.is_not(None))
+                                   .order_by(ProblemRow.id)):
         write(f"programs/reference-{problem.id}.py", (problem.solution or "").encode("utf-8"))
     manifest = {"format": BUNDLE_FORMAT, "created_at": utcnow().isoformat(), "schema_revision": schema_revision,
                 "counts": counts, "files": dict(sorted(files.items()))}

@@ -14,7 +14,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.orm import Session
 
-from store.db import Attestation, Batch, BlockOwner, BlockRow, Generation, Problem, Team, owner_key
+from store.db import AttestationRow, BatchRow, BlockOwnerRow, BlockRow, GenerationRow, ProblemRow, TeamRow, owner_key
 from store.repository import block_visible_to, generations_of
 
 
@@ -33,9 +33,9 @@ class SeenAs:
 class ProblemTrail:
     """A problem that produced a block, the team whose batch submitted it (None: no batch) and its generations."""
 
-    problem: Problem
+    problem: ProblemRow
     team_id: int | None
-    generations: list[Generation]
+    generations: list[GenerationRow]
 
 
 @dataclass(frozen=True)
@@ -48,10 +48,10 @@ class AttestationCount:
     count: int
 
 
-def block_owners(session: Session, *, block_id: str) -> list[BlockOwner]:
+def block_owners(session: Session, *, block_id: str) -> list[BlockOwnerRow]:
     """The block's owner rows, first deposit first."""
-    return list(session.scalars(sa.select(BlockOwner).where(BlockOwner.block_id == block_id)
-                                .order_by(BlockOwner.created_at, BlockOwner.id)).all())
+    return list(session.scalars(sa.select(BlockOwnerRow).where(BlockOwnerRow.block_id == block_id)
+                                .order_by(BlockOwnerRow.created_at, BlockOwnerRow.id)).all())
 
 
 def seen_as(session: Session, *, block: BlockRow, team_id: int | None) -> SeenAs:
@@ -79,11 +79,11 @@ def _seen_at(team_id: int) -> Any:
     shared deposit, else the deployment's. The order of a team's list, so that it never follows another team's
     private deposit times."""
     def first(*where: Any) -> Any:
-        return (sa.select(sa.func.min(BlockOwner.created_at)).where(BlockOwner.block_id == BlockRow.id, *where)
+        return (sa.select(sa.func.min(BlockOwnerRow.created_at)).where(BlockOwnerRow.block_id == BlockRow.id, *where)
                 .scalar_subquery())
 
-    return sa.func.coalesce(first(BlockOwner.owner_key == owner_key(team_id)), first(BlockOwner.shared.is_(True)),
-                            first(BlockOwner.team_id.is_(None)))
+    return sa.func.coalesce(first(BlockOwnerRow.owner_key == owner_key(team_id)), first(BlockOwnerRow.shared.is_(True)),
+                            first(BlockOwnerRow.team_id.is_(None)))
 
 
 def _visible(query: Any, team_id: int | None) -> Any:
@@ -118,8 +118,8 @@ def visible_block(session: Session, *, block_id: str, team_id: int | None) -> Bl
 def problem_trails(session: Session, *, block_id: str) -> list[ProblemTrail]:
     """The problems whose solution is the block, each with its batch's team and its generations (by sample)."""
     trails = []
-    for p in session.scalars(sa.select(Problem).where(Problem.block_id == block_id)).all():
-        batch = session.get(Batch, p.batch_id)
+    for p in session.scalars(sa.select(ProblemRow).where(ProblemRow.block_id == block_id)).all():
+        batch = session.get(BatchRow, p.batch_id)
         trails.append(ProblemTrail(p, batch.team_id if batch else None, generations_of(session, problem_id=p.id)))
     return trails
 
@@ -134,10 +134,10 @@ def provenance_blocks(session: Session, *, block_id: str | None = None, problem_
     if block_id is not None:
         query = query.where(BlockRow.id == block_id)
     if problem_digest is not None:
-        query = query.where(BlockRow.id.in_(sa.select(Problem.block_id)
-                                            .where(Problem.question_digest == problem_digest)))
+        query = query.where(BlockRow.id.in_(sa.select(ProblemRow.block_id)
+                                            .where(ProblemRow.question_digest == problem_digest)))
     if team is not None:
-        query = query.join(Team, BlockRow.team_id == Team.id).where(Team.name == team)
+        query = query.join(TeamRow, BlockRow.team_id == TeamRow.id).where(TeamRow.name == team)
     if since is not None:
         query = query.where(BlockRow.created_at >= since)
     if until is not None:
@@ -150,6 +150,6 @@ def provenance_blocks(session: Session, *, block_id: str | None = None, problem_
 def attestation_summary(session: Session) -> list[AttestationCount]:
     """Every attestation counted by fingerprint, numerics profile and status (deployment-wide)."""
     return [AttestationCount(fp, pid, st, n) for fp, pid, st, n in
-            session.execute(sa.select(Attestation.fingerprint, Attestation.profile_id, Attestation.status,
-                                      sa.func.count()).group_by(Attestation.fingerprint,
-                                                                Attestation.profile_id, Attestation.status))]
+            session.execute(sa.select(AttestationRow.fingerprint, AttestationRow.profile_id, AttestationRow.status,
+                                      sa.func.count()).group_by(AttestationRow.fingerprint,
+                                                                AttestationRow.profile_id, AttestationRow.status))]

@@ -118,7 +118,7 @@ class Base(DeclarativeBase):
     metadata = sa.MetaData(naming_convention=NAMING_CONVENTION)
 
 
-class Team(Base):
+class TeamRow(Base):
     """A tenant: owns API tokens, batches, blocks and queries."""
 
     __tablename__ = "teams"
@@ -133,7 +133,7 @@ class Team(Base):
     quota_bytes: Mapped[int | None] = mapped_column(sa.BigInteger)  # bytes of blocks it may own; None: no quota
 
 
-class ApiToken(Base):
+class ApiTokenRow(Base):
     """An API credential of a team with one role; only the SHA-256 of the plaintext token is stored."""
 
     __tablename__ = "api_tokens"
@@ -148,7 +148,7 @@ class ApiToken(Base):
     revoked_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
 
 
-class Batch(Base):
+class BatchRow(Base):
     """A submitted JSONL batch of problems; `shared` lets other teams reuse the blocks it produces."""
 
     __tablename__ = "batches"
@@ -165,7 +165,7 @@ class Batch(Base):
     source_digest: Mapped[str | None] = mapped_column(sa.String(64), index=True)
 
 
-class Problem(Base):
+class ProblemRow(Base):
     """One JSONL line of a batch: the question (and its normalized digest), reference data, outcome and block."""
 
     __tablename__ = "problems"
@@ -192,7 +192,7 @@ class Problem(Base):
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow, onupdate=utcnow)
 
 
-class Generation(Base):
+class GenerationRow(Base):
     """One sampled solution attempt for a problem: digests of prompt/text/program, sandbox result and verdict."""
 
     __tablename__ = "generations"
@@ -249,7 +249,7 @@ class BlockRow(Base):
     evicted_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
 
 
-class BlockOwner(Base):
+class BlockOwnerRow(Base):
     """One team's deposit of a (possibly deduplicated) block: visibility is per owner row, never per first
     depositor. `owner_key` is the team id as text, or `deployment` for an operator's deposit with no team."""
 
@@ -276,7 +276,7 @@ def owner_key(team_id: int | None) -> str:
     return "deployment" if team_id is None else str(team_id)
 
 
-class Attestation(Base):
+class AttestationRow(Base):
     """One gate measurement of a block (or, with `block_id` null, of a probe) on a host and numerics profile;
     `kind` composition: the serving process's prompt-cache composition check (a probe, 0012)."""
 
@@ -308,7 +308,7 @@ class Attestation(Base):
     requested_by: Mapped[str | None] = mapped_column(sa.String(32))
 
 
-class Query(Base):
+class AnswerRow(Base):
     """One answered (or abstained) question: the route taken, the block used, and whether it was verified/attested."""
 
     __tablename__ = "queries"
@@ -330,7 +330,7 @@ class Query(Base):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
 
 
-class Eviction(Base):
+class EvictionRow(Base):
     """One ownership dropped under a byte budget or a team quota (`owner_key`), or one block no team owned evicted
     (`owner_key` null): its object deleted, its row kept with `evicted_at` (store/retention.py)."""
 
@@ -375,7 +375,7 @@ class PrefixRow(Base):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
 
 
-class RouteDoc(Base):
+class RouteDocRow(Base):
     """A solved problem in the routing index: its solution block, who may graft it (the batch's team and shared
     flag, copied so that visibility is applied inside the index query) and its question's index terms
     (store/route_index.py). PostgreSQL adds a generated `tsv` tsvector column with a GIN index over them; SQLite
@@ -392,7 +392,7 @@ class RouteDoc(Base):
     terms: Mapped[str] = mapped_column(sa.Text)
 
 
-class RouteTerm(Base):
+class RouteTermRow(Base):
     """Document frequency of one index term among the indexed problems of one fingerprint and one partition: a
     team's (`team_key`, as owner_key) problems, shared or not. The router's idf for a team sums the partitions it
     may graft from (0013), so another team's private problems never weigh its questions. The row with term ''
@@ -410,7 +410,7 @@ class RouteTerm(Base):
 QUERY_REQUEST_STATUSES = ("pending", "done", "failed")
 
 
-class QueryRequest(Base):
+class QueryRequestRow(Base):
     """A question submitted for answering through the graft queue, and the `queries` row that answered it."""
 
     __tablename__ = "query_requests"
@@ -431,7 +431,7 @@ class QueryRequest(Base):
     finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
 
 
-class Copy(Base):
+class CopyRow(Base):
     """One block copy between stores: source and destination URLs, size, SHA-256, and whether it was new there."""
 
     __tablename__ = "copies"

@@ -10,6 +10,7 @@ import hashlib
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 import sqlalchemy as sa
@@ -20,16 +21,16 @@ from sqlalchemy.orm import Session
 
 from store.db import (
     TOKEN_ROLES,
-    ApiToken,
-    Attestation,
-    Batch,
-    BlockOwner,
+    ApiTokenRow,
+    AttestationRow,
+    BatchRow,
+    BlockOwnerRow,
     BlockRow,
-    Copy,
-    Generation,
-    Problem,
-    QueryRequest,
-    Team,
+    CopyRow,
+    GenerationRow,
+    ProblemRow,
+    QueryRequestRow,
+    TeamRow,
     owner_key,
     utcnow,
 )
@@ -72,37 +73,38 @@ def _insert_ignoring_conflict(session: Session, model: type[Any], values: dict[s
     return True
 
 
-def get_or_create_team(session: Session, *, name: str) -> Team:
+def get_or_create_team(session: Session, *, name: str) -> TeamRow:
     """The team called `name`, created if missing (safe against a concurrent creation of the same name)."""
-    team = session.scalar(sa.select(Team).where(Team.name == name))
+    team = session.scalar(sa.select(TeamRow).where(TeamRow.name == name))
     if team is not None:
         return team
-    if _insert_ignoring_conflict(session, Team, {"name": name}, ["name"]):
+    if _insert_ignoring_conflict(session, TeamRow, {"name": name}, ["name"]):
         log.info("db.team_created", team=name)
-    return session.scalars(sa.select(Team).where(Team.name == name)).one()
+    return session.scalars(sa.select(TeamRow).where(TeamRow.name == name)).one()
 
 
-def create_api_token(session: Session, *, team: Team, role: str, label: str | None = None) -> tuple[ApiToken, str]:
+def create_api_token(session: Session, *, team: TeamRow, role: str,
+                     label: str | None = None) -> tuple[ApiTokenRow, str]:
     """A new API token for `team`; returns the row and the plaintext, which is shown once and never stored."""
     if role not in TOKEN_ROLES:
         raise UnknownRoleError(f"unknown token role {role!r}; expected one of {', '.join(TOKEN_ROLES)}")
     plaintext = TOKEN_PREFIX + secrets.token_urlsafe(32)
-    token = ApiToken(team_id=team.id, role=role, token_sha256=token_digest(plaintext), label=label)
+    token = ApiTokenRow(team_id=team.id, role=role, token_sha256=token_digest(plaintext), label=label)
     session.add(token)
     session.flush()
     log.info("db.token_created", team_id=team.id, token_id=token.id, role=role)
     return token, plaintext
 
 
-def find_token(session: Session, *, token: str) -> ApiToken | None:
+def find_token(session: Session, *, token: str) -> ApiTokenRow | None:
     """The unrevoked token whose plaintext is `token`, or None."""
-    return session.scalar(sa.select(ApiToken).where(ApiToken.token_sha256 == token_digest(token),
-                                                    ApiToken.revoked_at.is_(None)))
+    return session.scalar(sa.select(ApiTokenRow).where(ApiTokenRow.token_sha256 == token_digest(token),
+                                                    ApiTokenRow.revoked_at.is_(None)))
 
 
-def revoke_token(session: Session, *, token_id: int) -> ApiToken:
+def revoke_token(session: Session, *, token_id: int) -> ApiTokenRow:
     """Mark the token revoked (idempotent: a revoked token keeps its first revocation time)."""
-    token = session.get(ApiToken, token_id)
+    token = session.get(ApiTokenRow, token_id)
     if token is None:
         raise StoreError(f"no API token with id {token_id}")
     if token.revoked_at is None:
@@ -112,36 +114,36 @@ def revoke_token(session: Session, *, token_id: int) -> ApiToken:
     return token
 
 
-def list_tokens(session: Session) -> list[tuple[ApiToken, str]]:
+def list_tokens(session: Session) -> list[tuple[ApiTokenRow, str]]:
     """Every API token (revoked ones too) with its team's name, by id."""
-    return [(t, name) for t, name in session.execute(sa.select(ApiToken, Team.name)
-                                                     .join(Team, ApiToken.team_id == Team.id)
-                                                     .order_by(ApiToken.id)).all()]
+    return [(t, name) for t, name in session.execute(sa.select(ApiTokenRow, TeamRow.name)
+                                                     .join(TeamRow, ApiTokenRow.team_id == TeamRow.id)
+                                                     .order_by(ApiTokenRow.id)).all()]
 
 
-def get_team(session: Session, *, team_id: int) -> Team | None:
-    return session.get(Team, team_id)
+def get_team(session: Session, *, team_id: int) -> TeamRow | None:
+    return session.get(TeamRow, team_id)
 
 
-def find_team(session: Session, *, name: str) -> Team | None:
+def find_team(session: Session, *, name: str) -> TeamRow | None:
     """The team called `name`, or None."""
-    return session.scalar(sa.select(Team).where(Team.name == name))
+    return session.scalar(sa.select(TeamRow).where(TeamRow.name == name))
 
 
-def list_teams(session: Session) -> list[Team]:
+def list_teams(session: Session) -> list[TeamRow]:
     """Every team, by id."""
-    return list(session.scalars(sa.select(Team).order_by(Team.id)).all())
+    return list(session.scalars(sa.select(TeamRow).order_by(TeamRow.id)).all())
 
 
 def team_names(session: Session) -> dict[int, str]:
     """Every team's name by its id."""
-    return dict(session.execute(sa.select(Team.id, Team.name)).all())
+    return dict(session.execute(sa.select(TeamRow.id, TeamRow.name)).all())
 
 
-def set_team_trusted(session: Session, *, name: str, trusted: bool) -> Team:
+def set_team_trusted(session: Session, *, name: str, trusted: bool) -> TeamRow:
     """An operator's mark: the shared verified blocks of a trusted team are grafted by every team that has not
     chosen its own sources."""
-    team = session.scalars(sa.select(Team).where(Team.name == name)).one_or_none()
+    team = session.scalars(sa.select(TeamRow).where(TeamRow.name == name)).one_or_none()
     if team is None:
         raise StoreError(f"no team named {name!r}")
     team.trusted = trusted
@@ -153,14 +155,14 @@ def set_team_trusted(session: Session, *, name: str, trusted: bool) -> Team:
 def set_graft_from(session: Session, *, team_id: int, names: list[str] | None) -> list[str] | None:
     """A team's own choice of teams whose shared blocks it grafts (None: back to the operator-trusted default);
     returns the names recorded. Unknown names are refused."""
-    team = session.get(Team, team_id)
+    team = session.get(TeamRow, team_id)
     if team is None:
         raise StoreError(f"no team {team_id}")
     if names is None:
         team.graft_from = None
         session.flush()
         return None
-    found = dict(session.execute(sa.select(Team.name, Team.id).where(Team.name.in_(names))).all())
+    found = dict(session.execute(sa.select(TeamRow.name, TeamRow.id).where(TeamRow.name.in_(names))).all())
     unknown = sorted(set(names) - set(found))
     if unknown:
         raise LookupError(f"no team named {', '.join(map(repr, unknown))}")
@@ -221,14 +223,14 @@ def record_block(session: Session, *, block_id: str, fingerprint: str, kind: str
 
 def record_owner(session: Session, *, block_id: str, team_id: int | None, shared: bool,
                  verified_by_team_id: int | None = None, source: dict[str, Any] | None = None,
-                 bytes: int | None = None) -> BlockOwner:
+                 bytes: int | None = None) -> BlockOwnerRow:
     """One team's ownership of a block (idempotent); a later shared deposit by the same team makes it shared. The
     owner's `source` and `bytes` are its own first deposit's provenance and size."""
     values = {"block_id": block_id, "owner_key": owner_key(team_id), "team_id": team_id, "shared": shared,
               "verified_by_team_id": verified_by_team_id, "source": source, "bytes": bytes}
-    _insert_ignoring_conflict(session, BlockOwner, values, ["block_id", "owner_key"])
-    owner = session.scalars(sa.select(BlockOwner).where(BlockOwner.block_id == block_id,
-                                                        BlockOwner.owner_key == owner_key(team_id))).one()
+    _insert_ignoring_conflict(session, BlockOwnerRow, values, ["block_id", "owner_key"])
+    owner = session.scalars(sa.select(BlockOwnerRow).where(BlockOwnerRow.block_id == block_id,
+                                                        BlockOwnerRow.owner_key == owner_key(team_id))).one()
     if shared and not owner.shared:
         owner.shared = True
     if owner.verified_by_team_id is None and verified_by_team_id is not None:
@@ -243,25 +245,25 @@ def block_visible_to(team_id: int | None) -> Any:
     operators and auditors. Another team's private block is indistinguishable from a missing one."""
     if team_id is None:
         return sa.true()
-    return sa.exists(sa.select(BlockOwner.id).where(BlockOwner.block_id == BlockRow.id,
-                                                    sa.or_(BlockOwner.team_id == team_id, BlockOwner.team_id.is_(None),
-                                                           BlockOwner.shared.is_(True))))
+    return sa.exists(sa.select(BlockOwnerRow.id).where(
+        BlockOwnerRow.block_id == BlockRow.id,
+        sa.or_(BlockOwnerRow.team_id == team_id, BlockOwnerRow.team_id.is_(None), BlockOwnerRow.shared.is_(True))))
 
 
 def owned_by(team_id: int | None) -> Any:
     """SQL condition on BlockRow: this team (None: the deployment) has an owner row of the block, i.e. deposited it
     itself; narrower than block_visible_to, which also admits shared and deployment blocks."""
-    return sa.exists(sa.select(BlockOwner.id).where(BlockOwner.block_id == BlockRow.id,
-                                                    BlockOwner.owner_key == owner_key(team_id)))
+    return sa.exists(sa.select(BlockOwnerRow.id).where(BlockOwnerRow.block_id == BlockRow.id,
+                                                    BlockOwnerRow.owner_key == owner_key(team_id)))
 
 
 def graft_sources(session: Session, *, team_id: int) -> list[int]:
     """The teams whose shared verified blocks `team_id` grafts besides its own: its own choice (`graft_from`), or,
     when it has not chosen, the teams an operator marked trusted."""
-    team = session.get(Team, team_id)
+    team = session.get(TeamRow, team_id)
     if team is not None and team.graft_from is not None:
         return [int(t) for t in team.graft_from]
-    return [t for (t,) in session.execute(sa.select(Team.id).where(Team.trusted.is_(True)))]
+    return [t for (t,) in session.execute(sa.select(TeamRow.id).where(TeamRow.trusted.is_(True)))]
 
 
 def _graftable_by(session: Session, team_id: int | None) -> Any:
@@ -269,8 +271,8 @@ def _graftable_by(session: Session, team_id: int | None) -> Any:
     trusts (graft_sources); team None (operators, embedded single-user runs) grafts every batch's blocks."""
     if team_id is None:
         return sa.true()
-    return sa.or_(Batch.team_id == team_id,
-                  sa.and_(Batch.shared.is_(True), Batch.team_id.in_(graft_sources(session, team_id=team_id))))
+    return sa.or_(BatchRow.team_id == team_id,
+                  sa.and_(BatchRow.shared.is_(True), BatchRow.team_id.in_(graft_sources(session, team_id=team_id))))
 
 def get_block(session: Session, *, block_id: str) -> BlockRow | None:
     return session.get(BlockRow, block_id)
@@ -283,9 +285,20 @@ def list_blocks(session: Session, *, fingerprint: str | None = None, kind: str |
     return _newest_first_page(session, BlockRow, filters, BlockRow.id, limit=limit, offset=offset)
 
 
-def record_attestation(session: Session, **fields: Any) -> Attestation:
-    """Append one attestation; `fields` are Attestation columns (an unknown name raises TypeError)."""
-    attestation = Attestation(**fields)
+def record_attestation(session: Session, *, fingerprint: str, profile: Any, profile_id: str, host: str,
+                       status: str, floor_equal: bool, byte_exact: bool, kl_mean: float, kl_max: float,
+                       argmax_agree: str, max_abs_diff: float, kind: str = "graft", block_id: str | None = None,
+                       probe_digest: str | None = None, continuation_equal: bool | None = None,
+                       recapture_equal: bool | None = None, reason: str | None = None, timings: Any = None,
+                       requested_by: str | None = None, created_at: datetime | None = None) -> AttestationRow:
+    """Append one attestation: a gate measurement of a block (`block_id`) or of a probe (`probe_digest`) on a host
+    and numerics profile (the columns are described on AttestationRow)."""
+    attestation = AttestationRow(
+        kind=kind, block_id=block_id, probe_digest=probe_digest, fingerprint=fingerprint, profile=profile,
+        profile_id=profile_id, host=host, status=status, floor_equal=floor_equal, byte_exact=byte_exact,
+        continuation_equal=continuation_equal, recapture_equal=recapture_equal, kl_mean=kl_mean, kl_max=kl_max,
+        argmax_agree=argmax_agree, max_abs_diff=max_abs_diff, reason=reason, timings=timings,
+        requested_by=requested_by, **({"created_at": created_at} if created_at is not None else {}))
     session.add(attestation)
     session.flush()
     log.info("db.attestation_recorded", attestation_id=attestation.id, block_id=attestation.block_id,
@@ -309,37 +322,38 @@ def attestation_visible_to(team_id: int | None) -> Any:
     if team_id is None:
         return sa.true()
     key = owner_key(team_id)
-    since = (sa.select(BlockOwner.created_at).where(BlockOwner.block_id == Attestation.block_id,
-                                                    BlockOwner.owner_key == key).scalar_subquery())
-    sharer = sa.exists(sa.select(BlockOwner.id).where(BlockOwner.block_id == Attestation.block_id,
-                                                      BlockOwner.owner_key == Attestation.requested_by,
-                                                      BlockOwner.shared.is_(True)))
-    return sa.or_(Attestation.requested_by == key, sharer,
-                  sa.and_(Attestation.requested_by.is_(None),
-                          sa.or_(since.is_(None), Attestation.created_at >= since)))
+    since = (sa.select(BlockOwnerRow.created_at).where(BlockOwnerRow.block_id == AttestationRow.block_id,
+                                                    BlockOwnerRow.owner_key == key).scalar_subquery())
+    sharer = sa.exists(sa.select(BlockOwnerRow.id).where(BlockOwnerRow.block_id == AttestationRow.block_id,
+                                                      BlockOwnerRow.owner_key == AttestationRow.requested_by,
+                                                      BlockOwnerRow.shared.is_(True)))
+    return sa.or_(AttestationRow.requested_by == key, sharer,
+                  sa.and_(AttestationRow.requested_by.is_(None),
+                          sa.or_(since.is_(None), AttestationRow.created_at >= since)))
 
 
 def latest_attestation(session: Session, *, block_id: str | None, fingerprint: str,
                        profile_id: str, kind: str = "graft", team_id: int | None = None,
-                       host: str | None = None) -> Attestation | None:
+                       host: str | None = None) -> AttestationRow | None:
     """The newest `kind` attestation of `block_id` (None: of a probe) on this fingerprint and numerics profile,
     among those the team may see (team None: any), made on `host` if given."""
-    block_condition = Attestation.block_id.is_(None) if block_id is None else Attestation.block_id == block_id
-    host_condition = sa.true() if host is None else Attestation.host == host
-    return session.scalar(sa.select(Attestation)
-                          .where(block_condition, Attestation.fingerprint == fingerprint,
-                                 Attestation.profile_id == profile_id, Attestation.kind == kind,
+    block_condition = AttestationRow.block_id.is_(None) if block_id is None else AttestationRow.block_id == block_id
+    host_condition = sa.true() if host is None else AttestationRow.host == host
+    return session.scalar(sa.select(AttestationRow)
+                          .where(block_condition, AttestationRow.fingerprint == fingerprint,
+                                 AttestationRow.profile_id == profile_id, AttestationRow.kind == kind,
                                  attestation_visible_to(team_id), host_condition)
-                          .order_by(Attestation.created_at.desc(), Attestation.id.desc()).limit(1))
+                          .order_by(AttestationRow.created_at.desc(), AttestationRow.id.desc()).limit(1))
 
 
 def list_attestations(session: Session, *, block_id: str | None = None, fingerprint: str | None = None,
                       status: str | None = None, limit: int = 100, offset: int = 0,
-                      visible_to: int | None = None) -> tuple[list[Attestation], int]:
+                      visible_to: int | None = None) -> tuple[list[AttestationRow], int]:
     """A page of attestations (newest first) matching the filters, and the total number that match; with
     `visible_to`, only those that team may see."""
-    filters = [(Attestation.block_id, block_id), (Attestation.fingerprint, fingerprint), (Attestation.status, status)]
-    return _newest_first_page(session, Attestation, filters, Attestation.id.desc(), limit=limit, offset=offset,
+    filters = [(AttestationRow.block_id, block_id), (AttestationRow.fingerprint, fingerprint),
+               (AttestationRow.status, status)]
+    return _newest_first_page(session, AttestationRow, filters, AttestationRow.id.desc(), limit=limit, offset=offset,
                               where=[attestation_visible_to(visible_to)])
 
 
@@ -354,9 +368,12 @@ def _newest_first_page(session: Session, model: Any, filters: list[tuple[Any, An
     return list(rows), total
 
 
-def record_copy(session: Session, **fields: Any) -> Copy:
-    """Append one block copy record; `fields` are Copy columns."""
-    copy = Copy(**fields)
+def record_copy(session: Session, *, block_id: str, source_url: str, dest_url: str, bytes: int, sha256: str,
+                created: bool) -> CopyRow:
+    """Append one block copy record: from which store to which, its size and SHA-256, and whether it was new
+    there."""
+    copy = CopyRow(block_id=block_id, source_url=source_url, dest_url=dest_url, bytes=bytes, sha256=sha256,
+                   created=created)
     session.add(copy)
     session.flush()
     log.info("db.copy_recorded", block_id=copy.block_id, dest_url=copy.dest_url, created=copy.created)
@@ -366,71 +383,71 @@ def record_copy(session: Session, **fields: Any) -> Copy:
 FINAL_PROBLEM_STATUSES = ("solved", "failed", "rejected")
 
 
-def create_batch(session: Session, *, team_id: int, shared: bool, problems: list[dict[str, Any]]) -> Batch:
+def create_batch(session: Session, *, team_id: int, shared: bool, problems: list[dict[str, Any]]) -> BatchRow:
     """A batch and its problems in one transaction; each problem dict holds external_id, question,
     question_digest, answer, solution, verifier."""
-    batch = Batch(team_id=team_id, shared=shared, status="queued")
+    batch = BatchRow(team_id=team_id, shared=shared, status="queued")
     session.add(batch)
     session.flush()
     for p in problems:
-        session.add(Problem(batch_id=batch.id, status="pending", **p))
+        session.add(ProblemRow(batch_id=batch.id, status="pending", **p))
     session.flush()
     log.info("db.batch_created", batch_id=batch.id, problems=len(problems), team_id=team_id)
     return batch
 
 
-def get_problem(session: Session, *, problem_id: str) -> Problem | None:
-    return session.get(Problem, problem_id)
+def get_problem(session: Session, *, problem_id: str) -> ProblemRow | None:
+    return session.get(ProblemRow, problem_id)
 
 
-def get_batch(session: Session, *, batch_id: str) -> Batch | None:
-    return session.get(Batch, batch_id)
+def get_batch(session: Session, *, batch_id: str) -> BatchRow | None:
+    return session.get(BatchRow, batch_id)
 
 
-def get_question(session: Session, *, request_id: str) -> QueryRequest | None:
-    return session.get(QueryRequest, request_id)
+def get_question(session: Session, *, request_id: str) -> QueryRequestRow | None:
+    return session.get(QueryRequestRow, request_id)
 
 
 def count_pending_questions(session: Session, *, team_id: int) -> int:
     """The team's questions not yet answered (`pending`)."""
-    return int(session.scalar(sa.select(sa.func.count()).select_from(QueryRequest).where(
-        QueryRequest.team_id == team_id, QueryRequest.status == "pending")) or 0)
+    return int(session.scalar(sa.select(sa.func.count()).select_from(QueryRequestRow).where(
+        QueryRequestRow.team_id == team_id, QueryRequestRow.status == "pending")) or 0)
 
 
 def count_unfinished_batches(session: Session, *, team_id: int) -> int:
     """The team's batches not yet finished (`queued` or `running`)."""
-    return int(session.scalar(sa.select(sa.func.count()).select_from(Batch).where(
-        Batch.team_id == team_id, Batch.status.in_(("queued", "running")))) or 0)
+    return int(session.scalar(sa.select(sa.func.count()).select_from(BatchRow).where(
+        BatchRow.team_id == team_id, BatchRow.status.in_(("queued", "running")))) or 0)
 
 
-def batch_problems(session: Session, *, batch_id: str) -> list[Problem]:
-    return list(session.scalars(sa.select(Problem).where(Problem.batch_id == batch_id)
-                                .order_by(Problem.created_at, Problem.id)))
+def batch_problems(session: Session, *, batch_id: str) -> list[ProblemRow]:
+    return list(session.scalars(sa.select(ProblemRow).where(ProblemRow.batch_id == batch_id)
+                                .order_by(ProblemRow.created_at, ProblemRow.id)))
 
 
-def generations_of(session: Session, *, problem_id: str) -> list[Generation]:
-    return list(session.scalars(sa.select(Generation).where(Generation.problem_id == problem_id)
-                                .order_by(Generation.sample_index)))
+def generations_of(session: Session, *, problem_id: str) -> list[GenerationRow]:
+    return list(session.scalars(sa.select(GenerationRow).where(GenerationRow.problem_id == problem_id)
+                                .order_by(GenerationRow.sample_index)))
 
 
 def record_generation(session: Session, *, problem_id: str, sample_index: int,
-                      **fields: Any) -> tuple[Generation, bool]:
+                      **fields: Any) -> tuple[GenerationRow, bool]:
     """One sample, idempotently by (problem, sample index): a redelivered task finds its earlier samples."""
     values = {"problem_id": problem_id, "sample_index": sample_index, **fields}
-    created = _insert_ignoring_conflict(session, Generation, values, ["problem_id", "sample_index"])
-    row = session.scalar(sa.select(Generation).where(Generation.problem_id == problem_id,
-                                                     Generation.sample_index == sample_index))
+    created = _insert_ignoring_conflict(session, GenerationRow, values, ["problem_id", "sample_index"])
+    row = session.scalar(sa.select(GenerationRow).where(GenerationRow.problem_id == problem_id,
+                                                     GenerationRow.sample_index == sample_index))
     if row is None:
         raise StoreError(f"generation {problem_id}/{sample_index} was neither inserted nor found")
     return row, created
 
 
-def refresh_batch_status(session: Session, *, batch_id: str) -> Batch:
+def refresh_batch_status(session: Session, *, batch_id: str) -> BatchRow:
     """queued -> running once any problem has an outcome; done once every problem has one."""
-    batch = session.get(Batch, batch_id)
+    batch = session.get(BatchRow, batch_id)
     if batch is None:
         raise StoreError(f"no batch {batch_id}")
-    statuses = [s for (s,) in session.execute(sa.select(Problem.status).where(Problem.batch_id == batch_id))]
+    statuses = [s for (s,) in session.execute(sa.select(ProblemRow.status).where(ProblemRow.batch_id == batch_id))]
     finals = sum(s in FINAL_PROBLEM_STATUSES for s in statuses)
     if statuses and finals == len(statuses):
         if batch.status != "done":
@@ -441,31 +458,31 @@ def refresh_batch_status(session: Session, *, batch_id: str) -> Batch:
     return batch
 
 
-def find_recurrence(session: Session, *, question_digest: str, team_id: int | None) -> Problem | None:
+def find_recurrence(session: Session, *, question_digest: str, team_id: int | None) -> ProblemRow | None:
     """The newest solved problem with this normalized question whose block this team may use: its own team's,
     or any team's batch submitted with shared=true."""
-    query = (sa.select(Problem).join(Batch, Problem.batch_id == Batch.id)
-             .join(BlockRow, Problem.block_id == BlockRow.id)
-             .where(Problem.question_digest == question_digest, Problem.status == "solved",
+    query = (sa.select(ProblemRow).join(BatchRow, ProblemRow.batch_id == BatchRow.id)
+             .join(BlockRow, ProblemRow.block_id == BlockRow.id)
+             .where(ProblemRow.question_digest == question_digest, ProblemRow.status == "solved",
                     BlockRow.quarantined_at.is_(None), BlockRow.evicted_at.is_(None), _graftable_by(session, team_id))
-             .order_by(Problem.updated_at.desc()).limit(1))
+             .order_by(ProblemRow.updated_at.desc()).limit(1))
     return session.scalar(query)
 
 
-def visible_solution_blocks(session: Session, *, team_id: int | None, fingerprint: str) -> list[tuple[Problem,
+def visible_solution_blocks(session: Session, *, team_id: int | None, fingerprint: str) -> list[tuple[ProblemRow,
                                                                                                      BlockRow]]:
     """Solved problems and their solution blocks of this fingerprint that this team may use (the router's pool)."""
-    query = (sa.select(Problem, BlockRow).join(Batch, Problem.batch_id == Batch.id)
-             .join(BlockRow, Problem.block_id == BlockRow.id)
-             .where(Problem.status == "solved", BlockRow.kind == "solution", BlockRow.fingerprint == fingerprint,
+    query = (sa.select(ProblemRow, BlockRow).join(BatchRow, ProblemRow.batch_id == BatchRow.id)
+             .join(BlockRow, ProblemRow.block_id == BlockRow.id)
+             .where(ProblemRow.status == "solved", BlockRow.kind == "solution", BlockRow.fingerprint == fingerprint,
                     BlockRow.quarantined_at.is_(None), _graftable_by(session, team_id)))
     return [(p, b) for p, b in session.execute(query)]
 
 
-def verifying_team(session: Session, *, problem: Problem) -> str | None:
+def verifying_team(session: Session, *, problem: ProblemRow) -> str | None:
     """The name of the team whose answer key (or verifier, or reference program) verified this problem's block."""
-    return session.scalar(sa.select(Team.name).join(Batch, Batch.team_id == Team.id)
-                          .where(Batch.id == problem.batch_id))
+    return session.scalar(sa.select(TeamRow.name).join(BatchRow, BatchRow.team_id == TeamRow.id)
+                          .where(BatchRow.id == problem.batch_id))
 
 
 def record_prefix(session: Session, *, chain_hash: str, block_id: str, fingerprint: str, profile_id: str,
@@ -491,12 +508,12 @@ def owned_prefix_rows(session: Session, *, chain_hashes: list[str], team_id: int
         .where(PrefixRow.chain_hash.in_(chain_hashes), BlockRow.evicted_at.is_(None), owned_by(team_id))).all()]
 
 
-def start_delivery(session: Session, *, model: type[Problem] | type[QueryRequest], row_id: str) -> None:
+def start_delivery(session: Session, *, model: type[ProblemRow] | type[QueryRequestRow], row_id: str) -> None:
     """Count one delivery of a task on its row (started before the task body runs)."""
     session.execute(sa.update(model).where(model.id == row_id).values(deliveries=model.deliveries + 1))
 
 
-def end_delivery(session: Session, *, model: type[Problem] | type[QueryRequest], row_id: str) -> None:
+def end_delivery(session: Session, *, model: type[ProblemRow] | type[QueryRequestRow], row_id: str) -> None:
     """Count the end of one delivery (the body returned or raised): a delivery that never ends lost its worker."""
     session.execute(sa.update(model).where(model.id == row_id)
                     .values(deliveries_ended=model.deliveries_ended + 1))
@@ -509,7 +526,7 @@ class Delivery:
     a delivery that ends without an outcome (a transient error, a question left to its own delivery) ends alone.
     A delivery that never ends lost its worker."""
 
-    model: type[Problem] | type[QueryRequest]
+    model: type[ProblemRow] | type[QueryRequestRow]
     row_id: str
     started: bool = False  # both flags are set when the transaction that counted them commits
     ended: bool = False
@@ -538,21 +555,21 @@ class Delivery:
         self.ended = True
 
 
-def waiting_questions(session: Session, *, exclude: str, limit: int) -> list[QueryRequest]:
+def waiting_questions(session: Session, *, exclude: str, limit: int) -> list[QueryRequestRow]:
     """Pending questions no delivery is working on (oldest first), other than `exclude`: what a graft worker may
     take beside its own."""
     return list(session.scalars(
-        sa.select(QueryRequest).where(QueryRequest.status == "pending", QueryRequest.id != exclude,
-                                      QueryRequest.deliveries == QueryRequest.deliveries_ended)
-        .order_by(QueryRequest.created_at).limit(limit)))
+        sa.select(QueryRequestRow).where(QueryRequestRow.status == "pending", QueryRequestRow.id != exclude,
+                                      QueryRequestRow.deliveries == QueryRequestRow.deliveries_ended)
+        .order_by(QueryRequestRow.created_at).limit(limit)))
 
 
 def claim_waiting_question(session: Session, *, request_id: str) -> bool:
     """Start a delivery of a pending question only if no other delivery is working on it (one statement, so two
     workers cannot both claim it); True if this one did."""
     result = session.execute(
-        sa.update(QueryRequest)
-        .where(QueryRequest.id == request_id, QueryRequest.status == "pending",
-               QueryRequest.deliveries == QueryRequest.deliveries_ended)
-        .values(deliveries=QueryRequest.deliveries + 1))
+        sa.update(QueryRequestRow)
+        .where(QueryRequestRow.id == request_id, QueryRequestRow.status == "pending",
+               QueryRequestRow.deliveries == QueryRequestRow.deliveries_ended)
+        .values(deliveries=QueryRequestRow.deliveries + 1))
     return bool(getattr(result, "rowcount", 0) == 1)

@@ -35,7 +35,7 @@ import structlog
 from sqlalchemy.orm import Session
 
 from store.blocks import BlockStore
-from store.db import BlockOwner, BlockRow, Eviction, Problem, Team, owner_key, utcnow
+from store.db import BlockOwnerRow, BlockRow, EvictionRow, ProblemRow, TeamRow, owner_key, utcnow
 from store.errors import StoreError
 from store.repository import lock_block_row
 
@@ -98,12 +98,12 @@ def record_use(session: Session, *, block_id: str, team_id: int | None) -> None:
     now = utcnow()
     session.execute(sa.update(BlockRow).where(BlockRow.id == block_id)
                     .values(grafts=BlockRow.grafts + 1, last_used_at=now))
-    bump = {"grafts": BlockOwner.grafts + 1, "last_used_at": now}
-    if not session.execute(sa.update(BlockOwner).where(BlockOwner.block_id == block_id,
-                                                       BlockOwner.owner_key == owner_key(team_id))
+    bump = {"grafts": BlockOwnerRow.grafts + 1, "last_used_at": now}
+    if not session.execute(sa.update(BlockOwnerRow).where(BlockOwnerRow.block_id == block_id,
+                                                       BlockOwnerRow.owner_key == owner_key(team_id))
                            .values(**bump)).rowcount:
-        session.execute(sa.update(BlockOwner).where(
-            BlockOwner.block_id == block_id, sa.or_(BlockOwner.shared.is_(True), BlockOwner.team_id.is_(None)))
+        session.execute(sa.update(BlockOwnerRow).where(
+            BlockOwnerRow.block_id == block_id, sa.or_(BlockOwnerRow.shared.is_(True), BlockOwnerRow.team_id.is_(None)))
             .values(**bump))
 
 
@@ -117,19 +117,19 @@ def _live(store_url: str) -> list[Any]:
 
 
 def _ownerless() -> Any:
-    return ~sa.exists(sa.select(BlockOwner.id).where(BlockOwner.block_id == BlockRow.id))
+    return ~sa.exists(sa.select(BlockOwnerRow.id).where(BlockOwnerRow.block_id == BlockRow.id))
 
 
 def _abandoned() -> Any:
     """SQL on BlockRow: no team owns it any more, and one did (a quota or the budget dropped its last owner)."""
-    return sa.and_(_ownerless(), sa.exists(sa.select(Eviction.id).where(Eviction.block_id == BlockRow.id,
-                                                                         Eviction.owner_key.is_not(None))))
+    return sa.and_(_ownerless(), sa.exists(sa.select(EvictionRow.id).where(EvictionRow.block_id == BlockRow.id,
+                                                                         EvictionRow.owner_key.is_not(None))))
 
 
 def _never_owned() -> Any:
     """SQL on BlockRow: no team ever owned it (registered from a header that names none: operators' only)."""
-    return sa.and_(_ownerless(), ~sa.exists(sa.select(Eviction.id).where(Eviction.block_id == BlockRow.id,
-                                                                          Eviction.owner_key.is_not(None))))
+    return sa.and_(_ownerless(), ~sa.exists(sa.select(EvictionRow.id).where(EvictionRow.block_id == BlockRow.id,
+                                                                          EvictionRow.owner_key.is_not(None))))
 
 
 def held_bytes(session: Session, *, store_url: str) -> int:
@@ -140,7 +140,7 @@ def held_bytes(session: Session, *, store_url: str) -> int:
 
 def _owner_bytes() -> Any:
     """SQL: an ownership's bytes, its own deposit's size (a header names its depositor), else the block's."""
-    return sa.func.coalesce(BlockOwner.bytes, BlockRow.bytes)
+    return sa.func.coalesce(BlockOwnerRow.bytes, BlockRow.bytes)
 
 
 def owned_bytes(session: Session, *, store_url: str) -> int:
@@ -149,7 +149,7 @@ def owned_bytes(session: Session, *, store_url: str) -> int:
     counted: the budget pass evicts them first, so how many of them another team's quota left never weighs on
     which ownerships of a team the budget drops."""
     per_owner = sa.select(sa.func.coalesce(sa.func.sum(_owner_bytes()), 0)).select_from(BlockRow).join(
-        BlockOwner, BlockOwner.block_id == BlockRow.id).where(*_live(store_url))
+        BlockOwnerRow, BlockOwnerRow.block_id == BlockRow.id).where(*_live(store_url))
     unowned = sa.select(sa.func.coalesce(sa.func.sum(BlockRow.bytes), 0)).where(*_live(store_url), _never_owned())
     return int(session.scalar(per_owner) or 0) + int(session.scalar(unowned) or 0)
 
@@ -158,8 +158,8 @@ def team_bytes(session: Session, *, team_id: int) -> int:
     """Bytes of the blocks a team owns, each its own deposit's size (a deduplicated block counts in full for every
     owner)."""
     return int(session.scalar(sa.select(sa.func.coalesce(sa.func.sum(_owner_bytes()), 0)).select_from(BlockRow)
-                              .join(BlockOwner, BlockOwner.block_id == BlockRow.id)
-                              .where(BlockOwner.owner_key == owner_key(team_id), BlockRow.evicted_at.is_(None)))
+                              .join(BlockOwnerRow, BlockOwnerRow.block_id == BlockRow.id)
+                              .where(BlockOwnerRow.owner_key == owner_key(team_id), BlockRow.evicted_at.is_(None)))
                or 0)
 
 
@@ -169,11 +169,11 @@ def _evictable(session: Session, *, store_url: str, now: datetime, grace: timede
     owner's own last use, else its deposit. Ownerships used by their owner within the grace period are kept. With
     `only_team`, that team's ownerships only: nothing here reads another team's rows."""
     base = [*_live(store_url), BlockRow.kind.in_(EVICTABLE_KINDS), BlockRow.pinned.is_(False),
-            ~sa.exists(sa.select(Problem.id).where(Problem.block_id == BlockRow.id))]
-    owned = (sa.select(BlockRow, BlockOwner).join(BlockOwner, BlockOwner.block_id == BlockRow.id)
-             .where(*base, _idle(BlockOwner.last_used_at, now - grace)))
+            ~sa.exists(sa.select(ProblemRow.id).where(ProblemRow.block_id == BlockRow.id))]
+    owned = (sa.select(BlockRow, BlockOwnerRow).join(BlockOwnerRow, BlockOwnerRow.block_id == BlockRow.id)
+             .where(*base, _idle(BlockOwnerRow.last_used_at, now - grace)))
     if only_team is not None:
-        owned = owned.where(BlockOwner.owner_key == owner_key(only_team))
+        owned = owned.where(BlockOwnerRow.owner_key == owner_key(only_team))
     units = [(o.last_used_at or o.created_at, _victim(b, o)) for b, o in session.execute(owned)]
     if only_team is None:
         unowned = sa.select(BlockRow).where(*base, _never_owned(), _idle(BlockRow.last_used_at, now - grace))
@@ -181,7 +181,7 @@ def _evictable(session: Session, *, store_url: str, now: datetime, grace: timede
     return sorted(units, key=lambda u: (u[0], u[1].block_id, u[1].owner or ""))
 
 
-def _victim(row: BlockRow, owner: BlockOwner | None) -> Victim:
+def _victim(row: BlockRow, owner: BlockOwnerRow | None) -> Victim:
     used = owner.last_used_at if owner is not None else row.last_used_at
     size = owner.bytes if owner is not None and owner.bytes is not None else row.bytes
     return Victim(row.id, row.fingerprint, row.kind, int(size),
@@ -238,12 +238,12 @@ def _evict(sessions: Sessions, blocks: BlockStore, victims: Iterable[Victim], re
                 if grace is None or not _mark_if_ownerless(s, victim.block_id, grace):
                     continue
                 marked.append((victim.fingerprint, victim.block_id))
-                s.add(Eviction(block_id=victim.block_id, bytes=victim.bytes, reason=reason, store_url=blocks.url))
+                s.add(EvictionRow(block_id=victim.block_id, bytes=victim.bytes, reason=reason, store_url=blocks.url))
             else:
-                if not s.execute(sa.delete(BlockOwner).where(BlockOwner.block_id == victim.block_id,
-                                                             BlockOwner.owner_key == victim.owner)).rowcount:
+                if not s.execute(sa.delete(BlockOwnerRow).where(BlockOwnerRow.block_id == victim.block_id,
+                                                             BlockOwnerRow.owner_key == victim.owner)).rowcount:
                     continue
-                s.add(Eviction(block_id=victim.block_id, bytes=victim.bytes, reason=reason, store_url=blocks.url,
+                s.add(EvictionRow(block_id=victim.block_id, bytes=victim.bytes, reason=reason, store_url=blocks.url,
                                owner_key=victim.owner))
                 if grace is not None and _mark_if_ownerless(s, victim.block_id, grace):
                     marked.append((victim.fingerprint, victim.block_id))
@@ -256,7 +256,7 @@ def _evict(sessions: Sessions, blocks: BlockStore, victims: Iterable[Victim], re
 def _mark_if_ownerless(session: Session, block_id: str, grace: timedelta) -> bool:
     """Mark the block evicted if no team owns it, it is not pinned and no one grafted it within `grace` (the row
     lock is held)."""
-    owned = sa.exists(sa.select(BlockOwner.id).where(BlockOwner.block_id == block_id))
+    owned = sa.exists(sa.select(BlockOwnerRow.id).where(BlockOwnerRow.block_id == block_id))
     return bool(session.execute(sa.update(BlockRow).where(
         BlockRow.id == block_id, ~owned, BlockRow.pinned.is_(False), BlockRow.evicted_at.is_(None),
         _idle(BlockRow.last_used_at, utcnow() - grace))
@@ -328,11 +328,11 @@ def ensure_quota(sessions: Sessions, blocks: BlockStore, *, team_id: int | None,
     if team_id is None:
         return EvictionPass()
     with sessions() as s:
-        team = s.get(Team, team_id)
+        team = s.get(TeamRow, team_id)
         if team is None or team.quota_bytes is None:
             return EvictionPass()
-        owned = s.scalar(sa.select(BlockOwner.id).join(BlockRow, BlockRow.id == BlockOwner.block_id).where(
-            BlockOwner.block_id == block_id, BlockOwner.owner_key == owner_key(team_id),
+        owned = s.scalar(sa.select(BlockOwnerRow.id).join(BlockRow, BlockRow.id == BlockOwnerRow.block_id).where(
+            BlockOwnerRow.block_id == block_id, BlockOwnerRow.owner_key == owner_key(team_id),
             BlockRow.evicted_at.is_(None)))
         if owned is not None:
             return EvictionPass()
@@ -350,5 +350,5 @@ def ensure_quota(sessions: Sessions, blocks: BlockStore, *, team_id: int | None,
 
 def eviction_totals(session: Session) -> tuple[int, int]:
     """(ownerships evicted, their bytes counted per owner) over the deployment's life."""
-    n, total = session.execute(sa.select(sa.func.count(), sa.func.coalesce(sa.func.sum(Eviction.bytes), 0))).one()
+    n, total = session.execute(sa.select(sa.func.count(), sa.func.coalesce(sa.func.sum(EvictionRow.bytes), 0))).one()
     return int(n), int(total)

@@ -24,7 +24,7 @@ import structlog
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
-from store.db import Batch, BlockRow, Problem, RouteDoc, RouteTerm, owner_key
+from store.db import BatchRow, BlockRow, ProblemRow, RouteDocRow, RouteTermRow, owner_key
 
 log = structlog.get_logger(__name__)
 
@@ -88,22 +88,22 @@ def _upsert_counts(session: Session, fingerprint: str, team_id: int | None, shar
     order)."""
     dialect = session.get_bind().dialect.name
     insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
-    table = RouteTerm.__table__
+    table = RouteTermRow.__table__
     for term in sorted(set(terms) | {DOCS_TERM}):
         stmt = insert(table).values(fingerprint=fingerprint, team_key=owner_key(team_id), shared=shared, term=term,
                                     docs=1)
         session.execute(stmt.on_conflict_do_update(index_elements=TERM_KEY, set_={"docs": table.c.docs + 1}))
 
 
-def add_problem(session: Session, *, problem: Problem, block: BlockRow) -> bool:
+def add_problem(session: Session, *, problem: ProblemRow, block: BlockRow) -> bool:
     """Index a solved problem and its solution block (once: a second call for the same problem does nothing).
     Returns whether it was added."""
-    if session.scalar(sa.select(RouteDoc.id).where(RouteDoc.problem_id == problem.id)) is not None:
+    if session.scalar(sa.select(RouteDocRow.id).where(RouteDocRow.problem_id == problem.id)) is not None:
         return False
-    batch = session.get(Batch, problem.batch_id)
+    batch = session.get(BatchRow, problem.batch_id)
     terms = index_terms(problem.question)
     team_id, shared = (batch.team_id if batch else None), bool(batch and batch.shared)
-    doc = RouteDoc(problem_id=problem.id, block_id=block.id, fingerprint=block.fingerprint, team_id=team_id,
+    doc = RouteDocRow(problem_id=problem.id, block_id=block.id, fingerprint=block.fingerprint, team_id=team_id,
                    shared=shared, terms=" ".join(terms))
     session.add(doc)
     session.flush()
@@ -120,8 +120,8 @@ def _visible_partitions(team_id: int | None, sources: list[int]) -> Any:
     its own, shared or not, and the shared ones of its sources; team None (operators, embedded runs) every one."""
     if team_id is None:
         return sa.true()
-    return sa.or_(RouteTerm.team_key == owner_key(team_id),
-                  sa.and_(RouteTerm.shared.is_(True), RouteTerm.team_key.in_([owner_key(t) for t in sources])))
+    return sa.or_(RouteTermRow.team_key == owner_key(team_id),
+                  sa.and_(RouteTermRow.shared.is_(True), RouteTermRow.team_key.in_([owner_key(t) for t in sources])))
 
 
 def term_stats(session: Session, *, fingerprint: str, terms: Iterable[str], team_id: int | None,
@@ -129,9 +129,9 @@ def term_stats(session: Session, *, fingerprint: str, terms: Iterable[str], team
     """Document frequencies of `terms` (and the number of documents) over the indexed problems of this fingerprint
     that the team may graft: the same figures whatever other teams have indexed privately."""
     wanted = sorted(set(terms) | {DOCS_TERM})
-    rows = session.execute(sa.select(RouteTerm.term, sa.func.sum(RouteTerm.docs)).where(
-        RouteTerm.fingerprint == fingerprint, RouteTerm.term.in_(wanted), _visible_partitions(team_id, sources))
-        .group_by(RouteTerm.term)).all()
+    rows = session.execute(sa.select(RouteTermRow.term, sa.func.sum(RouteTermRow.docs)).where(
+        RouteTermRow.fingerprint == fingerprint, RouteTermRow.term.in_(wanted), _visible_partitions(team_id, sources))
+        .group_by(RouteTermRow.term)).all()
     df = {t: int(d) for t, d in rows if d}
     return TermStats(df.pop(DOCS_TERM, 0), df)
 
@@ -217,7 +217,8 @@ def _render(expr: Expr, quote: Callable[[str], str], ops: dict[str, str]) -> str
 def _visible(team_id: int | None, sources: list[int]) -> Any:
     if team_id is None:
         return sa.true()
-    return sa.or_(RouteDoc.team_id == team_id, sa.and_(RouteDoc.shared.is_(True), RouteDoc.team_id.in_(sources)))
+    return sa.or_(RouteDocRow.team_id == team_id,
+                  sa.and_(RouteDocRow.shared.is_(True), RouteDocRow.team_id.in_(sources)))
 
 
 def _candidates(dialect: str, required: Expr) -> Any:
@@ -225,15 +226,15 @@ def _candidates(dialect: str, required: Expr) -> Any:
     decides which candidates survive a truncation): PostgreSQL's ts_rank over the GIN-indexed tsvector (a function
     of the document and the query only), on SQLite the newest first (FTS5's bm25 weighs terms by every team's
     documents). Terms are [a-z]+ words: no query operator can be injected."""
-    columns = (RouteDoc.problem_id, RouteDoc.block_id, RouteDoc.terms)
+    columns = (RouteDocRow.problem_id, RouteDocRow.block_id, RouteDocRow.terms)
     if dialect == "postgresql":
         tsq = sa.func.to_tsquery("simple", _render(required, str, {"&": "&", "|": "|"}))
         tsv = sa.literal_column("route_docs.tsv")
         return sa.select(*columns).where(tsv.op("@@")(tsq)).order_by(sa.func.ts_rank(tsv, tsq).desc())
     fts = sa.table("route_fts", sa.column("rowid"), sa.column("rank"))
     match = _render(required, lambda t: f'"{t}"', {"&": "AND", "|": "OR"})
-    return (sa.select(*columns).select_from(fts).join(RouteDoc, RouteDoc.id == fts.c.rowid)
-            .where(sa.literal_column("route_fts").op("MATCH")(match)).order_by(RouteDoc.id.desc()))
+    return (sa.select(*columns).select_from(fts).join(RouteDocRow, RouteDocRow.id == fts.c.rowid)
+            .where(sa.literal_column("route_fts").op("MATCH")(match)).order_by(RouteDocRow.id.desc()))
 
 
 @dataclass(frozen=True)
@@ -257,8 +258,8 @@ def plan(session: Session, *, question: str, fingerprint: str, team_id: int | No
         return Plan(None, stats, ())
     searched = tuple(sorted(expr_terms(required)))
     statement = (_candidates(session.get_bind().dialect.name, required)
-                 .join(BlockRow, BlockRow.id == RouteDoc.block_id)
-                 .where(RouteDoc.fingerprint == fingerprint, BlockRow.quarantined_at.is_(None),
+                 .join(BlockRow, BlockRow.id == RouteDocRow.block_id)
+                 .where(RouteDocRow.fingerprint == fingerprint, BlockRow.quarantined_at.is_(None),
                         _visible(team_id, sources))
                  .limit(limit + 1))
     return Plan(statement, stats, searched)

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import sqlalchemy as sa
 from sqlalchemy.orm import Session
 
-from store.db import Attestation, BlockRow, Eviction, Generation, Problem, Query, QueryRequest
+from store.db import AnswerRow, AttestationRow, BlockRow, EvictionRow, GenerationRow, ProblemRow, QueryRequestRow
 
 
 @dataclass(frozen=True)
@@ -24,39 +24,39 @@ class AnswerCounts:
 def attestations_by_status(session: Session) -> list[tuple[str, int]]:
     """(status, count) of every attestation recorded."""
     return [(status, n) for status, n in
-            session.execute(sa.select(Attestation.status, sa.func.count()).group_by(Attestation.status))]
+            session.execute(sa.select(AttestationRow.status, sa.func.count()).group_by(AttestationRow.status))]
 
 
 def generations_by_verdict(session: Session) -> list[tuple[str, int]]:
     """(verdict, count) of every generated program run in the sandbox."""
     return [(verdict, n) for verdict, n in
-            session.execute(sa.select(Generation.verdict, sa.func.count()).group_by(Generation.verdict))]
+            session.execute(sa.select(GenerationRow.verdict, sa.func.count()).group_by(GenerationRow.verdict))]
 
 
 def pending_problems(session: Session) -> int:
     """Problems not yet solved, failed or rejected."""
-    return session.scalar(sa.select(sa.func.count()).select_from(Problem).where(Problem.status == "pending")) or 0
+    return session.scalar(sa.select(sa.func.count()).select_from(ProblemRow).where(ProblemRow.status == "pending")) or 0
 
 
 def pending_questions(session: Session) -> int:
     """Questions not yet answered."""
-    return session.scalar(sa.select(sa.func.count()).select_from(QueryRequest)
-                          .where(QueryRequest.status == "pending")) or 0
+    return session.scalar(sa.select(sa.func.count()).select_from(QueryRequestRow)
+                          .where(QueryRequestRow.status == "pending")) or 0
 
 
 def answer_counts(session: Session) -> AnswerCounts:
     """Answers that grafted a block, and all answers."""
-    hits, total = session.execute(sa.select(sa.func.count(Query.block_id), sa.func.count())).one()
+    hits, total = session.execute(sa.select(sa.func.count(AnswerRow.block_id), sa.func.count())).one()
     return AnswerCounts(hits, total)
 
 
 def restored_tokens(session: Session) -> int:
     """Tokens restored from blocks by answers (each answer counts its block's tokens)."""
     return session.scalar(sa.select(sa.func.coalesce(sa.func.sum(BlockRow.n_tokens), 0))
-                          .select_from(Query).join(BlockRow, BlockRow.id == Query.block_id)) or 0
+                          .select_from(AnswerRow).join(BlockRow, BlockRow.id == AnswerRow.block_id)) or 0
 
 
 def evictions_by_reason(session: Session) -> list[tuple[str, int]]:
     """(reason, count) of every eviction recorded."""
     return [(reason, n) for reason, n in
-            session.execute(sa.select(Eviction.reason, sa.func.count()).group_by(Eviction.reason))]
+            session.execute(sa.select(EvictionRow.reason, sa.func.count()).group_by(EvictionRow.reason))]

@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 
 from services.cli import app
 from services.local_servers import free_port
-from store.db import Problem
+from store.db import ProblemRow
 from store.repository import create_api_token, get_or_create_team
 from tests.fixtures.processes import KvgraftProcess, api_server, worker
 from workers.runtime import open_runtime
@@ -55,7 +55,7 @@ def _problems() -> int:
     rt = open_runtime()
     try:
         with rt.session() as s:
-            return int(s.scalar(sa.select(sa.func.count()).select_from(Problem)) or 0)
+            return int(s.scalar(sa.select(sa.func.count()).select_from(ProblemRow)) or 0)
     finally:
         rt.close()
 

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 import sqlalchemy as sa
 
-from store.db import BlockRow, Generation, Problem, Query, QueryRequest, make_engine
+from store.db import AnswerRow, BlockRow, GenerationRow, ProblemRow, QueryRequestRow, make_engine
 from tests.fixtures.processes import KvgraftProcess, worker
 from workers.flywheel.solve import SolveParams
 from workers.problems import parse_problems_jsonl
@@ -43,16 +43,16 @@ def _wait_until(predicate: Any, timeout: float, what: str, logs: list[KvgraftPro
 
 def _statuses(rt: Any, batch_id: str) -> list[str]:
     with rt.session() as s:
-        return [p.status for p in s.scalars(sa.select(Problem).where(Problem.batch_id == batch_id))]
+        return [p.status for p in s.scalars(sa.select(ProblemRow).where(ProblemRow.batch_id == batch_id))]
 
 
 def assert_consistent(rt: Any, batch_ids: list[str], expected_problems: int) -> None:
     with rt.session() as s:
-        problems = s.scalars(sa.select(Problem).where(Problem.batch_id.in_(batch_ids))).all()
+        problems = s.scalars(sa.select(ProblemRow).where(ProblemRow.batch_id.in_(batch_ids))).all()
         assert len(problems) == expected_problems
         assert all(p.status in ("solved", "failed", "rejected") for p in problems), [p.status for p in problems]
         assert all((p.status == "solved") == (p.block_id is not None) for p in problems)
-        gens = s.execute(sa.select(Generation.problem_id, Generation.sample_index)).all()
+        gens = s.execute(sa.select(GenerationRow.problem_id, GenerationRow.sample_index)).all()
         assert len(gens) == len(set(gens))
         rows = s.scalars(sa.select(BlockRow)).all()
         assert len(rows) == len({r.id for r in rows})
@@ -61,10 +61,10 @@ def assert_consistent(rt: Any, batch_ids: list[str], expected_problems: int) -> 
             assert block.identity.payload_sha256 == row.payload_sha256
         objects = list(rt.blocks.list())
         assert len(objects) == len({(o.fingerprint, o.block_id) for o in objects})
-        requests = s.scalars(sa.select(QueryRequest)).all()
+        requests = s.scalars(sa.select(QueryRequestRow)).all()
         for req in requests:
             assert req.status in ("done", "failed") and (req.status != "done" or req.query_id is not None)
-        answered = [q.id for q in s.scalars(sa.select(Query))]
+        answered = [q.id for q in s.scalars(sa.select(AnswerRow))]
         assert len(answered) == len(set(answered))
         assert sorted(r.query_id for r in requests if r.query_id) == sorted(
             {r.query_id for r in requests if r.query_id})
@@ -95,7 +95,7 @@ def test_a_graft_worker_killed_mid_task_answers_every_question_once(
 
         def all_answered() -> bool:
             with rt.session() as s:
-                return all(s.get(QueryRequest, r).status != "pending" for r in requests)
+                return all(s.get(QueryRequestRow, r).status != "pending" for r in requests)
 
         _wait_until(all_answered, 240, "every question", workers)
         assert_consistent(rt, [batch_id], 2)
@@ -209,16 +209,16 @@ def test_a_corrupted_and_tiny_read_cache_under_a_running_graft_worker(
         for q in questions:
             req = ask(q)
             with rt.session() as s:
-                row = s.get(Query, _request(rt, req).query_id)
+                row = s.get(AnswerRow, _request(rt, req).query_id)
                 assert row.route == "recurrence" and row.block_id is not None
         assert_consistent(rt, [batch_id], 3)
     finally:
         rt.close()
 
 
-def _request(rt: Any, request_id: str) -> QueryRequest:
+def _request(rt: Any, request_id: str) -> QueryRequestRow:
     with rt.session() as s:
-        return s.get(QueryRequest, request_id)
+        return s.get(QueryRequestRow, request_id)
 
 
 def test_a_batch_submitted_while_the_broker_is_unreachable_is_kept_and_requeued(
@@ -296,7 +296,7 @@ def test_the_periodic_pass_sends_only_work_nothing_will_deliver(flywheel_env: di
     try:
         _, (running, lost) = submit_batch(rt, parse_problems_jsonl(_batch(0, 2, "lost")), team="t")
         with rt.session() as s:
-            s.get(Problem, running).deliveries = 1  # a worker holds it right now
+            s.get(ProblemRow, running).deliveries = 1  # a worker holds it right now
         send(rt.settings.broker_url, "kvgraft.solve_problem", running)  # one message waiting
         first = requeue_stale(rt, older_than_s=0, lost_only=True)
         assert first["skipped_queues"] == ["solve"] and first["problems"] == 0
@@ -315,7 +315,7 @@ def test_the_periodic_pass_sends_only_work_nothing_will_deliver(flywheel_env: di
 
 def _deliveries(rt: Any, problem_id: str) -> tuple[int, int, str]:
     with rt.session() as s:
-        p = s.get(Problem, problem_id)
+        p = s.get(ProblemRow, problem_id)
         return p.deliveries, p.deliveries_ended, p.status
 
 
@@ -345,13 +345,13 @@ def test_a_solve_worker_killed_three_times_on_one_problem_ends_it_worker_lost(
         workers.append(worker("solve", tmp_path))
         _wait_until(lambda: all(st != "pending" for st in _statuses(rt, batch_id)), 90, "the batch", workers)
         with rt.session() as s:
-            problem = s.get(Problem, slow_id)
+            problem = s.get(ProblemRow, slow_id)
             assert problem.status == "failed" and problem.block_id is None
             assert problem.outcome["reason"] == "worker_lost" and problem.outcome["deliveries"] == 3
-            assert s.get(Problem, ids[1]).status == "solved"
-            from store.db import Batch
+            assert s.get(ProblemRow, ids[1]).status == "solved"
+            from store.db import BatchRow
 
-            assert s.get(Batch, batch_id).status == "done"
+            assert s.get(BatchRow, batch_id).status == "done"
         assert _deliveries(rt, slow_id)[:2] == (3, 0)
         assert_consistent(rt, [batch_id], 2)
     finally:

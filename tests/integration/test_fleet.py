@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from engine.tiny import write_tiny_gguf
-from store.db import QueryRequest, WorkerRow
+from store.db import QueryRequestRow, WorkerRow
 from tests.fixtures.processes import KvgraftProcess
 from workers.problems import parse_problems_jsonl
 from workers.queue.dispatch import dispatch_solves, submit_batch, submit_question
@@ -98,15 +98,15 @@ def test_graft_work_reaches_only_workers_of_its_fingerprint(flywheel_env: dict[s
 
 
 def _status(rt: Any, problem_id: str) -> str:
-    from store.db import Problem
+    from store.db import ProblemRow
 
     with rt.session() as s:
-        return s.get(Problem, problem_id).status
+        return s.get(ProblemRow, problem_id).status
 
 
 def _request_status(rt: Any, request_id: str) -> str:
     with rt.session() as s:
-        return s.get(QueryRequest, request_id).status
+        return s.get(QueryRequestRow, request_id).status
 
 
 def _no_consumer(rt: Any, fingerprint: str) -> bool:

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 import sqlalchemy as sa
 
-from store.db import Generation, Problem, QueryRequest
+from store.db import GenerationRow, ProblemRow, QueryRequestRow
 from store.migrate import upgrade
 from workers.problems import parse_problems_jsonl
 from workers.queue.dispatch import answer_request, dispatch_solves, submit_batch, submit_question
@@ -37,11 +37,13 @@ def test_huge_integers_and_nul_output_end_in_outcomes_on_postgresql(pg_runtime: 
     _, ids = submit_batch(pg_runtime, parse_problems_jsonl("\n".join(json.dumps(x) for x in lines)), team="t")
     dispatch_solves(pg_runtime, ids)
     with pg_runtime.session() as s:
-        status = {p.external_id: p.status for p in s.scalars(sa.select(Problem))}
+        status = {p.external_id: p.status for p in s.scalars(sa.select(ProblemRow))}
         assert status == {"big": "solved", "nul": "solved", "near": "rejected"}
-        assert s.scalars(sa.select(Problem).where(Problem.external_id == "big")).one().outcome["answer"] == str(big)
-        nul_answer = s.scalar(sa.select(Generation.answer).join(Problem, Problem.id == Generation.problem_id)
-                              .where(Problem.external_id == "nul"))
+        big_row = s.scalars(sa.select(ProblemRow).where(ProblemRow.external_id == "big")).one()
+        assert big_row.outcome["answer"] == str(big)
+        nul_answer = s.scalar(sa.select(GenerationRow.answer)
+                              .join(ProblemRow, ProblemRow.id == GenerationRow.problem_id)
+                              .where(ProblemRow.external_id == "nul"))
         assert nul_answer == "3\ufffd"  # NUL stored as U+FFFD
 
 
@@ -58,4 +60,4 @@ def test_a_store_error_while_answering_ends_failed_on_postgresql(pg_runtime: Any
     monkeypatch.setattr(answering, "find_recurrence", broken)
     assert answer_request(pg_runtime, request) == "failed"
     with pg_runtime.session() as s:
-        assert s.get(QueryRequest, request).error.startswith("store_error: BlockIntegrityError")
+        assert s.get(QueryRequestRow, request).error.startswith("store_error: BlockIntegrityError")

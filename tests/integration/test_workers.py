@@ -13,7 +13,7 @@ import sqlalchemy as sa
 from typer.testing import CliRunner
 
 from services.cli import app
-from store.db import BlockRow, Generation, Problem, QueryRequest, make_engine
+from store.db import BlockRow, GenerationRow, ProblemRow, QueryRequestRow, make_engine
 from tests.fixtures.processes import KvgraftProcess, worker
 from workers.flywheel.solve import SolveParams
 from workers.problems import parse_problems_jsonl
@@ -55,7 +55,7 @@ def test_a_batch_end_to_end_through_solve_and_graft_workers(workers: list[Kvgraf
     result = runner.invoke(app, ["ask", "What is 9 times 9?", "--samples", "3", "--json"])
     assert result.exit_code == 0, result.stderr
     with make_engine(flywheel_env["KVGRAFT_DATABASE_URL"]).connect() as conn:
-        options = conn.scalar(sa.select(QueryRequest.options).order_by(QueryRequest.created_at.desc()).limit(1))
+        options = conn.scalar(sa.select(QueryRequestRow.options).order_by(QueryRequestRow.created_at.desc()).limit(1))
     assert options == {"samples": 3}
     workers[1].wait_for('"samples": 3', 30)
     assert [w.terminate() for w in workers] == [0, 0]  # SIGTERM: a clean exit
@@ -76,32 +76,33 @@ def test_a_solve_worker_killed_mid_task_loses_nothing(workers: list[KvgraftProce
         engine = make_engine(flywheel_env["KVGRAFT_DATABASE_URL"])
         deadline = time.monotonic() + 120
         with engine.connect() as conn:  # wait until the first task is mid-way through its samples
-            while conn.scalar(sa.select(sa.func.count()).select_from(Generation)) < 3:
+            while conn.scalar(sa.select(sa.func.count()).select_from(GenerationRow)) < 3:
                 assert time.monotonic() < deadline, workers[0].log()[-3000:]
                 time.sleep(0.05)
                 conn.rollback()
         workers[0].kill()
         with engine.connect() as conn:
-            pending = conn.scalar(sa.select(sa.func.count()).select_from(Problem).where(Problem.status == "pending"))
+            pending = conn.scalar(sa.select(sa.func.count()).select_from(ProblemRow)
+                                  .where(ProblemRow.status == "pending"))
         assert pending > 0  # the kill landed mid-batch
         workers.append(worker("solve", tmp_path))  # the in-flight task is redelivered to the new worker
         deadline = time.monotonic() + 300
         while True:
             with rt.session() as s:
-                statuses = [p.status for p in s.scalars(sa.select(Problem).where(Problem.batch_id == batch_id))]
+                statuses = [p.status for p in s.scalars(sa.select(ProblemRow).where(ProblemRow.batch_id == batch_id))]
             if all(st != "pending" for st in statuses):
                 break
             assert time.monotonic() < deadline, workers[-1].log()[-3000:]
             time.sleep(0.5)
         with rt.session() as s:
             assert len(statuses) == len(lines)
-            gens = s.execute(sa.select(Generation.problem_id, Generation.sample_index)).all()
+            gens = s.execute(sa.select(GenerationRow.problem_id, GenerationRow.sample_index)).all()
             assert len(gens) == len(set(gens))  # no duplicate samples
             blocks = s.scalars(sa.select(BlockRow)).all()
             assert len(blocks) == len({b.id for b in blocks})
             for b in blocks:  # every row has its object, and it verifies
                 rt.blocks.get(b.fingerprint, b.id, use_cache=False)
-            solved = s.scalars(sa.select(Problem).where(Problem.status == "solved")).all()
+            solved = s.scalars(sa.select(ProblemRow).where(ProblemRow.status == "solved")).all()
             assert [p.external_id for p in solved] == ["ref"] and solved[0].block_id is not None
         report = _verify_cli()
         assert report["ok"] is True and report["counts"].get("orphan", 0) == 0

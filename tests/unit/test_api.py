@@ -14,7 +14,7 @@ import sqlalchemy as sa
 from fastapi.testclient import TestClient
 
 from services.api import create_app
-from store.db import BlockRow, Problem, Query
+from store.db import AnswerRow, BlockRow, ProblemRow
 from store.repository import create_api_token, get_or_create_team, revoke_token, set_team_trusted
 from workers.runtime import open_runtime
 from workers.settings import Settings
@@ -134,7 +134,7 @@ def _problem_count(api: dict[str, Any]) -> int:
     rt = open_runtime(api["settings"])
     try:
         with rt.session() as s:
-            return int(s.scalar(sa.select(sa.func.count()).select_from(Problem)) or 0)
+            return int(s.scalar(sa.select(sa.func.count()).select_from(ProblemRow)) or 0)
     finally:
         rt.close()
 
@@ -194,8 +194,8 @@ def test_cache_metrics_count_every_answer_with_its_denominator(api: dict[str, An
     rt = open_runtime(api["settings"])
     try:
         with rt.session() as s:
-            total = s.scalar(sa.select(sa.func.count()).select_from(Query))
-            hits = s.scalar(sa.select(sa.func.count()).select_from(Query).where(Query.block_id.is_not(None)))
+            total = s.scalar(sa.select(sa.func.count()).select_from(AnswerRow))
+            hits = s.scalar(sa.select(sa.func.count()).select_from(AnswerRow).where(AnswerRow.block_id.is_not(None)))
             block = s.get(BlockRow, batch_a["problems"][0]["block_id"])
             assert block is not None and block.grafts >= 1 and block.last_used_at is not None  # use accounting
     finally:

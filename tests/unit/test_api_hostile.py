@@ -29,7 +29,7 @@ from fastapi.testclient import TestClient
 import services.work
 from services.api import create_app
 from services.local_servers import free_port
-from store.db import Batch, Problem, QueryRequest
+from store.db import BatchRow, ProblemRow, QueryRequestRow
 from store.repository import create_api_token, get_or_create_team
 from workers.runtime import Runtime, open_runtime
 from workers.settings import Settings
@@ -130,8 +130,8 @@ def _auth(tokens: dict[str, str], who: str) -> dict[str, str]:
 def stored_rows(rt: Runtime) -> int:
     """Problems, batches and questions stored so far (a refused request adds none)."""
     with rt.session() as s:
-        return sum(int(s.scalar(sa.select(sa.func.count()).select_from(t)) or 0) for t in (Problem, Batch,
-                                                                                          QueryRequest))
+        return sum(int(s.scalar(sa.select(sa.func.count()).select_from(t)) or 0) for t in (ProblemRow, BatchRow,
+                                                                                          QueryRequestRow))
 
 
 def check_hostile(client: TestClient, tokens: dict[str, str], case: Hostile, rows: Callable[[], int]) -> None:

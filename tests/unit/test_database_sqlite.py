@@ -17,13 +17,13 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from store import migrate, repository
 from store.db import (
-    ApiToken,
+    AnswerRow,
+    ApiTokenRow,
     Base,
-    Batch,
+    BatchRow,
     BlockRow,
-    Generation,
-    Problem,
-    Query,
+    GenerationRow,
+    ProblemRow,
     make_engine,
     normalize_url,
     utcnow,
@@ -102,15 +102,15 @@ def seed_provenance(session: Session) -> dict[str, Any]:
     repository.get_or_create_team(session, name="beta")
     block, _ = repository.record_block(session, **block_fields("b1", fingerprint="1" * 32, team_id=alpha.id))
     orphan, _ = repository.record_block(session, **block_fields("b2", fingerprint="3" * 32, kind="document"))
-    batch = Batch(team_id=alpha.id, shared=True, status="done", created_at=t0)
+    batch = BatchRow(team_id=alpha.id, shared=True, status="done", created_at=t0)
     session.add(batch)
     session.flush()
-    problems = [Problem(batch_id=batch.id, external_id=f"q-{i}", question=f"question {i}",
+    problems = [ProblemRow(batch_id=batch.id, external_id=f"q-{i}", question=f"question {i}",
                         question_digest=sha(f"question {i}"), answer={"value": i}, status="solved",
                         block_id=block.id, created_at=t0 + timedelta(minutes=i)) for i in (1, 2)]
     session.add_all(problems)
     session.flush()
-    session.add_all([Generation(problem_id=problems[0].id, sample_index=i, prompt_digest=sha("prompt"),
+    session.add_all([GenerationRow(problem_id=problems[0].id, sample_index=i, prompt_digest=sha("prompt"),
                                 text=f"text {i}", text_digest=sha(f"text {i}"), program="print(1)",
                                 program_digest=sha("print(1)"), sandbox_result={"stdout": "1"},
                                 verdict="verified" if i == 0 else "wrong", answer="1") for i in (0, 1)])
@@ -120,9 +120,9 @@ def seed_provenance(session: Session) -> dict[str, Any]:
         fingerprint="1" * 32, block_id=None, created_at=t0 + timedelta(minutes=10)))
     other = repository.record_attestation(session, **attestation_fields(
         fingerprint="2" * 32, block_id=None, created_at=t0 + timedelta(minutes=20)))
-    queries = [Query(team_id=alpha.id, question="question 1", question_digest=sha("question 1"), answer="1",
+    queries = [AnswerRow(team_id=alpha.id, question="question 1", question_digest=sha("question 1"), answer="1",
                      route="recurrence", block_id=block.id, decode_tokens=3, verified=True, attested=True),
-               Query(team_id=None, question="unknown", question_digest=sha("unknown"), route="abstain")]
+               AnswerRow(team_id=None, question="unknown", question_digest=sha("unknown"), route="abstain")]
     session.add_all(queries)
     session.flush()
     return {"team_id": alpha.id, "batch_id": batch.id, "block_id": block.id, "orphan_id": orphan.id,
@@ -219,7 +219,7 @@ def check_tokens(session: Session) -> None:
     token, plaintext = repository.create_api_token(session, team=team, role="submitter", label="ci")
     assert plaintext.startswith("kvg_") and len(plaintext) > 40
     assert token.token_sha256 == sha(plaintext)
-    stored = session.execute(sa.select(ApiToken.__table__)).mappings().all()
+    stored = session.execute(sa.select(ApiTokenRow.__table__)).mappings().all()
     assert all(plaintext not in str(value) for row in stored for value in row.values())
     found = repository.find_token(session, token=plaintext)
     assert found is not None and found.id == token.id and found.role == "submitter"

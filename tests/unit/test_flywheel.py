@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from engine.sampling import SamplingParams, generate
 from services.cli import app
-from store.db import BlockRow, Generation, Problem
+from store.db import BlockRow, GenerationRow, ProblemRow
 from workers.flywheel.answer import AnswerParams
 from workers.flywheel.answering import answer_question
 from workers.flywheel.prompts import MAX_ANSWER_TOKENS, recurrence_query, style_for, tokens_of
@@ -64,8 +64,8 @@ def test_run_deposits_verified_solutions_only_and_replays_them(data_dir: Path, t
         with rt.session() as s:
             kinds = sorted(k for (k,) in s.execute(sa.select(BlockRow.kind)))
             assert kinds == ["skill", "solution", "solution", "solution"]
-            verdicts = dict(s.execute(sa.select(Problem.external_id, Generation.verdict)
-                                      .join(Generation, Generation.problem_id == Problem.id)).all())
+            verdicts = dict(s.execute(sa.select(ProblemRow.external_id, GenerationRow.verdict)
+                                      .join(GenerationRow, GenerationRow.problem_id == ProblemRow.id)).all())
             assert verdicts == {"r1": "reference", "r2": "reference", "bad": "wrong", "crash": "error",
                                 "v1": "reference"}
     finally:
@@ -84,11 +84,11 @@ def test_a_rerun_is_idempotent_by_content(data_dir: Path, tmp_path: Path) -> Non
 def test_the_same_command_again_continues_its_batch_and_solves_nothing_twice(data_dir: Path,
                                                                              tmp_path: Path) -> None:
     first = _run(tmp_path)
-    generations = _count(Generation)
+    generations = _count(GenerationRow)
     again = _run(tmp_path)
     assert again["batch_id"] == first["batch_id"] and again["resumed"] and not first["resumed"]
     assert again["problems"] == first["problems"]
-    assert _count(Generation) == generations
+    assert _count(GenerationRow) == generations
     other_team = _run(tmp_path, PROBLEMS, "--team", "another")  # another team's run is its own batch
     assert other_team["batch_id"] != first["batch_id"]
 
@@ -136,7 +136,7 @@ def test_unsolved_problem_records_every_sample_and_deposits_nothing(data_dir: Pa
         assert solve_problem(rt, pid, params=SolveParams(samples=3, max_tokens=40)) == "failed"
         assert solve_problem(rt, pid, params=SolveParams(samples=3, max_tokens=40)) == "failed"  # idempotent
         with rt.session() as s:
-            gens = s.scalars(sa.select(Generation).where(Generation.problem_id == pid)).all()
+            gens = s.scalars(sa.select(GenerationRow).where(GenerationRow.problem_id == pid)).all()
             assert sorted(g.sample_index for g in gens) == [0, 1, 2]
             assert all(g.verdict != "verified" for g in gens)
             assert s.scalar(sa.select(sa.func.count()).select_from(BlockRow).where(BlockRow.kind == "solution")) == 0
@@ -151,14 +151,14 @@ def test_a_redelivered_solve_resumes_from_its_recorded_samples(data_dir: Path) -
         _, (pid,) = submit_batch(rt, specs, team="t")
         solve_problem(rt, pid, params=SolveParams(samples=2, max_tokens=40))
         with rt.session() as s:  # as if the worker died after recording two samples
-            problem = s.get(Problem, pid)
+            problem = s.get(ProblemRow, pid)
             problem.status, problem.outcome = "pending", None
             first = {g.sample_index: g.text_digest for g in
-                     s.scalars(sa.select(Generation).where(Generation.problem_id == pid))}
+                     s.scalars(sa.select(GenerationRow).where(GenerationRow.problem_id == pid))}
         assert solve_problem(rt, pid, params=SolveParams(samples=4, max_tokens=40)) == "failed"
         with rt.session() as s:
             again = {g.sample_index: g.text_digest for g in
-                     s.scalars(sa.select(Generation).where(Generation.problem_id == pid))}
+                     s.scalars(sa.select(GenerationRow).where(GenerationRow.problem_id == pid))}
         assert sorted(again) == [0, 1, 2, 3] and {k: again[k] for k in first} == first
     finally:
         rt.close()
@@ -188,4 +188,4 @@ def test_bad_problem_file_is_a_clear_error(data_dir: Path, tmp_path: Path) -> No
     f.write_text('{"id": "a", "question": "q", "answer": 1}\n{oops\n')
     result = runner.invoke(app, ["run", str(f), "--json"])
     assert result.exit_code == 2 and "line 2" in result.stderr
-    assert _count(Problem) == 0
+    assert _count(ProblemRow) == 0

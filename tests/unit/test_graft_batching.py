@@ -18,7 +18,7 @@ import pytest
 import sqlalchemy as sa
 
 from engine.batching import BatchCore, SequenceJob
-from store.db import QueryRequest
+from store.db import QueryRequestRow
 from workers.flywheel.answer import AnswerParams
 from workers.flywheel.answering import answer_question, answer_request_for
 from workers.flywheel.recurrence import answer_sampling, decode_alone, decode_together, find_hit
@@ -66,16 +66,16 @@ def fa_off(data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Ru
         rt.close()
 
 
-def _answer_row(rt: Runtime, request_id: str) -> tuple[str, QueryRequest]:
-    from store.db import Query
+def _answer_row(rt: Runtime, request_id: str) -> tuple[str, QueryRequestRow]:
+    from store.db import AnswerRow
 
     with rt.session() as s:
-        request = s.get(QueryRequest, request_id)
+        request = s.get(QueryRequestRow, request_id)
         assert request is not None
         s.expunge(request)
         if request.query_id is None:
             return request.status, request
-        answer = s.get(Query, request.query_id)
+        answer = s.get(AnswerRow, request.query_id)
         assert answer is not None
         return request.status, answer
 
@@ -98,7 +98,7 @@ def test_recurring_questions_taken_together_get_the_answers_each_gets_alone(fa_o
             expected.attested)
     assert _answer_row(rt, unrelated)[0] == "pending"
     with rt.session() as s:  # every delivery started was ended (none looks lost)
-        rows = s.scalars(sa.select(QueryRequest).where(QueryRequest.id.in_([*ids, unrelated]))).all()
+        rows = s.scalars(sa.select(QueryRequestRow).where(QueryRequestRow.id.in_([*ids, unrelated]))).all()
         assert all(r.deliveries == r.deliveries_ended for r in rows)
         assert [r.deliveries for r in rows if r.id != unrelated] == [1, 1, 1]
     for request_id in ids[1:]:  # their own messages, delivered later, leave the outcome alone
@@ -156,7 +156,7 @@ def test_another_teams_repeat_is_not_taken_without_a_block_it_may_graft(fa_off: 
     status, _ = _answer_row(rt, theirs)
     assert status == "pending"
     with rt.session() as s:
-        row = s.get(QueryRequest, theirs)
+        row = s.get(QueryRequestRow, theirs)
         assert row is not None and row.deliveries == row.deliveries_ended
     assert answer_request(rt, theirs) == "done"
     _, answer = _answer_row(rt, theirs)
@@ -169,17 +169,17 @@ def test_a_question_another_delivery_is_working_on_is_not_taken(fa_off: tuple[Ru
     racing that delivery's start would), the conditional update refuses to take it."""
     rt, alpha = fa_off
 
-    def every_pending(session: Any, *, exclude: str, limit: int) -> list[QueryRequest]:
-        return list(session.scalars(sa.select(QueryRequest).where(QueryRequest.status == "pending",
-                                                                   QueryRequest.id != exclude)
-                                    .order_by(QueryRequest.created_at).limit(limit)))
+    def every_pending(session: Any, *, exclude: str, limit: int) -> list[QueryRequestRow]:
+        return list(session.scalars(sa.select(QueryRequestRow).where(QueryRequestRow.status == "pending",
+                                                                   QueryRequestRow.id != exclude)
+                                    .order_by(QueryRequestRow.created_at).limit(limit)))
 
     monkeypatch.setattr(recurring, "waiting_questions", every_pending)
     first = submit_question(rt, PROBLEMS[0].question, team_id=alpha)
     busy = submit_question(rt, PROBLEMS[1].question, team_id=alpha)
     free = submit_question(rt, PROBLEMS[2].question, team_id=alpha)
     with rt.session() as s:  # a delivery started elsewhere and still running
-        s.execute(sa.update(QueryRequest).where(QueryRequest.id == busy).values(deliveries=1))
+        s.execute(sa.update(QueryRequestRow).where(QueryRequestRow.id == busy).values(deliveries=1))
     assert answer_request(rt, first) == "done"
     assert _answer_row(rt, free)[0] == "done"  # taken beside it
     status, row = _answer_row(rt, busy)
@@ -226,5 +226,5 @@ def test_a_taken_question_whose_graft_fails_leaves_the_others_answered(fa_off: t
         row = _answer_row(rt, request_id)[1]
         assert (row.answer, row.decode_tokens) == (alone[p.question].answer, alone[p.question].decode_tokens)
     with rt.session() as s:
-        row = s.get(QueryRequest, ids[1])
+        row = s.get(QueryRequestRow, ids[1])
         assert row is not None and row.deliveries == row.deliveries_ended == 1 and row.error is None

@@ -31,7 +31,7 @@ from store.blockfile import (
     signature_status,
 )
 from store.blocks import block_key
-from store.db import BlockRow, Problem, QueryRequest
+from store.db import BlockRow, ProblemRow, QueryRequestRow
 from store.errors import BlockAuthError, BlockFormatError, StoreError
 from workers.problems import parse_problems_jsonl
 from workers.queue.dispatch import answer_request, submit_batch, submit_question
@@ -312,8 +312,8 @@ def test_a_deduplicated_block_is_visible_to_each_depositor_and_private_ones_to_n
         _, b_ids = submit_batch(rt, parse_problems_jsonl(text), team="team-b", shared=True)
         dispatch_solves(rt, b_ids)
         with rt.session() as s:
-            block_a = s.get(Problem, a_ids[0]).block_id
-            assert block_a is not None and s.get(Problem, b_ids[0]).block_id == block_a  # deduplicated
+            block_a = s.get(ProblemRow, a_ids[0]).block_id
+            assert block_a is not None and s.get(ProblemRow, b_ids[0]).block_id == block_a  # deduplicated
             ids = {n: get_or_create_team(s, name=n).id for n in ("team-a", "team-b", "team-c")}
             visible = {n: set(s.scalars(sa.select(BlockRow.id).where(BlockRow.kind == "solution",
                                                                       block_visible_to(t))))
@@ -324,7 +324,7 @@ def test_a_deduplicated_block_is_visible_to_each_depositor_and_private_ones_to_n
              "solution": "print(5 * 3)"})), team="team-c", shared=False)
         dispatch_solves(rt, c_ids)
         with rt.session() as s:
-            private_c = s.get(Problem, c_ids[0]).block_id
+            private_c = s.get(ProblemRow, c_ids[0]).block_id
             seen_by_a = set(s.scalars(sa.select(BlockRow.id).where(block_visible_to(ids["team-a"]))))
         assert private_c not in seen_by_a
     finally:
@@ -377,7 +377,7 @@ def test_a_store_error_while_answering_ends_the_request_failed_with_a_reason(
         monkeypatch.setattr(answering, "find_recurrence", broken)
         assert answer_request(rt, request) == "failed"
         with rt.session() as s:
-            row = s.get(QueryRequest, request)
+            row = s.get(QueryRequestRow, request)
             assert row.status == "failed" and row.error.startswith("store_error: BlockFormatError")
         assert answer_request(rt, request) == "failed"  # a redelivery leaves the outcome alone
     finally:
@@ -398,10 +398,10 @@ def test_a_corrupted_recurrence_block_is_a_miss_and_the_request_still_ends(data_
 
         assert answer_request(rt, request, AnswerParams(use_direct=False, use_transfer=False)) == "done"
         with rt.session() as s:
-            from store.db import Query
+            from store.db import AnswerRow
 
-            row = s.get(QueryRequest, request)
-            assert row.status == "done" and s.get(Query, row.query_id).route == "abstain"
+            row = s.get(QueryRequestRow, request)
+            assert row.status == "done" and s.get(AnswerRow, row.query_id).route == "abstain"
     finally:
         rt.close()
 
@@ -416,7 +416,7 @@ def test_a_duplicate_delivery_never_overwrites_a_terminal_outcome(data_dir: Path
         _finish(rt, ids[0], "solved", {"route": "reference", "answer": "2"})
         _finish(rt, ids[0], "failed", {"reason": "a late duplicate delivery"})
         with rt.session() as s:
-            assert s.get(Problem, ids[0]).status == "solved"
+            assert s.get(ProblemRow, ids[0]).status == "solved"
     finally:
         rt.close()
 
@@ -487,7 +487,7 @@ def test_a_task_that_gives_up_ends_its_problem_failed(data_dir: Path) -> None:
         tasks.solve_problem_task.on_failure(ObjectStoreUnavailableError("S3 down after 8 retries"), "task-id",
                                             (ids[0],), {}, None)
         with rt.session() as s:
-            problem = s.get(Problem, ids[0])
+            problem = s.get(ProblemRow, ids[0])
             assert problem.status == "failed" and problem.outcome["reason"] == "store_error"
             assert "S3 down" in problem.outcome["detail"]
     finally:
@@ -550,13 +550,13 @@ def test_work_accepted_by_an_embedded_server_that_died_runs_when_it_starts_again
         try:
             while True:
                 with rt.session() as s:
-                    done = (s.get(Problem, ids[0]).status != "pending", s.get(QueryRequest, request).status)
+                    done = (s.get(ProblemRow, ids[0]).status != "pending", s.get(QueryRequestRow, request).status)
                 if done[0] and done[1] != "pending":
                     break
                 assert time.monotonic() < deadline, done
                 time.sleep(0.1)
             with rt.session() as s:
-                assert s.get(Problem, ids[0]).status == "solved"
+                assert s.get(ProblemRow, ids[0]).status == "solved"
         finally:
             rt.close()
 
@@ -584,9 +584,9 @@ def test_in_process_a_transient_error_is_retried_then_fails_only_its_own_problem
         dispatch.work_in_process(rt, "solve", ids, attempts=3, backoff_s=0)
         assert calls.count(ids[0]) == 3
         with rt.session() as s:
-            assert s.get(Problem, ids[0]).status == "failed" and s.get(Problem, ids[0]).outcome["reason"] == \
+            assert s.get(ProblemRow, ids[0]).status == "failed" and s.get(ProblemRow, ids[0]).outcome["reason"] == \
                 "store_error"
-            assert s.get(Problem, ids[1]).status == "solved"
+            assert s.get(ProblemRow, ids[1]).status == "solved"
     finally:
         rt.close()
 
@@ -603,6 +603,6 @@ def test_requeue_without_a_broker_runs_pending_work_here(data_dir: Path) -> None
     rt = open_runtime()
     try:
         with rt.session() as s:
-            assert s.get(Problem, ids[0]).status == "solved"
+            assert s.get(ProblemRow, ids[0]).status == "solved"
     finally:
         rt.close()

@@ -22,7 +22,7 @@ from fastapi.testclient import TestClient
 from engine.logits import Divergence
 from engine.sampling import SamplingParams
 from services.api import create_app
-from store.db import Attestation, BlockOwner, BlockRow, PrefixRow
+from store.db import AttestationRow, BlockOwnerRow, BlockRow, PrefixRow
 from store.repository import create_api_token, get_or_create_team
 from workers.runtime import open_runtime
 from workers.serving.exactness import COMPOSITION, CompositionCheck, SplitResult
@@ -120,7 +120,7 @@ def test_prefixes_are_private_to_a_team_and_deduplicated_across_teams(api: dict[
     with rt.session() as s:
         prefixes = s.scalars(sa.select(PrefixRow)).all()
         blocks = s.scalars(sa.select(BlockRow).where(BlockRow.kind == "prefix")).all()
-        owners = s.scalars(sa.select(BlockOwner).where(BlockOwner.block_id.in_([b.id for b in blocks]))).all()
+        owners = s.scalars(sa.select(BlockOwnerRow).where(BlockOwnerRow.block_id.in_([b.id for b in blocks]))).all()
         b_owned = {o.block_id for o in owners if o.owner_key == "2"}
     assert len(prefixes) == len(blocks) == len(a_blocks) and {o.owner_key for o in owners} == {"1", "2"}
     assert all("owner" not in b.meta and "team" not in json.dumps(b.meta) for b in blocks)
@@ -140,7 +140,7 @@ def test_every_restore_of_a_prefix_records_its_use_for_the_team(api: dict[str, A
     rt = api["app"].state.runtime
     with rt.session() as s:
         row = s.get(BlockRow, block_id)
-        owners = {o.owner_key: o for o in s.scalars(sa.select(BlockOwner).where(BlockOwner.block_id == block_id))}
+        owners = {o.owner_key: o for o in s.scalars(sa.select(BlockOwnerRow).where(BlockOwnerRow.block_id == block_id))}
     assert row is not None and row.grafts == 1 and row.last_used_at is not None
     assert owners["2"].grafts == 1 and owners["2"].last_used_at is not None
     assert owners["1"].grafts == 0 and owners["1"].last_used_at is None
@@ -364,7 +364,7 @@ def test_the_composition_check_is_an_attestation(api: dict[str, Any]) -> None:
     attestation_id = first["kvgraft"]["composition_attestation_id"]
     rt = api["app"].state.runtime
     with rt.session() as s:
-        row = s.get(Attestation, attestation_id)
+        row = s.get(AttestationRow, attestation_id)
         assert row is not None and row.block_id is None and row.status == "attested" and row.byte_exact
         assert row.kind == "composition" and row.reason.startswith("composition check")
         assert "exact at 32 (granule 16)" in row.reason
@@ -561,7 +561,7 @@ def test_the_batch_check_is_an_attestation_and_responses_say_how_they_were_batch
     assert batching["batching"] == "on" and batching["reason"] is None and batching["max_seqs"] == 8
     rt = api["app"].state.runtime
     with rt.session() as s:
-        stored = s.scalars(sa.select(Attestation).where(Attestation.kind == "batch")).all()
+        stored = s.scalars(sa.select(AttestationRow).where(AttestationRow.kind == "batch")).all()
     assert len(stored) == 1 and stored[0].id == batching["attestation_id"] and stored[0].status == "attested"
     assert stored[0].profile["max_seqs"] == 8 and stored[0].profile["kv_layout"] == "streams"
     assert stored[0].byte_exact and stored[0].floor_equal and stored[0].kl_max == 0

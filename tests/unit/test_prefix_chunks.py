@@ -18,7 +18,7 @@ from engine.errors import StateRestoreError
 from engine.graft import EngineConfig, GraftEngine
 from engine.texts import sample_tokens
 from services.api import create_app
-from store.db import BlockOwner, BlockRow, PrefixRow, utcnow
+from store.db import BlockOwnerRow, BlockRow, PrefixRow, utcnow
 from store.repository import create_api_token, get_or_create_team
 from workers.runtime import open_runtime
 from workers.serving.prompt_cache import chain_hashes, lookup
@@ -122,7 +122,7 @@ def test_the_joined_chain_is_the_one_piece_state_and_a_missing_chunk_ends_it(api
         s.execute(sa.update(BlockRow).where(BlockRow.id == second).values(evicted_at=utcnow()))
         ends = dict(s.execute(sa.select(PrefixRow.block_id, PrefixRow.n_tokens)
                               .where(PrefixRow.block_id.in_(found.cached.block_ids[:2]))).all())
-        assert s.scalar(sa.select(sa.func.count()).select_from(BlockOwner).where(BlockOwner.block_id == second))
+        assert s.scalar(sa.select(sa.func.count()).select_from(BlockOwnerRow).where(BlockOwnerRow.block_id == second))
     fresh = _chat(api, messages, kvgraft={"cache": False})
     again = _chat(api, messages)
     k = again["kvgraft"]

@@ -14,7 +14,7 @@ from sqlalchemy.exc import IntegrityError, StatementError
 from sqlalchemy.orm import sessionmaker
 
 from store import migrate, repository
-from store.db import ApiToken, Problem, Query, make_engine, session_factory, utcnow
+from store.db import AnswerRow, ApiTokenRow, ProblemRow, make_engine, session_factory, utcnow
 from tests.unit.test_database_sqlite import (
     attestation_fields,
     block_fields,
@@ -84,21 +84,21 @@ def test_tokens_are_hashed_and_revocable(sessions: sessionmaker) -> None:
 def test_token_role_is_checked_by_the_database(sessions: sessionmaker) -> None:
     with sessions() as session:
         team = repository.get_or_create_team(session, name="t")
-        session.add(ApiToken(team_id=team.id, role="admin", token_sha256=sha("x")))
+        session.add(ApiTokenRow(team_id=team.id, role="admin", token_sha256=sha("x")))
         with pytest.raises(IntegrityError):
             session.flush()
 
 
 def test_foreign_keys_are_enforced(sessions: sessionmaker) -> None:
     with sessions() as session:
-        session.add(Problem(batch_id="missing", external_id="1", question="q", question_digest=sha("q")))
+        session.add(ProblemRow(batch_id="missing", external_id="1", question="q", question_digest=sha("q")))
         with pytest.raises(IntegrityError):
             session.flush()
 
 
 def test_naive_datetimes_are_refused(sessions: sessionmaker) -> None:
     with sessions() as session:
-        session.add(Query(question="q", question_digest=sha("q"), route="direct", created_at=datetime(2025, 1, 1)))
+        session.add(AnswerRow(question="q", question_digest=sha("q"), route="direct", created_at=datetime(2025, 1, 1)))
         with pytest.raises(StatementError, match="naive datetime"):
             session.flush()
 

@@ -18,7 +18,7 @@ from services.cli import app
 from services.cli_store import parse_size
 from store.blockfile import new_block
 from store.blocks import block_key
-from store.db import BlockOwner, BlockRow, Eviction, Team
+from store.db import BlockOwnerRow, BlockRow, EvictionRow, TeamRow
 from store.repository import get_or_create_team, record_block
 from store.retention import (
     QuotaExceededError,
@@ -77,7 +77,8 @@ def test_a_soak_past_the_budget_never_exceeds_it_by_more_than_one_block(data_dir
     with open_runtime() as rt:
         assert all(not rt.blocks.exists(b.fingerprint, b.id) for b in evicted)  # objects deleted
         with rt.session() as s:
-            logged = s.scalar(sa.select(sa.func.count()).select_from(Eviction).where(Eviction.reason == "store_budget"))
+            logged = s.scalar(sa.select(sa.func.count()).select_from(EvictionRow)
+                              .where(EvictionRow.reason == "store_budget"))
     assert logged == len(evicted)
     # least recently used first: the documents deposited first (after the pinned one) went first
     order = sorted(rows.values(), key=lambda b: b.created_at)
@@ -119,7 +120,7 @@ def test_a_team_quota_evicts_only_the_teams_own_blocks_and_refuses_what_it_canno
         data_dir: Path, tmp_path: Path) -> None:
     with open_runtime() as rt, rt.session() as s:
         for name in ("small", "other"):
-            s.add(Team(name=name))
+            s.add(TeamRow(name=name))
     other = _json(["deposit", _doc(tmp_path, 0), "--team", "other", "--json"])["blocks"][0]
     mine = _json(["deposit", _doc(tmp_path, 1), "--team", "small", "--json"])["blocks"][0]
     _json(["teams", "quota", "small", str(int(mine["bytes"] * 1.5)), "--json"])
@@ -127,9 +128,9 @@ def test_a_team_quota_evicts_only_the_teams_own_blocks_and_refuses_what_it_canno
     # untouched; the first, now owned by no team, is evicted by `blocks gc` (a quota pass only drops ownerships)
     _json(["deposit", _doc(tmp_path, 2), "--team", "small", "--json"])
     with open_runtime() as rt, rt.session() as s:
-        team_id = s.scalar(sa.select(Team.id).where(Team.name == "small"))
-        assert s.scalar(sa.select(Eviction.reason).where(Eviction.block_id == mine["block_id"])) == "team_quota"
-        assert not s.scalar(sa.select(BlockOwner.id).where(BlockOwner.block_id == mine["block_id"]))
+        team_id = s.scalar(sa.select(TeamRow.id).where(TeamRow.name == "small"))
+        assert s.scalar(sa.select(EvictionRow.reason).where(EvictionRow.block_id == mine["block_id"])) == "team_quota"
+        assert not s.scalar(sa.select(BlockOwnerRow.id).where(BlockOwnerRow.block_id == mine["block_id"]))
     rows = _blocks()
     assert rows[mine["block_id"]].evicted_at is None and rows[other["block_id"]].evicted_at is None
     gc = _json(["blocks", "gc", "--json"])
@@ -169,7 +170,7 @@ def test_the_budget_counts_and_evicts_per_owner(data_dir: Path, tmp_path: Path) 
     rows = _blocks()
     assert rows[x["block_id"]].evicted_at is None and rows[y["block_id"]].evicted_at is None
     with open_runtime() as rt, rt.session() as s:
-        owners = set(s.scalars(sa.select(BlockOwner.owner_key).where(BlockOwner.block_id == x["block_id"])))
+        owners = set(s.scalars(sa.select(BlockOwnerRow.owner_key).where(BlockOwnerRow.block_id == x["block_id"])))
         assert owners == {str(ids["team-a"])} and rt.blocks.exists(x["fingerprint"], x["block_id"])
         assert owned_bytes(s, store_url=rt.blocks.url) == x["bytes"] + y["bytes"]
     # next by the owners' own recency: B's Y (deposited before A's use of X), then A's X, which leaves X

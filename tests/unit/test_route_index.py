@@ -17,7 +17,7 @@ import sqlalchemy as sa
 from sqlalchemy.orm import Session, sessionmaker
 
 from store import migrate, repository
-from store.db import Problem, RouteDoc, RouteTerm, make_engine, session_factory, utcnow
+from store.db import ProblemRow, RouteDocRow, RouteTermRow, make_engine, session_factory, utcnow
 from store.route_index import (
     DOCS_TERM,
     TermStats,
@@ -135,7 +135,7 @@ def test_visibility_fingerprint_and_quarantine_apply_inside_the_query(sessions: 
         assert other_fp_block not in {c.block_id for c in found.candidates}
 
         # quarantine my block: it is no longer a candidate, the trusted team's is
-        row = s.get(Problem, mine)
+        row = s.get(ProblemRow, mine)
         assert row is not None and row.block_id is not None
         block = repository.get_block(s, block_id=row.block_id)
         assert block is not None
@@ -196,20 +196,20 @@ def test_hostile_question_text_is_only_words(sessions: sessionmaker, hostile: st
         s.commit()
         key, score, _ = routed(s, hostile)
         assert 0.0 <= score <= 1.0 + 1e-9
-        assert s.scalar(sa.select(sa.func.count()).select_from(RouteDoc)) == 1
+        assert s.scalar(sa.select(sa.func.count()).select_from(RouteDocRow)) == 1
 
 
 def test_a_problem_is_indexed_once_and_counted_once(sessions: sessionmaker) -> None:
     q = "Bo has 4 cups and 2 bells. How many cups does bo have now?"
     with sessions() as s:
         (pid, bid), = solved(s, team="t", shared=False, questions=[q])
-        problem, block = s.get(Problem, pid), repository.get_block(s, block_id=bid)
+        problem, block = s.get(ProblemRow, pid), repository.get_block(s, block_id=bid)
         assert problem is not None and block is not None
         assert not add_problem(s, problem=problem, block=block)
         s.commit()
         stats = term_stats(s, fingerprint=FP, terms=index_terms(q), team_id=None, sources=[])
         assert stats.n_docs == 1 and stats.df == {"bo": 1, "cups": 1, "bells": 1, "now": 1, "<num>": 1}
-        assert s.scalar(sa.select(RouteTerm.docs).where(RouteTerm.term == DOCS_TERM)) == 1
+        assert s.scalar(sa.select(RouteTermRow.docs).where(RouteTermRow.term == DOCS_TERM)) == 1
 
 
 def test_search_terms_keep_every_problem_that_can_reach_the_threshold() -> None:

@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 from services.cli import app
 from store.blockfile import new_block
 from store.blocks import block_key
-from store.db import Batch, Generation, Problem, Team
+from store.db import BatchRow, GenerationRow, ProblemRow, TeamRow
 from workers.runtime import open_runtime
 
 pytestmark = pytest.mark.unit
@@ -115,9 +115,9 @@ def test_copy_to_another_store_verifies_and_records(data_dir: Path, tmp_path: Pa
     rt = open_runtime()
     try:
         with rt.session() as s:
-            from store.db import Copy
+            from store.db import CopyRow
 
-            assert s.query(Copy).count() == 2
+            assert s.query(CopyRow).count() == 2
     finally:
         rt.close()
 
@@ -172,18 +172,18 @@ def _seed_provenance(answer: object, program: str, verdict: str = "verified") ->
     rt = open_runtime()
     try:
         with rt.session() as s:
-            team = Team(name="team-a")
+            team = TeamRow(name="team-a")
             s.add(team)
             s.flush()
-            batch = Batch(team_id=team.id)
+            batch = BatchRow(team_id=team.id)
             s.add(batch)
             s.flush()
-            problem = Problem(batch_id=batch.id, external_id="p1", question="What is 6 times 7?",
+            problem = ProblemRow(batch_id=batch.id, external_id="p1", question="What is 6 times 7?",
                               question_digest=hashlib.sha256(b"what is 6 times 7?").hexdigest(), answer=answer)
             s.add(problem)
             s.flush()
             text = f"```python\n{program}\n```"
-            s.add(Generation(problem_id=problem.id, sample_index=0, prompt_digest="0" * 64, text=text,
+            s.add(GenerationRow(problem_id=problem.id, sample_index=0, prompt_digest="0" * 64, text=text,
                              text_digest=hashlib.sha256(text.encode()).hexdigest(), program=program,
                              program_digest=hashlib.sha256(program.encode()).hexdigest(), verdict=verdict,
                              answer="42"))

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 import workers.flywheel.recurrence as recurrence
-from store.db import QueryRequest
+from store.db import QueryRequestRow
 from store.errors import ObjectStoreUnavailableError
 from workers.errors import WorkInputError
 from workers.queue.dispatch import answer_request, submit_question, work_in_process
@@ -38,7 +38,7 @@ def _raising(monkeypatch: pytest.MonkeyPatch, exc: BaseException, calls: list[in
 
 def _row(rt: Runtime, request_id: str) -> tuple[str, str | None, int, int]:
     with rt.session() as s:
-        row = s.get(QueryRequest, request_id)
+        row = s.get(QueryRequestRow, request_id)
         return row.status, row.error, row.deliveries, row.deliveries_ended
 
 

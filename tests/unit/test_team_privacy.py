@@ -17,7 +17,7 @@ import sqlalchemy as sa
 from fastapi.testclient import TestClient
 
 from services.api import create_app
-from store.db import BlockOwner, BlockRow, Team
+from store.db import BlockOwnerRow, BlockRow, TeamRow
 from store.repository import create_api_token, get_or_create_team
 from store.retention import team_bytes
 from workers.runtime import open_runtime
@@ -132,7 +132,7 @@ def _b_observes(world: dict[str, Any]) -> dict[str, Any]:
     seen["answers"].append(_chat(world, "b", GUESS, QUESTION))  # the guess: a miss in both worlds
     seen["answers"].append(_chat(world, "b", warehouse, "Where?"))  # a hit: B's warehouse prefixes are its newest use
     with world["rt"].session() as s:  # B's quota: what it holds now (its own data), so the next deposit evicts
-        team = s.get(Team, world["team_b"])
+        team = s.get(TeamRow, world["team_b"])
         team.quota_bytes = team_bytes(s, team_id=world["team_b"]) + 1000
     # B's quota pass must drop B's least recently used prefixes, the guess's, whoever else owns them
     seen["answers"].append(_chat(world, "b", "Canteen rota: soup on Mondays, stew on Thursdays. " * 2, "When?"))
@@ -189,9 +189,10 @@ def test_a_guessed_system_prompt_is_unconfirmable_through_every_observable(tmp_p
             observed[world] = _b_observes(w)
             with w["rt"].session() as s:  # the worlds do differ: in one, B's guess deduplicated with A's prefix
                 shared = s.scalar(sa.select(sa.func.count()).select_from(BlockRow).where(sa.exists(
-                    sa.select(BlockOwner.id).where(BlockOwner.block_id == BlockRow.id, BlockOwner.owner_key == "1"))
-                    & sa.exists(sa.select(BlockOwner.id).where(BlockOwner.block_id == BlockRow.id,
-                                                               BlockOwner.owner_key == "2"))))
+                    sa.select(BlockOwnerRow.id).where(BlockOwnerRow.block_id == BlockRow.id,
+                                                      BlockOwnerRow.owner_key == "1"))
+                    & sa.exists(sa.select(BlockOwnerRow.id).where(BlockOwnerRow.block_id == BlockRow.id,
+                                                               BlockOwnerRow.owner_key == "2"))))
                 observed[world]["_co_owned"] = shared
     right, wrong = observed["right"], observed["wrong"]
     assert right.pop("_co_owned") >= 1 and wrong.pop("_co_owned") == 0
@@ -210,7 +211,7 @@ def _teams(rt: Any) -> tuple[int, int, str]:
     """Team A's and team B's ids, and a submitter token of B's."""
     with rt.session() as s:
         a, b = (get_or_create_team(s, name=n).id for n in ("team-a", "team-b"))
-        return a, b, create_api_token(s, team=s.get(Team, b), role="submitter")[1]
+        return a, b, create_api_token(s, team=s.get(TeamRow, b), role="submitter")[1]
 
 
 def _document_world(data: Path, secret: str) -> dict[str, Any]:
@@ -273,11 +274,11 @@ def _budget_world(data: Path, secret: str) -> dict[str, Any]:
                          kind="document", source={"file": f"b{i}.txt"}, team_id=b)
         now = utcnow()
         with rt.session() as s:  # B's deposits are 20 minutes old; A used its document 5 minutes ago
-            s.execute(sa.update(BlockOwner).where(BlockOwner.team_id == b)
+            s.execute(sa.update(BlockOwnerRow).where(BlockOwnerRow.team_id == b)
                       .values(created_at=now - timedelta(minutes=20)))
             s.execute(sa.update(BlockRow).where(BlockRow.id == first.block_id)
                       .values(last_used_at=now - timedelta(minutes=5)))
-            s.get(Team, a).quota_bytes = 1
+            s.get(TeamRow, a).quota_bytes = 1
         ensure_quota(rt.session, rt.blocks, team_id=a, block_id="0" * 64, incoming_bytes=0,
                      grace=timedelta(0))  # A's quota drops its ownership: in one world the block is B's guess
         with rt.session() as s:

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from store.blockfile import signature_status
-from store.db import Problem
+from store.db import ProblemRow
 from store.repository import get_or_create_team
 from workers.flywheel.alignment import align
 from workers.flywheel.answer import AnswerParams
@@ -137,7 +137,7 @@ def test_a_same_structure_question_is_answered_by_the_signed_program_with_no_dec
         _, (pid,) = submit_batch(rt, specs, team="t")
         assert solve_problem(rt, pid) == "solved"
         with rt.session() as s:
-            block_id = s.get(Problem, pid).block_id
+            block_id = s.get(ProblemRow, pid).block_id
         engine = rt.engine()
         block = rt.blocks.get(engine.fingerprint.id, block_id)
         assert block.meta["parameterized"]["params"] == 2

@@ -12,7 +12,7 @@ import structlog
 from sqlalchemy.orm import Session
 
 from engine.graft import GraftEngine
-from store.db import Query
+from store.db import AnswerRow
 from store.retention import record_use
 from workers.flywheel.answer import Answer, AnswerParams, AnswerRequest, question_digest
 from workers.flywheel.prompts import style_for
@@ -22,15 +22,15 @@ from workers.runtime import Runtime
 log = structlog.get_logger(__name__)
 
 
-def query_row(question: str, team_id: int | None, result: Answer) -> Query:
+def query_row(question: str, team_id: int | None, result: Answer) -> AnswerRow:
     """The `queries` row recording an answer."""
-    return Query(team_id=team_id, question=question, question_digest=question_digest(question),
+    return AnswerRow(team_id=team_id, question=question, question_digest=question_digest(question),
                  answer=result.answer, route=result.route, block_id=result.block_id,
                  decode_tokens=result.decode_tokens, verified=result.verified, attested=result.attested,
                  verified_by=result.verified_by, detail=result.detail or None, binding=result.binding)
 
 
-def add_answer_row(session: Session, question: str, team_id: int | None, result: Answer) -> Query:
+def add_answer_row(session: Session, question: str, team_id: int | None, result: Answer) -> AnswerRow:
     """Record an answer: its `queries` row, and one more use of the block it grafted (retention's recency)."""
     row = query_row(question, team_id, result)
     session.add(row)

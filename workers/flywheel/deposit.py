@@ -17,7 +17,7 @@ import structlog
 
 from engine.check import capture_with_reference, check_graft, floor_holds, reference_run
 from engine.graft import GraftEngine
-from store.db import BlockOwner, Team, owner_key, utcnow
+from store.db import BlockOwnerRow, TeamRow, owner_key, utcnow
 from store.repository import (
     get_block,
     latest_attestation,
@@ -98,7 +98,7 @@ def deposit_tokens(rt: Runtime, engine: GraftEngine, *, tokens: list[int], probe
     t0 = time.perf_counter()
     snapshot, reference = capture_with_reference(engine, tokens, probe)
     with rt.session() as session:
-        team = session.get(Team, team_id) if team_id is not None else None
+        team = session.get(TeamRow, team_id) if team_id is not None else None
         owner = {"team": team.name if team is not None else None, "shared": shared}
     block = snapshot_to_block(snapshot, kind=kind, key=rt.settings.block_key_bytes, meta={
         "text": text, "source": source, "created_at": utcnow().isoformat(), "model": engine.name,
@@ -110,8 +110,8 @@ def deposit_tokens(rt: Runtime, engine: GraftEngine, *, tokens: list[int], probe
         row = get_block(session, block_id=block.block_id)
         # a team depositing again what it already owns is done; another team's deposit of the same content does
         # the whole deposit (gate included), so that it takes the same work whether or not the content was there
-        mine = session.scalar(sa.select(BlockOwner).where(BlockOwner.block_id == block.block_id,
-                                                          BlockOwner.owner_key == owner_key(team_id)))
+        mine = session.scalar(sa.select(BlockOwnerRow).where(BlockOwnerRow.block_id == block.block_id,
+                                                          BlockOwnerRow.owner_key == owner_key(team_id)))
         if row is not None and row.evicted_at is None and mine is not None and not replace:
             lock_block_row(session, block_id=block.block_id)  # an eviction takes turns with this deposit
             session.refresh(row)

@@ -15,7 +15,7 @@ import structlog
 
 from engine.graft import GraftEngine
 from engine.sampling import SamplingParams, generate_after_graft
-from store.db import Batch, Problem, nul_safe
+from store.db import BatchRow, ProblemRow, nul_safe
 from store.repository import (
     FINAL_PROBLEM_STATUSES,
     Delivery,
@@ -109,7 +109,7 @@ def _finish(rt: Runtime, problem_id: str, status: str, outcome: dict[str, Any], 
     with rt.session() as s:
         if delivery is not None:
             delivery.end(s)
-        problem = s.get(Problem, problem_id, with_for_update=True)
+        problem = s.get(ProblemRow, problem_id, with_for_update=True)
         if problem is None or problem.status in FINAL_PROBLEM_STATUSES:
             log.info("solve.outcome_kept", problem_id=problem_id, kept=problem.status if problem else None,
                      ignored=status)
@@ -152,7 +152,7 @@ def solve_problem(rt: Runtime, problem_id: str, *, model: str | None = None, par
             raise LookupError(f"no problem {problem_id}")
         if problem.status in FINAL_PROBLEM_STATUSES:
             return problem.status
-        batch = s.get(Batch, problem.batch_id)
+        batch = s.get(BatchRow, problem.batch_id)
         assert batch is not None  # a foreign key
         team_id, shared = batch.team_id, batch.shared
         done = {g.sample_index: g for g in generations_of(s, problem_id=problem_id)}

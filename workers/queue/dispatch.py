@@ -11,7 +11,7 @@ from typing import Any
 import sqlalchemy as sa
 import structlog
 
-from store.db import Batch, Problem, Query, QueryRequest, utcnow
+from store.db import AnswerRow, BatchRow, ProblemRow, QueryRequestRow, utcnow
 from store.repository import (
     FINAL_PROBLEM_STATUSES,
     Delivery,
@@ -63,14 +63,14 @@ def submit_batch(rt: Runtime, problems: list[ProblemSpec], *, team: str | int, s
 
 def solve_stored_problem(rt: Runtime, problem_id: str, *, final: bool = True) -> str:
     """The solve task's delivery (run_task: one outcome, `final` on the last attempt)."""
-    return run_task(rt, Problem, problem_id, _solve_body, final=final)
+    return run_task(rt, ProblemRow, problem_id, _solve_body, final=final)
 
 
 def _solve_body(rt: Runtime, problem_id: str, delivery: Delivery) -> str:
     """The batch's parameters, then solve_problem. A problem whose last 3 deliveries each lost their worker ends
     `failed` with reason `worker_lost` instead of being tried again."""
     with rt.session() as s:
-        problem = s.get(Problem, problem_id, with_for_update=True)
+        problem = s.get(ProblemRow, problem_id, with_for_update=True)
         if problem is None:
             log.warning("solve.unknown_problem", problem_id=problem_id)
             return "unknown"
@@ -84,7 +84,7 @@ def _solve_body(rt: Runtime, problem_id: str, delivery: Delivery) -> str:
             log.error("solve.worker_lost", problem_id=problem_id, external_id=problem.external_id, deliveries=lost)
             return "failed"
         delivery.start(s)
-        batch = s.get(Batch, problem.batch_id)
+        batch = s.get(BatchRow, problem.batch_id)
         params = dict((batch.params if batch is not None else None) or {})
     solve = SolveParams(samples=int(params.get("samples", 4)), temperature=float(params.get("temperature", 0.7)),
                         max_tokens=int(params.get("max_tokens", 160)))
@@ -104,8 +104,8 @@ def dispatch_solves(rt: Runtime, problem_ids: list[str], *,
             send(rt.settings.broker_url, "kvgraft.solve_problem", pid)
         return
     with rt.session() as s:
-        finished = set(s.scalars(sa.select(Problem.id).where(Problem.id.in_(problem_ids),
-                                                             Problem.status.in_(FINAL_PROBLEM_STATUSES))))
+        finished = set(s.scalars(sa.select(ProblemRow.id).where(ProblemRow.id.in_(problem_ids),
+                                                             ProblemRow.status.in_(FINAL_PROBLEM_STATUSES))))
     for pid in problem_ids:
         if pid in finished:
             continue
@@ -121,7 +121,7 @@ def submit_question(rt: Runtime, question: str, *, team_id: int | None, expected
     """Store a question for the graft queue; `options` ({"samples": K, "model": name}) travel with it to the
     worker that answers it."""
     with rt.session() as s:
-        request = QueryRequest(team_id=team_id, question=question, expected=expected, options=options or None,
+        request = QueryRequestRow(team_id=team_id, question=question, expected=expected, options=options or None,
                                status="pending")
         s.add(request)
         s.flush()
@@ -143,7 +143,7 @@ def send_question(rt: Runtime, request_id: str, *, only_if_idle: bool = False) -
     from workers.queue.fleet import NoLiveWorkerError, choose_graft_queue
 
     with rt.session() as s:
-        request = s.get(QueryRequest, request_id)
+        request = s.get(QueryRequestRow, request_id)
         if request is None:
             raise LookupError(f"no query request {request_id}")
         question, team_id, options = request.question, request.team_id, dict(request.options or {})
@@ -153,7 +153,7 @@ def send_question(rt: Runtime, request_id: str, *, only_if_idle: bool = False) -
     except NoLiveWorkerError as exc:
         if only_if_idle:
             return None
-        fail_unfinished(rt, QueryRequest, request_id, NO_LIVE_WORKER, f"{NO_LIVE_WORKER}: {exc}")
+        fail_unfinished(rt, QueryRequestRow, request_id, NO_LIVE_WORKER, f"{NO_LIVE_WORKER}: {exc}")
         log.warning("dispatch.no_live_worker", request_id=request_id, model=model, error=str(exc))
         raise
     if only_if_idle and target.depth > 0:
@@ -167,12 +167,12 @@ def answer_request(rt: Runtime, request_id: str, params: AnswerParams = AnswerPa
                    final: bool = True) -> str:
     """The graft task's delivery: answer a stored question once (run_task: one outcome; a redelivered, finished
     request is left alone)."""
-    return run_task(rt, QueryRequest, request_id, lambda r, i, d: _answer_body(r, i, d, params), final=final)
+    return run_task(rt, QueryRequestRow, request_id, lambda r, i, d: _answer_body(r, i, d, params), final=final)
 
 
 def _answer_body(rt: Runtime, request_id: str, delivery: Delivery, params: AnswerParams) -> str:
     with rt.session() as s:
-        request = s.get(QueryRequest, request_id, with_for_update=True)
+        request = s.get(QueryRequestRow, request_id, with_for_update=True)
         if request is None:
             log.warning("answer.unknown_request", request_id=request_id)
             return "unknown"
@@ -201,21 +201,21 @@ def _answer_body(rt: Runtime, request_id: str, delivery: Delivery, params: Answe
     return record_answer(rt, request_id, answer, delivery=delivery)
 
 
-def stored_question(session: Any, request_id: str) -> QueryRequest:
+def stored_question(session: Any, request_id: str) -> QueryRequestRow:
     """A stored question by id (LookupError: there is none)."""
-    request = session.get(QueryRequest, request_id)
+    request = session.get(QueryRequestRow, request_id)
     if request is None:
         raise LookupError(f"no query request {request_id}")
     return request
 
 
-def question_outcome(session: Any, request: QueryRequest) -> dict[str, Any]:
+def question_outcome(session: Any, request: QueryRequestRow) -> dict[str, Any]:
     """A stored question as its asker sees it: pending, failed (with the error) or done with its answer's fields."""
     if request.status == "pending":
         return {"request_id": request.id, "status": "pending"}
     if request.status == "failed" or request.query_id is None:
         return {"request_id": request.id, "status": "failed", "error": request.error}
-    row = session.get(Query, request.query_id)
+    row = session.get(AnswerRow, request.query_id)
     return {"request_id": request.id, "status": "done", "answer": row.answer, "route": row.route,
             "block_id": row.block_id, "decode_tokens": row.decode_tokens, "verified": row.verified,
             "attested": row.attested, "verified_by": row.verified_by, "query_id": row.id, "detail": row.detail,
@@ -254,8 +254,8 @@ def requeue_stale(rt: Runtime, *, older_than_s: float, lost_only: bool = False) 
         with rt.session() as s:
             return list(s.scalars(sa.select(model.id).where(*where).order_by(model.created_at)))
 
-    problems = [] if "solve" in skipped else stale(Problem)
-    questions = stale(QueryRequest)
+    problems = [] if "solve" in skipped else stale(ProblemRow)
+    questions = stale(QueryRequestRow)
     if not broker:  # embedded: run them here, one by one
         work_in_process(rt, "solve", problems)
         work_in_process(rt, "answer", questions)
@@ -282,10 +282,10 @@ def pending_work(rt: Runtime) -> tuple[list[str], list[str]]:
     """Every problem and question still pending (oldest first): what an embedded server picks up again at start,
     since work queued in a process that died is otherwise never run."""
     with rt.session() as s:
-        problems = list(s.scalars(sa.select(Problem.id).where(Problem.status == "pending")
-                                  .order_by(Problem.created_at)))
-        questions = list(s.scalars(sa.select(QueryRequest.id).where(QueryRequest.status == "pending")
-                                   .order_by(QueryRequest.created_at)))
+        problems = list(s.scalars(sa.select(ProblemRow.id).where(ProblemRow.status == "pending")
+                                  .order_by(ProblemRow.created_at)))
+        questions = list(s.scalars(sa.select(QueryRequestRow.id).where(QueryRequestRow.status == "pending")
+                                   .order_by(QueryRequestRow.created_at)))
     return problems, questions
 
 
@@ -296,7 +296,7 @@ def work_in_process(rt: Runtime, kind: str, ids: list[str], *, attempts: int = 3
     `kvgraft requeue`."""
     import time
 
-    model: WorkRow = Problem if kind == "solve" else QueryRequest
+    model: WorkRow = ProblemRow if kind == "solve" else QueryRequestRow
     for row_id in ids:
         for attempt in range(attempts):
             final = attempt + 1 == attempts

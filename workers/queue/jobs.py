@@ -18,7 +18,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from store.db import Batch, Team
+from store.db import BatchRow, TeamRow
 from store.repository import batch_problems
 from workers.flywheel.answer import AnswerParams
 from workers.flywheel.answering import answer_question
@@ -58,9 +58,9 @@ def source_digest(problems: list[ProblemSpec], params: JobParams, *, fingerprint
 def _resumable_batch(rt: Runtime, digest: str, team: str) -> tuple[str, list[str]] | None:
     """The newest batch of `team` made from the same input, and its problem ids in order, if there is one."""
     with rt.session() as s:
-        batch_id = s.scalar(sa.select(Batch.id).join(Team, Team.id == Batch.team_id)
-                            .where(Batch.source_digest == digest, Team.name == team)
-                            .order_by(Batch.created_at.desc()).limit(1))
+        batch_id = s.scalar(sa.select(BatchRow.id).join(TeamRow, TeamRow.id == BatchRow.team_id)
+                            .where(BatchRow.source_digest == digest, TeamRow.name == team)
+                            .order_by(BatchRow.created_at.desc()).limit(1))
         if batch_id is None:
             return None
         return batch_id, [p.id for p in batch_problems(s, batch_id=batch_id)]
@@ -72,7 +72,7 @@ def _wait_for_batch(rt: Runtime, batch_id: str, total: int, timeout_s: float,
     while True:
         with rt.session() as s:
             done = sum(p.status in STATUS_NAMES for p in batch_problems(s, batch_id=batch_id))
-            batch = s.get(Batch, batch_id)
+            batch = s.get(BatchRow, batch_id)
             finished = batch is not None and batch.status == "done"
         if progress:
             progress(done)
@@ -121,7 +121,7 @@ def run_job(rt: Runtime, problems: list[ProblemSpec], params: JobParams = JobPar
         _wait_for_batch(rt, batch_id, len(problem_ids), params.wait_timeout_s, on_solved)
     with rt.session() as s:
         rows = batch_problems(s, batch_id=batch_id)
-        team_id = s.get(Batch, batch_id).team_id  # type: ignore[union-attr]
+        team_id = s.get(BatchRow, batch_id).team_id  # type: ignore[union-attr]
     report_rows = []
     for i, problem in enumerate(rows, start=1):
         emit({"step": "replay", "problem": problem.external_id, "n": i, "total": len(rows)})

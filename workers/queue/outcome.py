@@ -21,7 +21,7 @@ from typing import Any
 import structlog
 from sqlalchemy.exc import OperationalError
 
-from store.db import Problem, QueryRequest, utcnow
+from store.db import ProblemRow, QueryRequestRow, utcnow
 from store.errors import ObjectStoreUnavailableError
 from store.repository import FINAL_PROBLEM_STATUSES, Delivery, refresh_batch_status
 from workers.errors import failure_reason
@@ -30,7 +30,7 @@ from workers.verify.sandbox_types import SandboxUnavailableError
 
 log = structlog.get_logger(__name__)
 
-WorkRow = type[Problem] | type[QueryRequest]
+WorkRow = type[ProblemRow] | type[QueryRequestRow]
 TaskBody = Callable[[Runtime, str, Delivery], str]
 
 # Errors worth retrying: everything else that goes wrong while working on a problem or question ends it `failed`.
@@ -46,14 +46,14 @@ def worker_lost_reason(lost: int) -> str:
             f"SIGILL or SIGSEGV, an out-of-memory kill, or SIGKILL)")
 
 
-def lost_deliveries(row: Problem | QueryRequest) -> int:
+def lost_deliveries(row: ProblemRow | QueryRequestRow) -> int:
     """Deliveries of this row that started and never ended: each lost its worker."""
     return int(row.deliveries or 0) - int(row.deliveries_ended or 0)
 
 
-def set_failed(row: Problem | QueryRequest, reason: str, detail: str = "", **extra: Any) -> None:
+def set_failed(row: ProblemRow | QueryRequestRow, reason: str, detail: str = "", **extra: Any) -> None:
     """Write a `failed` outcome on a locked row that has none (a problem's `outcome`, a question's `error`)."""
-    if isinstance(row, Problem):
+    if isinstance(row, ProblemRow):
         row.status, row.outcome = "failed", {"reason": reason, "detail": detail[:2000], **extra}
     else:
         row.status, row.finished_at = "failed", utcnow()
@@ -70,10 +70,10 @@ def fail_unfinished(rt: Runtime, model: WorkRow, row_id: str, reason: str, detai
         row = s.get(model, row_id, with_for_update=True)
         if row is None:
             return False
-        if (row.status in FINAL_PROBLEM_STATUSES) if isinstance(row, Problem) else (row.status != "pending"):
+        if (row.status in FINAL_PROBLEM_STATUSES) if isinstance(row, ProblemRow) else (row.status != "pending"):
             return False
         set_failed(row, reason, detail)
-        if isinstance(row, Problem):
+        if isinstance(row, ProblemRow):
             s.flush()
             refresh_batch_status(s, batch_id=row.batch_id)
     log.warning("dispatch.failed", table=model.__tablename__, id=row_id, reason=reason, detail=detail[:500])

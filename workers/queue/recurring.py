@@ -24,7 +24,7 @@ import structlog
 
 from engine.errors import EngineError
 from engine.graft import GraftEngine
-from store.db import QueryRequest, utcnow
+from store.db import QueryRequestRow, utcnow
 from store.repository import Delivery, claim_waiting_question, waiting_questions
 from workers.flywheel.answer import Answer, AnswerParams, AnswerRequest
 from workers.flywheel.answering import add_answer_row, answer_request_for
@@ -79,7 +79,7 @@ def record_answer(rt: Runtime, request_id: str, answer: Answer, *, delivery: Del
     request that already has one is left as it is)."""
     with rt.session() as s:
         delivery.end(s)
-        request = s.get(QueryRequest, request_id, with_for_update=True)
+        request = s.get(QueryRequestRow, request_id, with_for_update=True)
         if request is None or request.status != "pending":
             return request.status if request is not None else "unknown"
         row = add_answer_row(s, request.question, request.team_id, answer)
@@ -117,7 +117,7 @@ def _take(rt: Runtime, engine: GraftEngine, candidates: list[tuple[str, str, int
             with rt.session() as s:
                 if not claim_waiting_question(s, request_id=request_id):
                     continue
-            claimed = Delivery(QueryRequest, request_id, started=True)
+            claimed = Delivery(QueryRequestRow, request_id, started=True)
             request = answer_request_for(engine, question, team_id=team_id, expected=expected.get("answer"),
                                          verifier=expected.get("verifier"), params=AnswerParams())
             try:

@@ -37,10 +37,10 @@ class KvgraftTask(Task):
     def on_failure(self, exc: BaseException, task_id: str, args: Any, kwargs: Any, einfo: Any) -> None:
         """The task gave up (retries exhausted, or an error the body did not turn into an outcome): its problem or
         question ends `failed` with the error as reason, so that no accepted work stays pending."""
-        from store.db import Problem, QueryRequest
+        from store.db import ProblemRow, QueryRequestRow
         from workers.queue.outcome import record_failure
 
-        model = {"kvgraft.solve_problem": Problem, "kvgraft.answer_query": QueryRequest}.get(self.name)
+        model = {"kvgraft.solve_problem": ProblemRow, "kvgraft.answer_query": QueryRequestRow}.get(self.name)
         if model is None or not args:
             return
         try:  # a runtime of its own: Celery may call this in the worker's main process (a hard time limit)

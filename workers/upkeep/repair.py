@@ -18,7 +18,7 @@ from engine.errors import EngineError
 from engine.graft import GraftEngine
 from store.blockfile import Block, read_header, signature_status
 from store.blocks import block_key
-from store.db import BlockRow, Generation, Problem, utcnow
+from store.db import BlockRow, GenerationRow, ProblemRow, utcnow
 from store.errors import BlockKeyMissingError, StoreError
 from workers.flywheel.deposit import probe_query
 from workers.flywheel.prefix import ensure_skill
@@ -69,14 +69,14 @@ def _from_catalogue(rt: Runtime, row: BlockRow, engine: GraftEngine) -> tuple[st
         return "skill", tokens_of(engine, text, first=True), {"text": text, "source": row.source}
     if row.kind == "solution":
         with rt.session() as s:
-            problem = s.scalar(sa.select(Problem).where(Problem.block_id == row.id, Problem.status == "solved")
+            problem = s.scalar(sa.select(ProblemRow).where(ProblemRow.block_id == row.id, ProblemRow.status == "solved")
                                .limit(1))
             if problem is None:
                 return None
             outcome = dict(problem.outcome or {})
             program = problem.solution if outcome.get("route") == "reference" else s.scalar(
-                sa.select(Generation.program).where(Generation.problem_id == problem.id,
-                                                    Generation.verdict == "verified").limit(1))
+                sa.select(GenerationRow.program).where(GenerationRow.problem_id == problem.id,
+                                                    GenerationRow.verdict == "verified").limit(1))
             question, answer = problem.question, outcome.get("answer")
         if program is None or answer is None:
             return None
