@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import signal
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -18,6 +19,21 @@ bench_app = typer.Typer(no_args_is_help=True, help="Benchmarks: each prints a JS
 
 def _stop_on_sigterm(signum: int, _frame: object) -> None:
     raise SystemExit(128 + signum)
+
+
+def _progress(name: str, json_out: bool) -> Callable[[str], None] | None:
+    """Progress lines on stderr for a table run (a --json run prints only its record)."""
+    return None if json_out else (lambda msg: err.print(f"[dim]bench {name}: {msg}[/]"))
+
+
+def _measured(body: Callable[[], dict[str, Any]], json_out: bool) -> dict[str, Any] | None:
+    """Run a benchmark (its errors as one line, exit 2); with --json print its record and return None, else return
+    the record for the command's table."""
+    record = guard(body)
+    if json_out:
+        print_json(record)
+        return None
+    return record
 
 
 @bench_app.callback()
@@ -51,14 +67,13 @@ def bench_restore(
         sizes = tuple(int(t) for t in tokens.split(",") if t.strip())
         if not sizes or min(sizes) < 1:
             raise ValueError("--tokens needs positive integers, e.g. 500,2000,4000")
-        progress = (lambda msg: err.print(f"[dim]bench restore: {msg}[/]")) if not json_out else None
+        progress = _progress("restore", json_out)
         return run_restore_bench(RestoreBenchRequest(model=model_name(model), tokens=sizes, runs=runs,
                                                      measure_memory=memory, kv_types=_kv_types(kv_types)),
                                  progress=progress)
 
-    record = guard(body)
-    if json_out:
-        print_json(record)
+    record = _measured(body, json_out)
+    if record is None:
         return
     columns = ["kv_type", "tokens", "prefill_ms", "restore_ms", "restore_only_ms", "restore_warm_only_ms",
                "state_bytes_per_token", "raw_seq_file_ms",
@@ -83,13 +98,12 @@ def bench_store(
     from bench.store import StoreBenchRequest, run_store_bench
 
     def body() -> dict[str, Any]:
-        progress = (lambda msg: err.print(f"[dim]bench store: {msg}[/]")) if not json_out else None
+        progress = _progress("store", json_out)
         return run_store_bench(StoreBenchRequest(size_mb=size_mb, count=count, s3_endpoint_url=s3_endpoint),
                                progress=progress)
 
-    record = guard(body)
-    if json_out:
-        print_json(record)
+    record = _measured(body, json_out)
+    if record is None:
         return
     columns = ["store", "payloads", "block_bytes", "put_mb_s", "get_verified_mb_s", "raw_read_mb_s",
                "verify_overhead_pct", "get_verified_mb_s_warm", "raw_read_mb_s_warm", "verify_overhead_pct_warm",
@@ -108,12 +122,11 @@ def bench_load(
     from bench.load import LoadBenchRequest, run_load_bench
 
     def body() -> dict[str, Any]:
-        progress = (lambda msg: err.print(f"[dim]bench load: {msg}[/]")) if not json_out else None
+        progress = _progress("load", json_out)
         return run_load_bench(LoadBenchRequest(clients=clients, seconds=seconds, model=model), progress=progress)
 
-    record = guard(body)
-    if json_out:
-        print_json(record)
+    record = _measured(body, json_out)
+    if record is None:
         return
     out.print(key_value_table("bench load", record))
 
@@ -130,13 +143,12 @@ def bench_context(
     from bench.context import ContextBenchRequest, run_context_bench
 
     def body() -> dict[str, Any]:
-        progress = (lambda msg: err.print(f"[dim]bench context: {msg}[/]")) if not json_out else None
+        progress = _progress("context", json_out)
         return run_context_bench(ContextBenchRequest(window=window, ratio=ratio, needles=needles,
                                                      model=model_name(model)), progress=progress)
 
-    record = guard(body)
-    if json_out:
-        print_json(record)
+    record = _measured(body, json_out)
+    if record is None:
         return
     out.print(key_value_table(f"bench context: {record['model']}", {k: v for k, v in record.items()
                                                                       if k not in ("needles", "memory")}))
@@ -154,13 +166,12 @@ def bench_api(
     from bench.api import ApiBenchRequest, run_api_bench
 
     def body() -> dict[str, Any]:
-        progress = (lambda msg: err.print(f"[dim]bench api: {msg}[/]")) if not json_out else None
+        progress = _progress("api", json_out)
         return run_api_bench(ApiBenchRequest(queries=queries, model=model_name(model), broker_url=broker),
                              progress=progress)
 
-    record = guard(body)
-    if json_out:
-        print_json(record)
+    record = _measured(body, json_out)
+    if record is None:
         return
     out.print(records_table(f"bench api: {record['model']}, {queries} recurring queries",
                             [{"path": "in-process", **record["in_process"]},
@@ -198,16 +209,15 @@ def bench_flywheel(
     from bench.flywheel import FlywheelBenchRequest, run_flywheel_bench
 
     def body() -> dict[str, Any]:
-        progress = (lambda msg: err.print(f"[dim]bench flywheel: {msg}[/]")) if not json_out else None
+        progress = _progress("flywheel", json_out)
         return run_flywheel_bench(FlywheelBenchRequest(dataset=dataset, library=library, eval=eval_file,
                                                        samples=samples, model=model_name(model), methods=methods,
                                                        arms=tuple(a.strip() for a in (arms or "").split(",")
                                                                   if a.strip())),
                                   progress=progress)
 
-    record = guard(body)
-    if json_out:
-        print_json(record)
+    record = _measured(body, json_out)
+    if record is None:
         return
     rows = [{"phase": role, "arm": arm, **{k: figures.get(k) for k in
                                             ("correct", "wrong", "abstain", "decode_tokens_per_question",
@@ -280,16 +290,15 @@ def bench_scale(
     parsed = _sizes(sizes)
 
     def body() -> dict[str, Any]:
-        progress = (lambda msg: err.print(f"[dim]bench scale: {msg}[/]")) if not json_out else None
+        progress = _progress("scale", json_out)
         fleet = () if workers.strip().lower() == "none" else tuple(int(w) for w in workers.split(","))
         return run_scale_bench(ScaleBenchRequest(sizes=parsed, queries=queries, linear_max=linear_max,
                                                  server_url=db, keep=keep, fleet_workers=fleet,
                                                  fleet_answers=answers, fleet_deposits=deposits),
                                progress=progress)
 
-    record = guard(body)
-    if json_out:
-        print_json(record)
+    record = _measured(body, json_out)
+    if record is None:
         return
     out.print(records_table("bench scale: indexed routing", record["route"],
                             ["blocks", "p50_ms", "p99_ms", "rows_examined", "candidates_mean"]))
@@ -334,15 +343,14 @@ def bench_prompt_cache(
     from bench.prompt_cache import PromptCacheBenchRequest, run_prompt_cache_bench
 
     def body() -> dict[str, Any]:
-        progress = (lambda msg: err.print(f"[dim]bench prompt-cache: {msg}[/]")) if not json_out else None
+        progress = _progress("prompt-cache", json_out)
         return run_prompt_cache_bench(PromptCacheBenchRequest(
             model=model_name(model), prefix_tokens=prefix_tokens, samples=samples, prefixes=prefixes,
             requests=requests, verify=verify, turns=turns, turn_tokens=turn_tokens, system_tokens=system_tokens,
             chunk_tokens=chunk_tokens, kv_types=_kv_types(kv_types)), progress=progress)
 
-    record = guard(body)
-    if json_out:
-        print_json(record)
+    record = _measured(body, json_out)
+    if record is None:
         return
     rows = [{"arm": arm, "ttft_ms": record["ttft_ms"][arm], "total_ms": record["total_ms"][arm]}
             for arm in record["ttft_ms"]]
@@ -387,13 +395,12 @@ def bench_batch_probe(
         counts = tuple(int(t) for t in threads.split(",") if t.strip())
         if any(t < 1 for t in counts):
             raise ValueError("--threads needs positive integers")
-        progress = (lambda msg: err.print(f"[dim]bench batch-probe: {msg}[/]")) if not json_out else None
+        progress = _progress("batch-probe", json_out)
         return run_batch_probe(BatchProbeRequest(model=model_name(model), prompt_sets=sets, steps=steps, chunk=chunk,
                                                  threads=counts), progress=progress)
 
-    record = guard(body)
-    if json_out:
-        print_json(record)
+    record = _measured(body, json_out)
+    if record is None:
         return
     rows = [{"prompts": r["prompts"], "threads": r["threads"], "flash_attn": r["flash_attn"], "kv": r["kv"],
              **{f"{c} equal": f"{r[c]['positions_equal']}/{r[c]['positions']}" for c in ("all", "ragged",
@@ -420,15 +427,14 @@ def bench_graft_batch(
     from bench.graft_batch import GraftBatchRequest, run_graft_batch
 
     def body() -> dict[str, Any]:
-        progress = (lambda msg: err.print(f"[dim]bench graft-batch: {msg}[/]")) if not json_out else None
+        progress = _progress("graft-batch", json_out)
         return run_graft_batch(GraftBatchRequest(model=model_name(model), questions=questions,
                                                  block_tokens=block_tokens, max_seqs=_ints(max_seqs, "--max-seqs"),
                                                  flash_attn=flash_attn, threads=threads, check=check),
                                progress=progress)
 
-    record = guard(body)
-    if json_out:
-        print_json(record)
+    record = _measured(body, json_out)
+    if record is None:
         return
     rows = [{k: a[k] for k in ("arm", "wall_s", "answers_per_s", "ratio_vs_alone")}
             | {"answers equal": f"{a['answers_equal']}/{record['questions']}",
@@ -489,15 +495,14 @@ def bench_serve_load(
             raise ValueError("--prompt-tokens and --max-tokens take LOW,HIGH")
         if outputs[1] > 2048:
             raise ValueError("--max-tokens is at most 2048 (the API's limit)")
-        progress = (lambda msg: err.print(f"[dim]bench serve-load: {msg}[/]")) if not json_out else None
+        progress = _progress("serve-load", json_out)
         return run_serve_load_bench(ServeLoadBenchRequest(
             model=model_name(model), concurrency=levels, requests=requests, prompt_tokens=(prompts[0], prompts[1]),
             max_tokens=(outputs[0], outputs[1]), arms=tuple(a.strip() for a in arms.split(",") if a.strip()),
             long_tokens=long_tokens, threads=threads), progress=progress)
 
-    record = guard(body)
-    if json_out:
-        print_json(record)
+    record = _measured(body, json_out)
+    if record is None:
         return
     rows = [{"arm": arm, "concurrency": c, **row} for arm, by_c in record["arms"].items() for c, row in by_c.items()]
     out.print(records_table(f"bench serve-load: {record['model']}, {record['threads']} threads", rows,
