@@ -26,6 +26,7 @@ import numpy as np
 from engine.graft import EngineConfig, GraftEngine
 from engine.native import BatchRow, ContextConfig, LlamaContext, LlamaModel
 from engine.texts import sample_tokens
+from workers.settings import load_settings
 
 Progress = Callable[[str], None] | None
 
@@ -146,7 +147,8 @@ def batched(model: LlamaModel, cfg: ContextConfig, prompts: Sequence[Sequence[in
 
 def run_batch_probe(request: BatchProbeRequest, progress: Progress = None) -> dict[str, Any]:
     say = progress or (lambda _m: None)
-    engine = GraftEngine.load(request.model, EngineConfig(n_ctx=2048, prefill_chunk=request.chunk))
+    engine = GraftEngine.load(request.model, EngineConfig(n_ctx=2048, prefill_chunk=request.chunk),
+                              cache_dir=load_settings().cache_dir)
     results = []
     try:
         for name in request.prompt_sets:

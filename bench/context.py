@@ -91,7 +91,9 @@ def _drop_cache(path: Path) -> bool:
 
 
 def _restore_vs_prefill(model: str | None, sizes: tuple[int, ...], runs: int, tmp: Path) -> list[dict[str, Any]]:
-    engine = GraftEngine.load(model or load_settings().model, EngineConfig(n_ctx=max(8192, max(sizes) + 256)))
+    settings = load_settings()
+    engine = GraftEngine.load(model or settings.model, EngineConfig(n_ctx=max(8192, max(sizes) + 256)),
+                              cache_dir=settings.cache_dir)
     rows = []
     try:
         for n in sizes:

@@ -25,6 +25,7 @@ from engine.texts import sample_tokens
 from workers.flywheel.prompts import recurrence_query, style_for, tokens_of
 from workers.flywheel.recurrence import RecurrenceHit, answer_sampling, decode_alone, decode_together
 from workers.serving.batch_check import batch_check
+from workers.settings import load_settings
 
 Progress = Callable[[str], None] | None
 
@@ -44,7 +45,7 @@ def run_graft_batch(req: GraftBatchRequest, progress: Progress = None) -> dict[s
     say = progress or (lambda _m: None)
     threads = {"threads": req.threads} if req.threads else {}
     config = EngineConfig(n_ctx=max(1024, req.block_tokens + 256), flash_attn=req.flash_attn, **threads)
-    with GraftEngine.load(req.model, config) as engine:
+    with GraftEngine.load(req.model, config, cache_dir=load_settings().cache_dir) as engine:
         style = style_for(engine)
         query = tuple(tokens_of(engine, recurrence_query(style)))
         say(f"capturing {req.questions} blocks of {req.block_tokens} tokens")

@@ -36,6 +36,7 @@ from engine.native import LlamaContext
 from engine.texts import sample_tokens
 from store.blockfile import Block, read_block_file, read_header, signature_status, write_block_file
 from workers.seam import block_to_snapshot, snapshot_to_block
+from workers.settings import load_settings
 
 log = structlog.get_logger(__name__)
 
@@ -156,7 +157,7 @@ def _restore_bench_one(request: RestoreBenchRequest, kv_type: str, progress: Cal
                        ) -> dict[str, Any]:
     n_ctx = max(4096, -(-(max(request.tokens) + 64) // 256) * 256)
     cfg = EngineConfig(n_ctx=n_ctx, kv_type=kv_type)
-    engine = GraftEngine.load(request.model, cfg)
+    engine = GraftEngine.load(request.model, cfg, cache_dir=load_settings().cache_dir)
     key = secrets.token_bytes(32)  # blocks are signed, as a deployment with a key reads them
     say = progress or (lambda _msg: None)
     results = []

@@ -13,13 +13,14 @@ from engine.graft import EngineConfig, GraftEngine
 from store.blockfile import read_block_file
 from workers.logs import configure_logging
 from workers.seam import block_to_snapshot
+from workers.settings import load_settings
 
 
 def main(argv: list[str]) -> None:
     configure_logging()
     model, block_path, n_ctx = argv[0], Path(argv[1]), int(argv[2])
     kv_type = argv[3] if len(argv) > 3 else "f16"
-    engine = GraftEngine.load(model, EngineConfig(n_ctx=n_ctx, kv_type=kv_type))
+    engine = GraftEngine.load(model, EngineConfig(n_ctx=n_ctx, kv_type=kv_type), cache_dir=load_settings().cache_dir)
     with engine.open_context() as ctx:
         _ = engine.fingerprint
         before = rss_bytes()

@@ -179,7 +179,7 @@ async def _await_outcome(rt: Runtime, request_id: str, finished: Future[None] | 
             await asyncio.sleep(min(pause, left))
             pause = min(pause * 1.5, 0.1)
         elif ended.done():
-            return result  # the task ended without an outcome (dispatch.outcome_not_recorded): still pending
+            return result  # the task ended without an outcome (logged: dispatch.outcome_not_recorded): still pending
         else:
             await asyncio.wait({ended}, timeout=left)
 

@@ -110,7 +110,11 @@ def ask(
             with rt.session() as s:
                 team_id = get_or_create_team(s, name=team).id
             if not rt.settings.broker_url:
-                return _answered(rt, ask_here(rt, question, team_id=team_id, options=options))
+                request_id, here = ask_here(rt, question, team_id=team_id, options=options)
+                answered = _answered(rt, request_id)
+                if answered is None:  # answered here, so done or failed: pending means its outcome was not recorded
+                    raise RuntimeError(f"the answer to request {request_id} was not recorded")
+                return answered | ({"timings_ms": here.timings_ms} if here is not None else {})
             request_id = submit_question(rt, question, team_id=team_id, options=options)
             send_question(rt, request_id)  # a worker of a fingerprint that can answer it, or NoLiveWorkerError
             deadline = time.monotonic() + timeout

@@ -158,8 +158,14 @@ class Work:
         except RuntimeError:  # shut down meanwhile
             self._release(ticket)
             raise
-        future.add_done_callback(lambda _: self._release(ticket))  # run, failed or cancelled: the slot is free
+        future.add_done_callback(lambda f: self._ended(ticket, f))  # run, failed or cancelled: the slot is free
         return future
+
+    def _ended(self, ticket: Ticket, future: Future[None]) -> None:
+        self._release(ticket)
+        exc = None if future.cancelled() else future.exception()
+        if exc is not None:  # the runner itself failed (its rows stay pending for the next start or a requeue)
+            log.error("api.background_failed", task=ticket.kind, error=f"{type(exc).__name__}: {exc}", exc_info=exc)
 
     def solve(self, ticket: Ticket, problem_ids: list[str]) -> Dispatch:
         """Queue the problems; not queued when the broker could not be reached (the batch stays stored and pending

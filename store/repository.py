@@ -539,7 +539,7 @@ class Delivery:
     def end(self, session: Session) -> None:
         """Count its end in `session`'s transaction (the one recording the outcome, if any); a rolled-back end is
         ended again later, and a delivery is never ended twice."""
-        if self.ended:
+        if self.ended or not self.started:  # never started (its check did not commit): nothing to end
             return
         end_delivery(session, model=self.model, row_id=self.row_id)
         sa.event.listen(session, "after_commit", self._ended, once=True)

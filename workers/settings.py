@@ -67,8 +67,7 @@ class Settings(BaseSettings):
     window_tokens: int = 4096  # the serving context (n_ctx) of engines this deployment runs
     # the serving engine's prefill_chunk (EngineConfig): prompts are prefilled in calls of this many tokens and
     # cached prefixes end at its multiples (the serving grid); KVGRAFT_PROMPT_CHUNK_TOKENS, its documented name
-    prefill_chunk: int = Field(64, validation_alias=AliasChoices("KVGRAFT_PROMPT_CHUNK_TOKENS",
-                                                                 "KVGRAFT_PREFILL_CHUNK"))
+    prefill_chunk: int = Field(64, validation_alias=AliasChoices("KVGRAFT_PROMPT_CHUNK_TOKENS"))
     # prompt-cache prefixes are stored as chunks of this many tokens, each holding only its own cells (a multiple
     # of prefill_chunk; 0: each prefix stored whole, from position 0)
     prefix_chunk_tokens: int = 256

@@ -90,3 +90,34 @@ def test_the_embedded_runner_retries_through_the_same_mechanism(rt: Runtime,
     status, error, started, ended = _row(rt, request)
     assert len(calls) == 3 and status == "failed" and error.startswith("store_error")
     assert (started, ended) == (3, 3)
+
+
+def test_a_delivery_whose_start_never_committed_is_never_ended(rt: Runtime) -> None:
+    from store.repository import Delivery
+    from workers.queue.outcome import fail_unfinished
+
+    request = submit_question(rt, "What is 3 plus 4?", team_id=None)
+    never_started = Delivery(QueryRequestRow, request)  # its check transaction raised before committing
+    assert fail_unfinished(rt, QueryRequestRow, request, "internal_error", "x", delivery=never_started)
+    status, _, started, ended = _row(rt, request)
+    assert status == "failed" and (started, ended) == (0, 0)  # the lost-delivery count stays 0, not -1
+
+
+def test_a_transient_error_stops_kvgraft_run_in_process_and_leaves_the_problem_to_resume(
+        rt: Runtime, monkeypatch: pytest.MonkeyPatch) -> None:
+    import workers.queue.dispatch as dispatch
+    from store.db import ProblemRow
+    from workers.problems import ProblemSpec
+
+    _, ids = dispatch.submit_batch(rt, [ProblemSpec(id="p", question="What is 4 plus 4?", answer=8,
+                                                    solution="print(8)")], team="t")
+
+    def down(*args: Any, **kwargs: Any) -> str:
+        raise ObjectStoreUnavailableError("S3 is down")
+
+    monkeypatch.setattr(dispatch, "solve_problem", down)
+    with pytest.raises(ObjectStoreUnavailableError):
+        dispatch.dispatch_solves(rt, ids)  # the run stops with the error; running it again resumes
+    with rt.session() as s:
+        row = s.get(ProblemRow, ids[0])
+        assert (row.status, row.deliveries, row.deliveries_ended) == ("pending", 1, 1)

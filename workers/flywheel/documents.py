@@ -14,6 +14,7 @@ import structlog
 from engine.graft import GraftEngine
 from engine.sampling import SamplingParams, generate_after_graft
 from store.blockfile import Block
+from workers.errors import WorkInputError
 from workers.flywheel.deposit import DepositResult, deposit_tokens, probe_query
 from workers.flywheel.prompts import style_for, tokens_of
 from workers.flywheel.router import route_passages
@@ -122,7 +123,7 @@ def answer_from_block(rt: Runtime, engine: GraftEngine, block: Block, question: 
     query = context_query(engine, question)
     room = engine.config.n_ctx - snapshot.pos_end - len(query)
     if room < 2:
-        raise ValueError(f"the question ({len(query)} tokens with its framing) does not fit the serving window "
+        raise WorkInputError(f"the question ({len(query)} tokens with its framing) does not fit the serving window "
                          f"after a {snapshot.n_tokens}-token block")
     out = generate_after_graft(engine, snapshot, query, SamplingParams(
         max_tokens=min(MAX_CONTEXT_ANSWER_TOKENS, room - 1), stop=("\n", "<|im_end|>")),

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from celery import Celery
+from celery import Celery, signals
 from kombu import Queue
 
 from workers.settings import Settings, load_settings
@@ -72,9 +72,18 @@ def run_with(settings: Settings) -> Celery:
     return app
 
 
+@signals.worker_init.connect
+@signals.beat_init.connect
+def _configure_from_environment(**_: object) -> None:
+    """A worker or beat started by `celery -A workers.queue.celery_app` itself (not through `kvgraft worker` or
+    `kvgraft beat`): point the app at the settings read once from the environment before it connects."""
+    if _worker_settings is None:
+        run_with(load_settings())
+
+
 def worker_settings() -> Settings:
-    """The settings this worker process runs on: those it was started with, else (a worker started by `celery`
-    itself) read once from the environment."""
+    """The settings this worker process runs on: those it was started with, else read once from the
+    environment."""
     if _worker_settings is None:
         run_with(load_settings())
     assert _worker_settings is not None

@@ -20,7 +20,7 @@ from store.repository import (
     get_or_create_team,
     refresh_batch_status,
 )
-from workers.flywheel.answer import AnswerParams
+from workers.flywheel.answer import Answer, AnswerParams
 from workers.flywheel.answering import answer_request_for
 from workers.flywheel.prompts import normalize_question
 from workers.flywheel.routes import AFTER_RECURRENCE, run_policy
@@ -111,7 +111,7 @@ def dispatch_solves(rt: Runtime, problem_ids: list[str], *,
             continue
         if on_start:
             on_start(pid)
-        status = solve_stored_problem(rt, pid)
+        status = solve_stored_problem(rt, pid, final=False)  # a transient error stops the run: run it again
         if progress:
             progress(pid, status)
 
@@ -164,13 +164,15 @@ def send_question(rt: Runtime, request_id: str, *, only_if_idle: bool = False) -
 
 
 def answer_request(rt: Runtime, request_id: str, params: AnswerParams = AnswerParams(), *,
-                   final: bool = True) -> str:
+                   final: bool = True, on_answer: Callable[[Answer], None] | None = None) -> str:
     """The graft task's delivery: answer a stored question once (run_task: one outcome; a redelivered, finished
-    request is left alone)."""
-    return run_task(rt, QueryRequestRow, request_id, lambda r, i, d: _answer_body(r, i, d, params), final=final)
+    request is left alone). `on_answer` sees the answer before it is recorded (what is not stored: its timings)."""
+    return run_task(rt, QueryRequestRow, request_id,
+                    lambda r, i, d: _answer_body(r, i, d, params, on_answer), final=final)
 
 
-def _answer_body(rt: Runtime, request_id: str, delivery: Delivery, params: AnswerParams) -> str:
+def _answer_body(rt: Runtime, request_id: str, delivery: Delivery, params: AnswerParams,
+                 on_answer: Callable[[Answer], None] | None) -> str:
     with rt.session() as s:
         request = s.get(QueryRequestRow, request_id, with_for_update=True)
         if request is None:
@@ -198,6 +200,8 @@ def _answer_body(rt: Runtime, request_id: str, delivery: Delivery, params: Answe
         answer = run_policy(rt, request, AFTER_RECURRENCE)
     log.info("answer.done", request_id=request_id, route=answer.route, block_id=answer.block_id,
              verified=answer.verified, decode_tokens=answer.decode_tokens)
+    if on_answer is not None:
+        on_answer(answer)
     return record_answer(rt, request_id, answer, delivery=delivery)
 
 
@@ -222,12 +226,15 @@ def question_outcome(session: Any, request: QueryRequestRow) -> dict[str, Any]:
             "binding": row.binding}
 
 
-def ask_here(rt: Runtime, question: str, *, team_id: int | None, options: dict[str, Any] | None = None) -> str:
+def ask_here(rt: Runtime, question: str, *, team_id: int | None,
+             options: dict[str, Any] | None = None) -> tuple[str, Answer | None]:
     """Answer a question in this process the way a graft worker would (the embedded default): stored as a request,
-    answered by the same task body, with exactly one outcome; returns the request id (see question_outcome)."""
+    answered by the same task body, with exactly one outcome; returns the request id (see question_outcome) and
+    the answer as computed here (None: it failed)."""
     request_id = submit_question(rt, question, team_id=team_id, options=options)
-    answer_request(rt, request_id)
-    return request_id
+    seen: list[Answer] = []
+    answer_request(rt, request_id, on_answer=seen.append)
+    return request_id, (seen[0] if seen else None)
 
 
 def requeue_stale(rt: Runtime, *, older_than_s: float, lost_only: bool = False) -> dict[str, Any]:
@@ -302,13 +309,14 @@ def work_in_process(rt: Runtime, kind: str, ids: list[str], *, attempts: int = 3
             final = attempt + 1 == attempts
             body = solve_stored_problem if kind == "solve" else answer_request  # looked up now: tests replace them
             try:
-                body(rt, row_id, final=final)
-                break
-            except TRANSIENT as exc:
-                if final:  # run_task records a transient error on the last attempt; this is a body that did not
-                    record_failure(rt, model, row_id, exc)
+                try:
+                    body(rt, row_id, final=final)
                     break
-                log.warning("dispatch.retry_in_process", id=row_id, attempt=attempt + 1, error=str(exc))
+                except TRANSIENT as exc:
+                    if final:  # run_task records a transient error on the last attempt; a body that did not
+                        record_failure(rt, model, row_id, exc)
+                        break
+                    log.warning("dispatch.retry_in_process", id=row_id, attempt=attempt + 1, error=str(exc))
                 time.sleep(backoff_s * 2**attempt)
             except Exception:  # noqa: BLE001 - the outcome itself could not be recorded: left pending, not lost
                 log.exception("dispatch.outcome_not_recorded", table=model.__tablename__, id=row_id)

@@ -35,8 +35,9 @@ class KvgraftTask(Task):
     acks_late = True
 
     def on_failure(self, exc: BaseException, task_id: str, args: Any, kwargs: Any, einfo: Any) -> None:
-        """The task gave up (retries exhausted, or an error the body did not turn into an outcome): its problem or
-        question ends `failed` with the error as reason, so that no accepted work stays pending."""
+        """An error the body did not turn into an outcome escaped (Celery's hard time limit, the outcome itself not
+        recorded): its problem or question ends `failed` with the error as reason, so that no accepted work stays
+        pending. A transient error on the last retry is recorded by the body (run_task), not here."""
         from store.db import ProblemRow, QueryRequestRow
         from workers.queue.outcome import record_failure
 
