@@ -21,8 +21,8 @@ from typing import Any
 
 import httpx
 
+from bench.local_servers import free_port, moto_server, stop_process_group
 from bench.stats import percentile
-from services.local_servers import free_port, moto_server, stop_process_group
 from store.objects.s3 import S3ObjectStore
 from store.repository import create_api_token, get_or_create_team
 from workers.environment import environment

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from engine.graft import EngineConfig, GraftEngine
-from engine.native import BatchRow, ContextConfig, LlamaContext, LlamaModel
+from engine.native import ContextConfig, DecodeRow, LlamaContext, LlamaModel
 from engine.texts import sample_tokens
 from workers.settings import load_settings
 
@@ -115,11 +115,11 @@ def batched(model: LlamaModel, cfg: ContextConfig, prompts: Sequence[Sequence[in
             if not pending and not late_cuts:
                 break
             chosen = _subset(call, pending) if composition == "ragged" and pending else pending
-            rows = [BatchRow(refs[s].tokens[done[s]], len(prompts[s]) + done[s], s) for s in chosen]
+            rows = [DecodeRow(refs[s].tokens[done[s]], len(prompts[s]) + done[s], s) for s in chosen]
             prefill_cut = late_cuts.pop(0) if late_cuts else None
             if prefill_cut is not None:
                 a, b = prefill_cut
-                rows += [BatchRow(int(t), a + i, late, logits=(b == len(prompts[late]) and i == b - a - 1))
+                rows += [DecodeRow(int(t), a + i, late, logits=(b == len(prompts[late]) and i == b - a - 1))
                          for i, t in enumerate(prompts[late][a:b])]
             t0 = time.perf_counter()
             ctx.decode_rows(rows)

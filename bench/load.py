@@ -20,8 +20,8 @@ from typing import Any
 import httpx
 
 from bench.api import _answers, _process
+from bench.local_servers import free_port
 from bench.stats import percentile
-from services.local_servers import free_port
 from store.repository import create_api_token, get_or_create_team
 from workers.runtime import open_runtime
 from workers.settings import load_settings

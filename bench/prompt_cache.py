@@ -27,8 +27,8 @@ from typing import Any
 import httpx
 
 from bench.api import _answers, _process, _spawn
+from bench.local_servers import free_port, moto_server
 from bench.stats import share
-from services.local_servers import free_port, moto_server
 from store.objects.s3 import S3ObjectStore
 from store.repository import create_api_token, get_or_create_team
 from workers.environment import environment

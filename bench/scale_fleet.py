@@ -19,7 +19,7 @@ from typing import Any
 from sqlalchemy import event
 
 from bench.api import _process, _vhost
-from services.local_servers import moto_server
+from bench.local_servers import moto_server
 from store.db import ProblemRow, QueryRequestRow
 from store.objects.s3 import S3ObjectStore
 from workers.environment import environment

@@ -39,8 +39,8 @@ from typing import Any
 import httpx
 
 from bench.api import _answers, _process, _spawn
+from bench.local_servers import free_port
 from bench.prompt_cache import lines_until
-from services.local_servers import free_port
 from store.repository import create_api_token, get_or_create_team
 from workers.environment import environment
 from workers.runtime import open_runtime

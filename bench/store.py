@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from services.local_servers import moto_server
+from bench.local_servers import moto_server
 from store.block_crypto import Keyring
 from store.blockfile import Block, new_block
 from store.blocks import BlockStore, block_key

@@ -36,7 +36,7 @@ import structlog
 
 from engine.errors import DecodeError, EngineError, StateRestoreError
 from engine.graft import GraftEngine, KVSnapshot
-from engine.native import BatchRow, LlamaContext
+from engine.native import DecodeRow, LlamaContext
 from engine.sampling import Generated, Generation, OnText, SamplingParams, check_params
 
 log = structlog.get_logger(__name__)
@@ -340,10 +340,10 @@ class BatchCore:
         decoding, pads = self._padded(decoding)
         if not decoding:
             return
-        rows = [BatchRow(int(s.next_token), s.pos, s.slot) for s in decoding]
+        rows = [DecodeRow(int(s.next_token), s.pos, s.slot) for s in decoding]
         real = len(rows)
         # a pad row keeps its logits too, so that the output projection also sees two rows or more
-        rows = sorted(rows + [BatchRow(self.pad_token, 0, j) for j in pads], key=lambda r: r.seq_id)
+        rows = sorted(rows + [DecodeRow(self.pad_token, 0, j) for j in pads], key=lambda r: r.seq_id)
         batch_index = {r.seq_id: i for i, r in enumerate(rows)}  # llama_get_logits_ith takes the batch row
         try:
             for j in pads:

@@ -86,7 +86,7 @@ def llama():  # noqa: ANN201 - the ctypes module
 
 
 @dataclass(frozen=True)
-class BatchRow:
+class DecodeRow:
     """One token of a multi-sequence decode call: its id, position, sequence and whether its logits are kept."""
 
     token: int
@@ -265,9 +265,9 @@ class LlamaContext:
         want = set(outputs)
         if not want <= set(range(n)):
             raise DecodeError(f"output rows {sorted(want)} outside a batch of {n}")
-        self.decode_rows([BatchRow(int(tok), pos0 + i, seq_id, i in want) for i, tok in enumerate(tokens)])
+        self.decode_rows([DecodeRow(int(tok), pos0 + i, seq_id, i in want) for i, tok in enumerate(tokens)])
 
-    def decode_rows(self, rows: Sequence[BatchRow]) -> None:
+    def decode_rows(self, rows: Sequence[DecodeRow]) -> None:
         """One llama_decode call over rows of any of the context's sequences (batch row i is `rows[i]`; its logits,
         where kept, are `logits_row(i)`). llama.cpp splits a multi-stream call into ubatches of consecutive sequence
         ids with equal row counts, so callers keep one sequence's prefill chunk out of other sequences' rows."""

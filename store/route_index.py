@@ -116,7 +116,7 @@ def add_problem(session: Session, *, problem: ProblemRow, block: BlockRow) -> bo
 
 
 def _visible_partitions(team_id: int | None, sources: list[int]) -> Any:
-    """SQL condition on RouteTerm: the partitions whose problems the team may graft (as `_visible` on RouteDoc):
+    """SQL condition on RouteTermRow: the partitions whose problems the team may graft (as `_visible` on RouteDocRow):
     its own, shared or not, and the shared ones of its sources; team None (operators, embedded runs) every one."""
     if team_id is None:
         return sa.true()

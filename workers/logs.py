@@ -30,7 +30,7 @@ def configured_level() -> str | None:
 
 def configure_logging(level: str | None = None) -> None:
     global _configured
-    # the variable itself, not Settings(): a bad setting elsewhere (e.g. a short KVGRAFT_BLOCK_KEY) must reach the
+    # the variable itself, not load_settings(): a bad setting elsewhere (e.g. a short KVGRAFT_BLOCK_KEY) must reach the
     # command's own error message, not fail while logging is set up
     name = (level or os.environ.get("KVGRAFT_LOG_LEVEL") or "WARNING").upper()
     _configured = name

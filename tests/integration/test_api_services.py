@@ -14,8 +14,8 @@ import pytest
 import sqlalchemy as sa
 from typer.testing import CliRunner
 
+from bench.local_servers import free_port
 from services.cli import app
-from services.local_servers import free_port
 from store.db import ProblemRow
 from store.repository import create_api_token, get_or_create_team
 from tests.fixtures.processes import KvgraftProcess, api_server, worker

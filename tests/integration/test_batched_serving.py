@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from services.local_servers import free_port
+from bench.local_servers import free_port
 from store.repository import create_api_token, get_or_create_team
 from tests.fixtures.processes import KvgraftProcess, api_server
 from workers.runtime import open_runtime

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from services.local_servers import free_port
+from bench.local_servers import free_port
 from store.blockfile import encode, new_block, read_block, read_block_file
 from store.cache import LocalReadCache
 from store.errors import (

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 import sqlalchemy as sa
 
-from services.local_servers import free_port
+from bench.local_servers import free_port
 from store.db import PrefixRow
 from store.repository import create_api_token, get_or_create_team
 from tests.fixtures.processes import KvgraftProcess, api_server

@@ -26,9 +26,11 @@ def _gate(emit: Any, n_tokens: int) -> dict[str, Any]:
     from engine.gate import GateRequest, run_gate
     from engine.graft import EngineConfig, GraftEngine
     from workers.seam import block_file_roundtrip
+    from workers.settings import load_settings
 
     emit({"step": "load"})
-    with GraftEngine.load("smollm2-135m", EngineConfig(threads=2)) as engine:
+    with GraftEngine.load("smollm2-135m", EngineConfig(threads=2),
+                          cache_dir=load_settings().cache_dir) as engine:
         emit({"step": "gate", "n_tokens": n_tokens})
         return run_gate(engine, GateRequest(n_tokens=n_tokens, n_query=8), roundtrip=block_file_roundtrip).as_dict()
 
@@ -37,9 +39,11 @@ def _relocation(emit: Any) -> dict[str, Any]:
     from engine.graft import EngineConfig, GraftEngine
     from engine.logits import compare
     from engine.texts import sample_tokens
+    from workers.settings import load_settings
 
     emit({"step": "load"})
-    with GraftEngine.load("smollm2-135m", EngineConfig(threads=2)) as engine:
+    with GraftEngine.load("smollm2-135m", EngineConfig(threads=2),
+                          cache_dir=load_settings().cache_dir) as engine:
         emit({"step": "relocation"})
         tokens = sample_tokens(engine, 48 + 4)
         prefix, query = tokens[:48], tokens[48:]
@@ -74,9 +78,11 @@ def test_relocation_is_not_exact_on_the_default_model() -> None:
 def _chat_tokens(emit: Any) -> dict[str, Any]:
     from engine.graft import EngineConfig, GraftEngine
     from workers.serving.chat import IM_START, chat_prompt, render
+    from workers.settings import load_settings
 
     emit({"step": "load"})
-    with GraftEngine.load("smollm2-135m", EngineConfig(threads=2)) as engine:
+    with GraftEngine.load("smollm2-135m", EngineConfig(threads=2),
+                          cache_dir=load_settings().cache_dir) as engine:
         im_start = engine.tokenize(IM_START, add_special=False, parse_special=True)
         benign = [("system", "You answer briefly.\n\nBe kind."), ("user", "Hi <b>there</b>, what is 2+2?"),
                   ("assistant", " Four."), ("user", "\n\nAnd 3+3?  ")]

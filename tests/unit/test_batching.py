@@ -17,7 +17,7 @@ import pytest
 from engine.batching import BatchCore, BatchScheduler, SequenceJob
 from engine.errors import StateRestoreError
 from engine.graft import EngineConfig, GraftEngine
-from engine.native import BatchRow
+from engine.native import DecodeRow
 from engine.sampling import SamplingParams
 from engine.seqstate import into_streams, one_stream
 from engine.texts import sample_tokens
@@ -85,10 +85,10 @@ def test_a_state_captured_beside_others_is_the_one_sequence_form(engine: GraftEn
         engine.prefill(ctx, tokens, seq_id=2)
         assert ctx.state_bytes(2) == alone
         ctx.set_state(alone, seq_id=3)
-        ctx.decode_rows([BatchRow(7, 70, 3)])  # one row, as alone
+        ctx.decode_rows([DecodeRow(7, 70, 3)])  # one row, as alone
         assert ctx.logits_row(0).tobytes() == next_row
         ctx.truncate(70, seq_id=3)
-        ctx.decode_rows([BatchRow(7, 70, 2), BatchRow(7, 70, 3)])  # the prefilled and the restored, together
+        ctx.decode_rows([DecodeRow(7, 70, 2), DecodeRow(7, 70, 3)])  # the prefilled and the restored, together
         assert ctx.logits_row(0).tobytes() == ctx.logits_row(1).tobytes()
 
 

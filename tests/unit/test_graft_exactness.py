@@ -63,7 +63,8 @@ def test_graft_in_another_process(tiny_engine: GraftEngine, tmp_path: Path) -> N
         from engine.graft import EngineConfig, GraftEngine
         from store.blockfile import read_block_file
         from workers.seam import block_to_snapshot
-        engine = GraftEngine.load("tiny", EngineConfig(threads=2))
+        from workers.settings import load_settings
+        engine = GraftEngine.load("tiny", EngineConfig(threads=2), cache_dir=load_settings().cache_dir)
         snap = block_to_snapshot(read_block_file(Path({str(block_path)!r})))
         print(json.dumps({{"sha": engine.graft(snap, {query!r}, payload_verified=True).sha256()}}))
     """)

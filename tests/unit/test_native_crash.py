@@ -31,8 +31,9 @@ def _native_raise(signum: int) -> None:
 
 def _decode_then_die(emit: Any, signum: int) -> None:
     from engine.graft import EngineConfig, GraftEngine
+    from workers.settings import load_settings
 
-    engine = GraftEngine.load("tiny", EngineConfig(threads=1))
+    engine = GraftEngine.load("tiny", EngineConfig(threads=1), cache_dir=load_settings().cache_dir)
     emit({"step": "decode", "model": engine.name})
     ctx = engine.open_context()
     engine.prefill_for_generation(ctx, engine.tokenize("the quick brown fox"))
