@@ -135,17 +135,16 @@ def teams_quota(name: Annotated[str, typer.Argument(help="Team name.")],
     first drops the team's own least recently used document and prompt-prefix ownerships, and is refused if that
     is not enough."""
     from services.cli_store import parse_size
-    from store.repository import find_team
+    from store.repository import set_team_quota
     from store.retention import team_bytes
     from workers.runtime import open_runtime
 
     def body() -> dict[str, Any]:
         quota = None if size.strip().lower() == "none" else parse_size(size)
         with open_runtime(cli_settings()) as rt, rt.session() as s:
-            team = find_team(s, name=name)
+            team = set_team_quota(s, name=name, quota_bytes=quota)
             if team is None:
                 raise LookupError(f"no team {name!r}")
-            team.quota_bytes = quota
             return {"team": name, "quota_bytes": quota, "held_bytes": team_bytes(s, team_id=team.id)}
 
     record = guard(body)

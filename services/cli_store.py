@@ -464,14 +464,13 @@ def blocks_pin(block_id: Annotated[str, typer.Argument(help="Block id (64 hex di
                unpin: Annotated[bool, typer.Option(help="Make it evictable again.")] = False,
                json_out: JsonOpt = False) -> None:
     """Keep a block regardless of the store's budget (or, with --unpin, let retention evict it again)."""
-    from store.repository import get_block
+    from store.repository import set_block_pinned
 
     def body() -> dict[str, Any]:
         with _runtime() as rt, rt.session() as s:
-            row = get_block(s, block_id=block_id)
+            row = set_block_pinned(s, block_id=block_id, pinned=not unpin)
             if row is None:
                 raise LookupError(f"no block {block_id} in the catalogue")
-            row.pinned = not unpin
             return {"block_id": row.id, "pinned": row.pinned, "kind": row.kind}
 
     record = guard(body)

@@ -23,7 +23,9 @@ from typing import Literal
 import structlog
 
 from store.repository import count_pending_questions, count_unfinished_batches
-from workers.queue.dispatch import dispatch_solves, pending_work, work_in_process
+from workers.errors import TRANSIENT
+from workers.queue.dispatch import dispatch_solves, pending_work, send_question, work_in_process
+from workers.queue.fleet import NoLiveWorkerError, fleet_queues, queue_states
 from workers.runtime import Runtime
 
 log = structlog.get_logger(__name__)
@@ -174,7 +176,7 @@ class Work:
             return Dispatch(True, self._track(ticket, "solve", problem_ids))
         try:
             dispatch_solves(self.rt, problem_ids)
-        except Exception as exc:  # noqa: BLE001 - kombu raises several connection error types
+        except TRANSIENT as exc:  # the broker (or the database) is unavailable: stored, sent again later
             log.error("api.dispatch_deferred", problems=len(problem_ids), error=str(exc))
             return Dispatch(False)
         return Dispatch(True)
@@ -182,14 +184,11 @@ class Work:
     def answer(self, ticket: Ticket, request_id: str) -> Dispatch:
         if self.local is not None:
             return Dispatch(True, self._track(ticket, "answer", [request_id]))
-        from workers.queue.dispatch import send_question
-        from workers.queue.fleet import NoLiveWorkerError
-
         try:
             send_question(self.rt, request_id)
         except NoLiveWorkerError as exc:
             return Dispatch(False, refused=str(exc))
-        except Exception as exc:  # noqa: BLE001
+        except TRANSIENT as exc:
             log.error("api.dispatch_deferred", request_id=request_id, error=str(exc))
             return Dispatch(False)
         return Dispatch(True)
@@ -197,8 +196,7 @@ class Work:
     def queue_depths(self) -> dict[str, int]:
         if self.local is not None:
             return {"local": self.pending}
-        from workers.queue.celery_app import QUEUES
-        from workers.queue.fleet import fleet_queues, queue_states
+        from workers.queue.celery_app import QUEUES  # celery only where a broker is configured
 
         try:
             names = sorted(set(QUEUES) | set(fleet_queues(self.rt)))

@@ -11,7 +11,7 @@ import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 
 import sqlalchemy as sa
 import structlog
@@ -28,15 +28,18 @@ from store.db import (
     BlockRow,
     CopyRow,
     GenerationRow,
+    PrefixRow,
     ProblemRow,
     QueryRequestRow,
     TeamRow,
+    WorkerRow,
     owner_key,
     utcnow,
 )
 from store.errors import StoreError, UnknownRoleError
 
 log = structlog.get_logger(__name__)
+RowT = TypeVar("RowT", TeamRow, BlockRow)
 
 TOKEN_PREFIX = "kvg_"
 
@@ -71,6 +74,16 @@ def _insert_ignoring_conflict(session: Session, model: type[Any], values: dict[s
     except IntegrityError:
         return False
     return True
+
+
+def _changed(session: Session, row: RowT | None, event: str, **values: Any) -> RowT | None:
+    """Set `values` on `row` (if there is one), flush, and log `event` naming the row; returns the row."""
+    if row is not None:
+        for column, value in values.items():
+            setattr(row, column, value)
+        session.flush()
+        log.info(event, table=row.__tablename__, id=getattr(row, "id", None), **values)
+    return row
 
 
 def get_or_create_team(session: Session, *, name: str) -> TeamRow:
@@ -150,6 +163,11 @@ def set_team_trusted(session: Session, *, name: str, trusted: bool) -> TeamRow:
     session.flush()
     log.info("db.team_trust_set", team=name, trusted=trusted)
     return team
+
+
+def set_team_quota(session: Session, *, name: str, quota_bytes: int | None) -> TeamRow | None:
+    """The bytes of blocks the team may own (None: no quota); None when there is no such team."""
+    return _changed(session, find_team(session, name=name), "db.team_quota_set", quota_bytes=quota_bytes)
 
 
 def set_graft_from(session: Session, *, team_id: int, names: list[str] | None) -> list[str] | None:
@@ -267,7 +285,7 @@ def graft_sources(session: Session, *, team_id: int) -> list[int]:
 
 
 def _graftable_by(session: Session, team_id: int | None) -> Any:
-    """SQL condition on Batch: a team grafts what its own batches verified, and the shared batches of the teams it
+    """SQL condition on BatchRow: a team grafts what its own batches verified, and the shared batches of the teams it
     trusts (graft_sources); team None (operators, embedded single-user runs) grafts every batch's blocks."""
     if team_id is None:
         return sa.true()
@@ -283,6 +301,33 @@ def list_blocks(session: Session, *, fingerprint: str | None = None, kind: str |
     """A page of blocks (newest first) matching the filters, and the total number that match."""
     filters = [(BlockRow.fingerprint, fingerprint), (BlockRow.kind, kind), (BlockRow.team_id, team_id)]
     return _newest_first_page(session, BlockRow, filters, BlockRow.id, limit=limit, offset=offset)
+
+
+def set_block_pinned(session: Session, *, block_id: str, pinned: bool) -> BlockRow | None:
+    """Keep the block whatever the store's budget (or let retention evict it again); None when not catalogued."""
+    return _changed(session, get_block(session, block_id=block_id), "db.block_pinned", pinned=pinned)
+
+
+def owner_row(session: Session, *, block_id: str, team_id: int | None) -> BlockOwnerRow | None:
+    """This team's (None: the deployment's) ownership of the block, if it deposited it."""
+    return session.scalar(sa.select(BlockOwnerRow).where(BlockOwnerRow.block_id == block_id,
+                                                         BlockOwnerRow.owner_key == owner_key(team_id)))
+
+
+def document_passages(session: Session, *, fingerprint: str, team_id: int | None) -> list[tuple[str, str]]:
+    """(block id, passage) of every live document block of this fingerprint the team may see, in block id order:
+    the first of equal scores wins, and which one must not follow another team's deposit."""
+    query = (sa.select(BlockRow.id, BlockRow.meta)
+             .where(BlockRow.kind == "document", BlockRow.fingerprint == fingerprint,
+                    BlockRow.quarantined_at.is_(None), BlockRow.evicted_at.is_(None), block_visible_to(team_id))
+             .order_by(BlockRow.id))
+    return [(bid, str((meta or {}).get("passage", ""))) for bid, meta in session.execute(query)]
+
+
+def set_quarantined(session: Session, *, block_id: str, quarantined: bool) -> None:
+    """Mark the block's row quarantined (now) or clear the mark."""
+    session.execute(sa.update(BlockRow).where(BlockRow.id == block_id)
+                    .values(quarantined_at=utcnow() if quarantined else None))
 
 
 def record_attestation(session: Session, *, fingerprint: str, profile: Any, profile_id: str, host: str,
@@ -313,7 +358,7 @@ def requester(team_id: int | None) -> str | None:
 
 
 def attestation_visible_to(team_id: int | None) -> Any:
-    """SQL condition on Attestation: the measurements a team may see, and that its answers count: those its own
+    """SQL condition on AttestationRow: the measurements a team may see, and that its answers count: those its own
     deposits and questions caused; those of a team that shares the block; and an operator's (or a probe's) made
     since the team holds the block. Never one another team's private deposit or question caused, nor one dated
     before the team's own deposit, so whether a block is attested for a team, and what it is shown of it, is the
@@ -425,15 +470,56 @@ def batch_problems(session: Session, *, batch_id: str) -> list[ProblemRow]:
                                 .order_by(ProblemRow.created_at, ProblemRow.id)))
 
 
+def newest_batch_from(session: Session, *, source_digest: str, team: str) -> str | None:
+    """The newest batch of the team named `team` made from the input with this digest (`kvgraft run` resumes it)."""
+    return session.scalar(sa.select(BatchRow.id).join(TeamRow, TeamRow.id == BatchRow.team_id)
+                          .where(BatchRow.source_digest == source_digest, TeamRow.name == team)
+                          .order_by(BatchRow.created_at.desc()).limit(1))
+
+
+def finished_problem_ids(session: Session, *, problem_ids: list[str]) -> set[str]:
+    """Those of `problem_ids` that have their outcome."""
+    return set(session.scalars(sa.select(ProblemRow.id).where(ProblemRow.id.in_(problem_ids),
+                                                              ProblemRow.status.in_(FINAL_PROBLEM_STATUSES))))
+
+
+def pending_ids(session: Session, *, model: type[ProblemRow] | type[QueryRequestRow],
+                created_before: datetime | None = None, idle_only: bool = False) -> list[str]:
+    """The pending problems or questions (oldest first), created before `created_before` if given; `idle_only`:
+    only those no delivery is working on (every started delivery ended)."""
+    where = [model.status == "pending"]
+    if created_before is not None:
+        where.append(model.created_at < created_before)
+    if idle_only:
+        where.append(model.deliveries == model.deliveries_ended)
+    return list(session.scalars(sa.select(model.id).where(*where).order_by(model.created_at)))
+
+
+def solved_problem_of_block(session: Session, *, block_id: str) -> ProblemRow | None:
+    """A solved problem whose solution block this is (the catalogue's record of what the block holds)."""
+    return session.scalar(sa.select(ProblemRow).where(ProblemRow.block_id == block_id,
+                                                      ProblemRow.status == "solved").limit(1))
+
+
+def verified_program(session: Session, *, problem_id: str) -> str | None:
+    """The program of one of the problem's verified samples."""
+    return session.scalar(sa.select(GenerationRow.program).where(GenerationRow.problem_id == problem_id,
+                                                                 GenerationRow.verdict == "verified").limit(1))
+
+
 def generations_of(session: Session, *, problem_id: str) -> list[GenerationRow]:
     return list(session.scalars(sa.select(GenerationRow).where(GenerationRow.problem_id == problem_id)
                                 .order_by(GenerationRow.sample_index)))
 
 
-def record_generation(session: Session, *, problem_id: str, sample_index: int,
-                      **fields: Any) -> tuple[GenerationRow, bool]:
-    """One sample, idempotently by (problem, sample index): a redelivered task finds its earlier samples."""
-    values = {"problem_id": problem_id, "sample_index": sample_index, **fields}
+def record_generation(session: Session, *, problem_id: str, sample_index: int, prompt_digest: str, text: str,
+                      text_digest: str, program: str | None, program_digest: str | None, sandbox_result: Any,
+                      verdict: str, answer: str | None) -> tuple[GenerationRow, bool]:
+    """One sample, idempotently by (problem, sample index): a redelivered task finds its earlier samples (the
+    columns are described on GenerationRow)."""
+    values = {"problem_id": problem_id, "sample_index": sample_index, "prompt_digest": prompt_digest, "text": text,
+              "text_digest": text_digest, "program": program, "program_digest": program_digest,
+              "sandbox_result": sandbox_result, "verdict": verdict, "answer": answer}
     created = _insert_ignoring_conflict(session, GenerationRow, values, ["problem_id", "sample_index"])
     row = session.scalar(sa.select(GenerationRow).where(GenerationRow.problem_id == problem_id,
                                                      GenerationRow.sample_index == sample_index))
@@ -489,8 +575,6 @@ def record_prefix(session: Session, *, chain_hash: str, block_id: str, fingerpri
                   n_tokens: int) -> bool:
     """Name a stored prompt-prefix block by its chain hash (once per block: a concurrent pod recording the same
     chunk leaves the first row). Returns whether this call recorded it."""
-    from store.db import PrefixRow
-
     return _insert_ignoring_conflict(session, PrefixRow, {
         "chain_hash": chain_hash, "block_id": block_id, "fingerprint": fingerprint, "profile_id": profile_id,
         "n_tokens": n_tokens}, ["chain_hash", "block_id"])
@@ -499,8 +583,6 @@ def record_prefix(session: Session, *, chain_hash: str, block_id: str, fingerpri
 def owned_prefix_rows(session: Session, *, chain_hashes: list[str], team_id: int) -> list[tuple[Any, ...]]:
     """(chain_hash, block_id, prefix end, block tokens, quarantined_at) of every live prefix block this team owns
     among `chain_hashes` (the prompt cache's lookup; a chunk's cells are [end - block tokens, end))."""
-    from store.db import PrefixRow
-
     return [tuple(r) for r in session.execute(
         sa.select(PrefixRow.chain_hash, PrefixRow.block_id, PrefixRow.n_tokens, BlockRow.n_tokens,
                   BlockRow.quarantined_at)
@@ -573,3 +655,23 @@ def claim_waiting_question(session: Session, *, request_id: str) -> bool:
                QueryRequestRow.deliveries == QueryRequestRow.deliveries_ended)
         .values(deliveries=QueryRequestRow.deliveries + 1))
     return bool(getattr(result, "rowcount", 0) == 1)
+
+
+def record_worker(session: Session, *, name: str, kind: str, model: str, fingerprint: str,
+                  queues: list[str]) -> None:
+    """Record (or refresh, as of now) a worker's row as it announced itself at start."""
+    row = session.get(WorkerRow, name)
+    if row is None:
+        session.add(WorkerRow(name=name, kind=kind, model=model, fingerprint=fingerprint, queues=queues))
+    else:
+        row.kind, row.model, row.fingerprint = kind, model, fingerprint
+        row.queues, row.started_at = queues, utcnow()
+    session.flush()
+
+
+def list_workers(session: Session, *, kinds: tuple[str, ...] | None = None) -> list[WorkerRow]:
+    """The registered workers (of these kinds, if given), by name."""
+    query = sa.select(WorkerRow).order_by(WorkerRow.name)
+    if kinds is not None:
+        query = query.where(WorkerRow.kind.in_(kinds))
+    return list(session.scalars(query))

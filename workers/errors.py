@@ -1,23 +1,47 @@
-"""The workers' own error types, and the stable reason a task's failure is recorded with.
+"""The workers' own error types, which errors are transient, and the stable reason a task's failure is recorded with.
 
-A task that fails ends its problem or question `failed` with one of four reasons, chosen by the project's own
-error types and never by a built-in base class (a bug that raises ValueError is a bug, not bad input):
-`bad_input` (WorkInputError: what was submitted cannot be worked on as given), `store_error` (StoreError),
-`engine_error` (EngineError) and `internal_error` (anything else, logged with its traceback)."""
+A task that fails ends its problem or question `failed` with a reason chosen by the project's own error types and
+never by a built-in base class (a bug that raises ValueError is a bug, not bad input):
+
+- `bad_input`: WorkInputError, what was submitted cannot be worked on as given;
+- `store_error`: StoreError (a missing or damaged block, the object store unavailable on the last attempt);
+- `engine_error`: EngineError;
+- `unavailable`: another transient error (TRANSIENT: the database, the broker or the sandbox) still failing on the
+  last attempt, infrastructure rather than a bug;
+- `internal_error`: anything else, a bug, logged with its traceback.
+
+The task bodies record two more reasons themselves: `worker_lost` (deliveries that each lost their worker) and
+`no_live_worker` (a question no live graft worker can take); a problem none of whose samples verified ends
+`failed` with what its samples did."""
 
 from __future__ import annotations
 
 from typing import Literal
 
-from engine.errors import EngineError
-from store.errors import StoreError
+from sqlalchemy.exc import OperationalError
+from sqlalchemy.exc import TimeoutError as PoolTimeoutError
 
-FailureReason = Literal["bad_input", "store_error", "engine_error", "internal_error"]
+from engine.errors import EngineError
+from store.errors import ObjectStoreUnavailableError, StoreError
+from workers.verify.sandbox_types import SandboxUnavailableError
+
+FailureReason = Literal["bad_input", "store_error", "engine_error", "unavailable", "internal_error"]
 
 
 class WorkInputError(ValueError):
     """What was submitted (a batch, a question, a request's fields) cannot be worked on as given: the submitter's to
     fix, not a fault of the system."""
+
+
+class BrokerUnavailableError(ConnectionError):
+    """The message broker cannot be reached or refused an operation (kombu's connection and operational errors,
+    translated where a task is sent or a queue is inspected)."""
+
+
+# Errors worth retrying: everything else that goes wrong while working on a problem or question ends it `failed`.
+# A sandbox that stops working under a running worker is infrastructure, not the problem's fault: retried too.
+TRANSIENT: tuple[type[BaseException], ...] = (ObjectStoreUnavailableError, OperationalError, PoolTimeoutError,
+                                              ConnectionError, SandboxUnavailableError)
 
 
 def failure_reason(exc: BaseException) -> FailureReason:
@@ -28,4 +52,6 @@ def failure_reason(exc: BaseException) -> FailureReason:
         return "store_error"
     if isinstance(exc, EngineError):
         return "engine_error"
+    if isinstance(exc, TRANSIENT):
+        return "unavailable"
     return "internal_error"

@@ -10,7 +10,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from pydantic import AliasChoices, Field, SecretStr, ValidationInfo, field_validator
+from pydantic import AliasChoices, Field, SecretStr, ValidationInfo, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from engine.graft import KV_TYPES, EngineConfig
@@ -18,10 +18,12 @@ from engine.models import DEFAULT_CACHE_DIR
 from store.block_crypto import ALGORITHM, Keyring
 
 MIN_BLOCK_KEY_BYTES = 32
+PREFILL_CHUNK_ENV = "KVGRAFT_PROMPT_CHUNK_TOKENS"  # the documented name of Settings.prefill_chunk
 
 
 class Settings(BaseSettings):
-    model_config = SettingsConfigDict(env_prefix="KVGRAFT_", extra="ignore", frozen=True, populate_by_name=True)
+    # extra="forbid": a misspelt override is an error (unknown KVGRAFT_ variables in the environment are not read)
+    model_config = SettingsConfigDict(env_prefix="KVGRAFT_", extra="forbid", frozen=True)
 
     data_dir: Path = Path("./kvgraft-data")
     database_url: str | None = None
@@ -67,7 +69,7 @@ class Settings(BaseSettings):
     window_tokens: int = 4096  # the serving context (n_ctx) of engines this deployment runs
     # the serving engine's prefill_chunk (EngineConfig): prompts are prefilled in calls of this many tokens and
     # cached prefixes end at its multiples (the serving grid); KVGRAFT_PROMPT_CHUNK_TOKENS, its documented name
-    prefill_chunk: int = Field(64, validation_alias=AliasChoices("KVGRAFT_PROMPT_CHUNK_TOKENS"))
+    prefill_chunk: int = Field(64, validation_alias=AliasChoices(PREFILL_CHUNK_ENV))
     # prompt-cache prefixes are stored as chunks of this many tokens, each holding only its own cells (a multiple
     # of prefill_chunk; 0: each prefix stored whole, from position 0)
     prefix_chunk_tokens: int = 256
@@ -80,6 +82,15 @@ class Settings(BaseSettings):
     requeue_interval_s: float = 60.0  # how often `kvgraft beat` sends work that nothing will deliver again
     requeue_after_s: float = 300.0  # pending this long, on an empty queue, with no delivery running: lost
     log_level: str = "WARNING"  # structlog events on stderr at this level and above
+
+    @model_validator(mode="before")
+    @classmethod
+    def _prefill_chunk_by_name(cls, data: Any) -> Any:
+        """`prefill_chunk=` given in code (load_settings' overrides) sets the value whose one environment name is
+        KVGRAFT_PROMPT_CHUNK_TOKENS, over the environment's (the field's own name is never read from it)."""
+        if isinstance(data, dict) and "prefill_chunk" in data:
+            data = {k: v for k, v in data.items() if k != "prefill_chunk"} | {PREFILL_CHUNK_ENV: data["prefill_chunk"]}
+        return data
 
     @field_validator("serving_max_seqs", "graft_max_seqs")
     @classmethod

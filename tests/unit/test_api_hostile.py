@@ -27,8 +27,8 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 import services.work
+from bench.local_servers import free_port
 from services.api import create_app
-from services.local_servers import free_port
 from store.db import BatchRow, ProblemRow, QueryRequestRow
 from store.repository import create_api_token, get_or_create_team
 from workers.runtime import Runtime, open_runtime
@@ -469,13 +469,14 @@ def test_with_a_broker_the_team_limit_counts_stored_pending_work(monkeypatch: py
     """With a broker, in flight is what the database holds pending for the team (no worker here: the sends are
     recorded, nothing answers), so the limit holds across API processes and restarts."""
     import workers.queue.celery_app
+    import workers.queue.dispatch
     import workers.queue.fleet
 
     sends: list[tuple[str, tuple[str, ...]]] = []
     monkeypatch.setattr(workers.queue.celery_app, "send",
                         lambda url, task, *args, queue=None: sends.append((task, args)))
     live = workers.queue.fleet.LiveFingerprint("f" * 32, ("tiny",), "graft." + "f" * 32, 0, 1)
-    monkeypatch.setattr(workers.queue.fleet, "choose_graft_queue", lambda rt, **kw: live)  # a live graft worker
+    monkeypatch.setattr(workers.queue.dispatch, "choose_graft_queue", lambda rt, **kw: live)  # a live graft worker
     settings = _settings(tmp_path / "data", broker_url="amqp://guest:guest@127.0.0.1:1//", query_timeout_s=0.2,
                          team_max_pending_queries=2, team_max_pending_batches=1)
     tokens = _tokens(settings)

@@ -228,3 +228,33 @@ def test_a_taken_question_whose_graft_fails_leaves_the_others_answered(fa_off: t
     with rt.session() as s:
         row = s.get(QueryRequestRow, ids[1])
         assert row is not None and row.deliveries == row.deliveries_ended == 1 and row.error is None
+
+
+def test_a_taken_questions_failing_answer_never_becomes_the_askers_outcome(fa_off: tuple[Runtime, int],
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """Decoded together, one taken question's own answer checks raise (a sandbox gone, a database error, a bug):
+    that question is released to its own delivery untouched, and neither its error nor its text reaches the asking
+    question (possibly another team's), which is answered as alone; the third is answered too."""
+    rt, alpha = fa_off
+    alone = {p.question: answer_question(rt, p.question, team_id=alpha, params=ONLY_RECURRENCE, record=False)
+             for p in PROBLEMS}
+    real = recurring.hit_answer
+
+    def failing_for_the_second(rt_: Runtime, request: Any, hit: Any, decoded: Any) -> Any:
+        if request.question == PROBLEMS[1].question:
+            raise RuntimeError(f"checking {request.question!r} failed")
+        return real(rt_, request, hit, decoded)
+
+    monkeypatch.setattr(recurring, "hit_answer", failing_for_the_second)
+    ids = [submit_question(rt, p.question, team_id=alpha) for p in PROBLEMS]
+    assert answer_request(rt, ids[0]) == "done"
+    asker = _answer_row(rt, ids[0])[1]
+    assert (asker.answer, asker.decode_tokens) == (alone[PROBLEMS[0].question].answer,
+                                                   alone[PROBLEMS[0].question].decode_tokens)
+    assert _answer_row(rt, ids[2])[0] == "done"
+    with rt.session() as s:
+        rows = {r.id: r for r in s.scalars(sa.select(QueryRequestRow).where(QueryRequestRow.id.in_(ids)))}
+        assert rows[ids[0]].error is None and rows[ids[1]].status == "pending" and rows[ids[1]].error is None
+        assert all(r.deliveries == r.deliveries_ended == 1 for r in rows.values())
+    monkeypatch.setattr(recurring, "hit_answer", real)
+    assert answer_request(rt, ids[1]) == "done"  # its own delivery answers it

@@ -121,3 +121,125 @@ def test_a_transient_error_stops_kvgraft_run_in_process_and_leaves_the_problem_t
     with rt.session() as s:
         row = s.get(ProblemRow, ids[0])
         assert (row.status, row.deliveries, row.deliveries_ended) == ("pending", 1, 1)
+
+
+def test_a_database_outage_on_the_last_attempt_is_unavailable_not_a_bug(rt: Runtime, monkeypatch: pytest.MonkeyPatch,
+                                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    from sqlalchemy.exc import OperationalError
+
+    request = submit_question(rt, "What is 3 plus 4?", team_id=None)
+    _raising(monkeypatch, OperationalError("SELECT 1", {}, ConnectionRefusedError("the database went away")))
+    with pytest.raises(OperationalError):
+        answer_request(rt, request, final=False)
+    assert answer_request(rt, request, final=True) == "failed"
+    status, error, started, ended = _row(rt, request)
+    assert status == "failed" and error.startswith("unavailable: OperationalError") and (started, ended) == (2, 2)
+    logged = capsys.readouterr()
+    assert "dispatch.internal_error" not in logged.err + logged.out and "Traceback" not in logged.err + logged.out
+
+
+def test_the_embedded_runner_leaves_the_last_attempt_to_run_task(rt: Runtime, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The runner passes `final` on its last attempt, so run_task records the outcome and ends the delivery in the
+    same transaction; the runner's own fallback (for a body that did not record it) is not what records it."""
+    import workers.queue.dispatch as dispatch
+
+    def not_here(*args: Any, **kwargs: Any) -> bool:
+        raise AssertionError("the runner recorded the outcome itself: run_task was never told it was the last")
+
+    request = submit_question(rt, "What is 3 plus 4?", team_id=None)
+    _raising(monkeypatch, ObjectStoreUnavailableError("S3 is down"))
+    monkeypatch.setattr(dispatch, "record_failure", not_here)
+    work_in_process(rt, "answer", [request], attempts=2, backoff_s=0)
+    status, error, started, ended = _row(rt, request)
+    assert status == "failed" and error.startswith("store_error") and (started, ended) == (2, 2)
+
+
+def test_kvgraft_ask_in_process_retries_a_transient_error(rt: Runtime, monkeypatch: pytest.MonkeyPatch) -> None:
+    from workers.queue.dispatch import ask_here
+
+    real, calls = recurrence.find_recurrence, []
+
+    def down_once(*args: Any, **kwargs: Any) -> Any:
+        calls.append(1)
+        if len(calls) == 1:
+            raise ObjectStoreUnavailableError("S3 is down for a moment")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(recurrence, "find_recurrence", down_once)
+    request, answer = ask_here(rt, "What is 3 plus 4?", team_id=None, backoff_s=0)
+    assert answer is not None and len(calls) >= 2
+    assert _row(rt, request) == ("done", None, 2, 2)
+
+
+def test_the_outcome_and_the_end_of_its_delivery_commit_together(rt: Runtime) -> None:
+    """Read after every commit, the row never shows its delivery ended without its outcome (or the reverse): the
+    count describes the state beside it."""
+    import sqlalchemy as sa
+    from sqlalchemy.orm import Session
+
+    request = submit_question(rt, "What is 3 plus 4?", team_id=None)
+    seen: list[tuple[str, int, int]] = []
+
+    def after_commit(session: Session) -> None:
+        with rt.sessions.kw["bind"].connect() as conn:
+            row = conn.execute(sa.select(QueryRequestRow.status, QueryRequestRow.deliveries,
+                                         QueryRequestRow.deliveries_ended)
+                               .where(QueryRequestRow.id == request)).one()
+        if not seen or seen[-1] != tuple(row):
+            seen.append(tuple(row))
+
+    sa.event.listen(Session, "after_commit", after_commit)
+    try:
+        assert answer_request(rt, request) == "done"
+    finally:
+        sa.event.remove(Session, "after_commit", after_commit)
+    assert seen == [("pending", 1, 0), ("done", 1, 1)]
+
+
+def test_a_broker_that_cannot_be_reached_is_transient_and_an_attest_task_is_tried_again(
+        data_dir: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """kombu's errors become BrokerUnavailableError (retried like any transient error, never a bug); scheduling an
+    attestation is best effort: with the broker down the question that asked goes on, and the next one tries
+    again (nothing remembered as scheduled)."""
+    from types import SimpleNamespace
+
+    import workers.flywheel.attested as attested
+    from store.repository import record_worker
+    from workers.errors import TRANSIENT, BrokerUnavailableError, failure_reason
+    from workers.queue.celery_app import send
+    from workers.settings import load_settings
+
+    down = "amqp://guest:guest@127.0.0.1:9//"  # nothing listens on port 9
+    with pytest.raises(BrokerUnavailableError) as raised:
+        send(down, "kvgraft.solve_problem", "some-problem")
+    assert isinstance(raised.value, TRANSIENT) and failure_reason(raised.value) == "unavailable"
+    with open_runtime(load_settings(broker_url=down)) as rt:
+        fingerprint = "f" * 64
+        with rt.session() as s:
+            record_worker(s, name="graft-1", kind="graft", model="tiny", fingerprint=fingerprint,
+                          queues=[f"graft.{fingerprint}", f"attest.{fingerprint}"])
+        monkeypatch.setattr(attested, "get_block", lambda s, block_id: SimpleNamespace(fingerprint=fingerprint))
+        attested.schedule_attestation(rt, "b" * 64, 3, team_id=None)
+        assert rt.memo.get(attested.ATTEST_SCHEDULED, ("b" * 64, 3, None)) is None
+    logged = capsys.readouterr()
+    assert "answer.attest_not_sent" in logged.err + logged.out
+
+
+def test_a_reference_solution_too_long_for_a_block_is_bad_input(data_dir: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """A verified solution whose block would not fit the serving window is the submitter's to shorten: `bad_input`,
+    not a bug."""
+    import workers.queue.dispatch as dispatch
+    from store.db import ProblemRow
+    from workers.problems import ProblemSpec
+
+    monkeypatch.setenv("KVGRAFT_WINDOW_TOKENS", "512")
+    long_solution = "".join(f"step_{i} = {i}\n" for i in range(400)) + "print(4 + 4)"
+    with open_runtime() as rt:
+        _, ids = dispatch.submit_batch(rt, [ProblemSpec(id="long", question="What is 4 plus 4?", answer=8,
+                                                        solution=long_solution)], team="t")
+        assert dispatch.solve_stored_problem(rt, ids[0]) == "failed"
+        with rt.session() as s:
+            row = s.get(ProblemRow, ids[0])
+            assert row.outcome["reason"] == "bad_input" and "serving window" in row.outcome["detail"]
+            assert (row.deliveries, row.deliveries_ended) == (1, 1)

@@ -17,6 +17,8 @@ import structlog
 
 from engine.graft import GraftEngine
 from store.repository import get_block, latest_attestation
+from workers.errors import BrokerUnavailableError
+from workers.queue.fleet import NoLiveWorkerError, attest_target
 from workers.runtime import MemoSlot, Runtime
 
 log = structlog.get_logger(__name__)
@@ -79,28 +81,33 @@ ATTEST_SCHEDULED: MemoSlot[tuple[str, int, int | None], bool] = MemoSlot("attest
 
 
 def schedule_attestation(rt: Runtime, block_id: str, n_query: int, *, team_id: int | None = None) -> None:
-    """An `attest` task for this block and query class, on behalf of the team (its result counts for it)."""
+    """An `attest` task for this block and query class, on behalf of the team (its result counts for it). Best
+    effort: a broker that cannot take it now leaves it for a later question (the answer at hand is not attested
+    either way), never fails the question that asked."""
     key = (block_id, n_query, team_id)
     if rt.memo.get(ATTEST_SCHEDULED, key):
         return
-    rt.memo.put(ATTEST_SCHEDULED, key, True)
-    if rt.settings.broker_url:
-        from store.repository import get_block
-        from workers.queue.celery_app import send
-        from workers.queue.fleet import NoLiveWorkerError, attest_target
-
-        with rt.session() as s:
-            row = get_block(s, block_id=block_id)
-        if row is None:
-            return
-        try:
-            queue = attest_target(rt, row.fingerprint)
-        except NoLiveWorkerError as exc:
-            log.warning("answer.attest_no_live_worker", block_id=block_id, error=str(exc))
-            return
-        send(rt.settings.broker_url, "kvgraft.attest_block", block_id, str(n_query),
-             "" if team_id is None else str(team_id), queue=queue)
-        log.info("answer.attest_enqueued", block_id=block_id, n_query=n_query, queue=queue)
-    else:
+    if not rt.settings.broker_url:
+        rt.memo.put(ATTEST_SCHEDULED, key, True)
         log.info("answer.attestation_pending", block_id=block_id, n_query=n_query,
                  detail="run `kvgraft attest` to check it here")
+        return
+    from workers.queue.celery_app import send  # celery is imported only where a broker is configured
+
+    with rt.session() as s:
+        row = get_block(s, block_id=block_id)
+    if row is None:
+        return
+    try:
+        queue = attest_target(rt, row.fingerprint)
+        send(rt.settings.broker_url, "kvgraft.attest_block", block_id, str(n_query),
+             "" if team_id is None else str(team_id), queue=queue)
+    except NoLiveWorkerError as exc:  # not asked again by this process
+        rt.memo.put(ATTEST_SCHEDULED, key, True)
+        log.warning("answer.attest_no_live_worker", block_id=block_id, error=str(exc))
+        return
+    except BrokerUnavailableError as exc:  # tried again by the next question that needs it
+        log.warning("answer.attest_not_sent", block_id=block_id, error=str(exc))
+        return
+    rt.memo.put(ATTEST_SCHEDULED, key, True)
+    log.info("answer.attest_enqueued", block_id=block_id, n_query=n_query, queue=queue)

@@ -12,22 +12,24 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-import sqlalchemy as sa
 import structlog
 
 from engine.check import capture_with_reference, check_graft, floor_holds, reference_run
 from engine.graft import GraftEngine
-from store.db import BlockOwnerRow, TeamRow, owner_key, utcnow
+from store.db import utcnow
 from store.repository import (
     get_block,
+    get_team,
     latest_attestation,
     lock_block_row,
+    owner_row,
     record_attestation,
     record_block,
     record_owner,
     requester,
 )
 from store.retention import ensure_quota, prune
+from workers.errors import WorkInputError
 from workers.gate_records import check_fields
 from workers.runtime import Runtime
 from workers.seam import block_to_snapshot, snapshot_to_block
@@ -93,12 +95,12 @@ def deposit_tokens(rt: Runtime, engine: GraftEngine, *, tokens: list[int], probe
     header names the first depositor (`owner`: team name and shared flag). `replace` overwrites a stored object of
     the same id that could not be read (a damaged re-derivable block: the capture is deterministic)."""
     if len(tokens) + len(probe) > engine.config.n_ctx:
-        raise ValueError(f"the text is {len(tokens)} tokens; a block must fit the serving window of "
-                         f"{engine.config.n_ctx - len(probe)} tokens")
+        raise WorkInputError(f"the text is {len(tokens)} tokens; a block must fit the serving window of "
+                             f"{engine.config.n_ctx - len(probe)} tokens")
     t0 = time.perf_counter()
     snapshot, reference = capture_with_reference(engine, tokens, probe)
     with rt.session() as session:
-        team = session.get(TeamRow, team_id) if team_id is not None else None
+        team = get_team(session, team_id=team_id) if team_id is not None else None
         owner = {"team": team.name if team is not None else None, "shared": shared}
     block = snapshot_to_block(snapshot, kind=kind, key=rt.settings.block_key_bytes, meta={
         "text": text, "source": source, "created_at": utcnow().isoformat(), "model": engine.name,
@@ -110,8 +112,7 @@ def deposit_tokens(rt: Runtime, engine: GraftEngine, *, tokens: list[int], probe
         row = get_block(session, block_id=block.block_id)
         # a team depositing again what it already owns is done; another team's deposit of the same content does
         # the whole deposit (gate included), so that it takes the same work whether or not the content was there
-        mine = session.scalar(sa.select(BlockOwnerRow).where(BlockOwnerRow.block_id == block.block_id,
-                                                          BlockOwnerRow.owner_key == owner_key(team_id)))
+        mine = owner_row(session, block_id=block.block_id, team_id=team_id)
         if row is not None and row.evicted_at is None and mine is not None and not replace:
             lock_block_row(session, block_id=block.block_id)  # an eviction takes turns with this deposit
             session.refresh(row)

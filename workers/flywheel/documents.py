@@ -14,6 +14,7 @@ import structlog
 from engine.graft import GraftEngine
 from engine.sampling import SamplingParams, generate_after_graft
 from store.blockfile import Block
+from store.repository import document_passages
 from workers.errors import WorkInputError
 from workers.flywheel.deposit import DepositResult, deposit_tokens, probe_query
 from workers.flywheel.prompts import style_for, tokens_of
@@ -134,22 +135,9 @@ def answer_from_block(rt: Runtime, engine: GraftEngine, block: Block, question: 
 def route_document(rt: Runtime, engine: GraftEngine, question: str, *, team_id: int | None,
                    threshold: float) -> tuple[str, float] | None:
     """The one document block (of this fingerprint, visible to the team) whose passage best covers the question."""
-    import sqlalchemy as sa
-
-    from store.db import BlockRow
-    from store.repository import block_visible_to
-
     with rt.session() as s:
-        query = sa.select(BlockRow.id, BlockRow.meta).where(BlockRow.kind == "document",
-                                                           BlockRow.fingerprint == engine.fingerprint.id,
-                                                           BlockRow.quarantined_at.is_(None),
-                                                           BlockRow.evicted_at.is_(None),
-                                                           block_visible_to(team_id))
-        # in block id order: the first of equal scores wins, and which one must not follow another team's deposit
-        passages: list[tuple[str, str]] = [(bid, str((meta or {}).get("passage", ""))) for bid, meta in
-                                           s.execute(query.order_by(BlockRow.id))]
-    chosen = route_passages(question, passages, threshold=threshold)
-    return chosen
+        passages = document_passages(s, fingerprint=engine.fingerprint.id, team_id=team_id)
+    return route_passages(question, passages, threshold=threshold)
 
 
 def describe(results: list[DepositResult]) -> dict[str, Any]:

@@ -9,14 +9,20 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+from amqp.exceptions import AMQPError
 from celery import Celery, signals
 from kombu import Queue
+from kombu.exceptions import KombuError
 
+from workers.errors import BrokerUnavailableError
 from workers.settings import Settings, load_settings
 
 QUEUES = ("solve", "upkeep")  # fixed queues; graft and attest queues are per fingerprint (workers/queue/fleet.py)
 TASK_QUEUES = {"kvgraft.solve_problem": "solve", "kvgraft.requeue_lost": "upkeep"}
 DEFAULT_BROKER = "amqp://guest:guest@127.0.0.1:5672//"
+# What kombu and py-amqp raise when the broker cannot be reached or drops the connection: translated into
+# BrokerUnavailableError (transient) where a task is sent or a queue inspected.
+BROKER_ERRORS: tuple[type[BaseException], ...] = (KombuError, AMQPError, OSError)
 
 
 def make_app(broker_url: str | None = None) -> Celery:
@@ -52,7 +58,11 @@ def send(broker_url: str, task_name: str, *args: str, queue: str | None = None) 
     target = queue or TASK_QUEUES.get(task_name)
     if target is None:
         raise ValueError(f"{task_name} has no fixed queue: name the fingerprint's queue")
-    sender(broker_url).send_task(task_name, args=list(args), queue=target)
+    try:
+        sender(broker_url).send_task(task_name, args=list(args), queue=target)
+    except BROKER_ERRORS as exc:
+        raise BrokerUnavailableError(f"the broker did not take {task_name} for {target}: "
+                                     f"{type(exc).__name__}: {exc}") from exc
 
 
 # The app the workers run. `kvgraft worker` and `kvgraft beat` point it at their settings (`run_with`) before it

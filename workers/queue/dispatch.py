@@ -3,12 +3,14 @@ Celery queues (or running them in-process when no broker is configured: the embe
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
+import time
 from collections.abc import Callable
 from dataclasses import replace
+from functools import partial
 from typing import Any
 
-import sqlalchemy as sa
 import structlog
 
 from store.db import AnswerRow, BatchRow, ProblemRow, QueryRequestRow, utcnow
@@ -17,18 +19,21 @@ from store.repository import (
     Delivery,
     batch_problems,
     create_batch,
+    finished_problem_ids,
     get_or_create_team,
+    pending_ids,
     refresh_batch_status,
 )
+from workers.errors import TRANSIENT
 from workers.flywheel.answer import Answer, AnswerParams
 from workers.flywheel.answering import answer_request_for
 from workers.flywheel.prompts import normalize_question
 from workers.flywheel.routes import AFTER_RECURRENCE, run_policy
 from workers.flywheel.solve import SolveParams, solve_problem
 from workers.problems import ProblemSpec
+from workers.queue.fleet import NoLiveWorkerError, choose_graft_queue, queue_states
 from workers.queue.outcome import (
     MAX_LOST_DELIVERIES,
-    TRANSIENT,
     WORKER_LOST,
     WorkRow,
     fail_unfinished,
@@ -104,8 +109,7 @@ def dispatch_solves(rt: Runtime, problem_ids: list[str], *,
             send(rt.settings.broker_url, "kvgraft.solve_problem", pid)
         return
     with rt.session() as s:
-        finished = set(s.scalars(sa.select(ProblemRow.id).where(ProblemRow.id.in_(problem_ids),
-                                                             ProblemRow.status.in_(FINAL_PROBLEM_STATUSES))))
+        finished = finished_problem_ids(s, problem_ids=problem_ids)
     for pid in problem_ids:
         if pid in finished:
             continue
@@ -140,7 +144,6 @@ def send_question(rt: Runtime, request_id: str, *, only_if_idle: bool = False) -
     `only_if_idle` (the periodic pass): send it only if its queue holds no waiting message (one waiting will be
     delivered), and with no live worker leave it pending for a later pass; None when not sent."""
     from workers.queue.celery_app import send
-    from workers.queue.fleet import NoLiveWorkerError, choose_graft_queue
 
     with rt.session() as s:
         request = s.get(QueryRequestRow, request_id)
@@ -153,7 +156,7 @@ def send_question(rt: Runtime, request_id: str, *, only_if_idle: bool = False) -
     except NoLiveWorkerError as exc:
         if only_if_idle:
             return None
-        fail_unfinished(rt, QueryRequestRow, request_id, NO_LIVE_WORKER, f"{NO_LIVE_WORKER}: {exc}")
+        fail_unfinished(rt, QueryRequestRow, request_id, NO_LIVE_WORKER, str(exc))
         log.warning("dispatch.no_live_worker", request_id=request_id, model=model, error=str(exc))
         raise
     if only_if_idle and target.depth > 0:
@@ -226,15 +229,16 @@ def question_outcome(session: Any, request: QueryRequestRow) -> dict[str, Any]:
             "binding": row.binding}
 
 
-def ask_here(rt: Runtime, question: str, *, team_id: int | None,
-             options: dict[str, Any] | None = None) -> tuple[str, Answer | None]:
+def ask_here(rt: Runtime, question: str, *, team_id: int | None, options: dict[str, Any] | None = None,
+             attempts: int = 3, backoff_s: float = 1.0) -> tuple[str, Answer | None]:
     """Answer a question in this process the way a graft worker would (the embedded default): stored as a request,
-    answered by the same task body, with exactly one outcome; returns the request id (see question_outcome) and
-    the answer as computed here (None: it failed)."""
+    answered by the same task body with the embedded runner's retries, with exactly one outcome; returns the request
+    id (see question_outcome) and the answer as computed here (None: it failed)."""
     request_id = submit_question(rt, question, team_id=team_id, options=options)
     seen: list[Answer] = []
-    answer_request(rt, request_id, on_answer=seen.append)
-    return request_id, (seen[0] if seen else None)
+    _retrying(rt, QueryRequestRow, request_id, partial(answer_request, rt, request_id, on_answer=seen.append),
+              attempts=attempts, backoff_s=backoff_s)
+    return request_id, (seen[-1] if seen else None)
 
 
 def requeue_stale(rt: Runtime, *, older_than_s: float, lost_only: bool = False) -> dict[str, Any]:
@@ -245,21 +249,14 @@ def requeue_stale(rt: Runtime, *, older_than_s: float, lost_only: bool = False) 
     `lost_only` (the periodic pass `kvgraft beat` schedules): only work that nothing will deliver again: its queue
     is empty (a message still waiting will be delivered) and no delivery of it is running (started deliveries all
     ended; a worker lost mid-task has its message redelivered by the broker)."""
-    import datetime as dt
-
     cutoff = utcnow() - dt.timedelta(seconds=older_than_s)
     broker = rt.settings.broker_url
-    from workers.queue.fleet import queue_states
-
     depths = {q: st.depth for q, st in queue_states(broker, ["solve"]).items()} if broker and lost_only else {}
     skipped = sorted(q for q, n in depths.items() if n > 0)
 
-    def stale(model: Any) -> list[str]:
-        where = [model.status == "pending", model.created_at < cutoff]
-        if lost_only:
-            where.append(model.deliveries == model.deliveries_ended)
+    def stale(model: type[ProblemRow] | type[QueryRequestRow]) -> list[str]:
         with rt.session() as s:
-            return list(s.scalars(sa.select(model.id).where(*where).order_by(model.created_at)))
+            return pending_ids(s, model=model, created_before=cutoff, idle_only=lost_only)
 
     problems = [] if "solve" in skipped else stale(ProblemRow)
     questions = stale(QueryRequestRow)
@@ -268,7 +265,6 @@ def requeue_stale(rt: Runtime, *, older_than_s: float, lost_only: bool = False) 
         work_in_process(rt, "answer", questions)
     else:
         from workers.queue.celery_app import send
-        from workers.queue.fleet import NoLiveWorkerError
 
         for pid in problems:
             send(broker, "kvgraft.solve_problem", pid)
@@ -289,11 +285,7 @@ def pending_work(rt: Runtime) -> tuple[list[str], list[str]]:
     """Every problem and question still pending (oldest first): what an embedded server picks up again at start,
     since work queued in a process that died is otherwise never run."""
     with rt.session() as s:
-        problems = list(s.scalars(sa.select(ProblemRow.id).where(ProblemRow.status == "pending")
-                                  .order_by(ProblemRow.created_at)))
-        questions = list(s.scalars(sa.select(QueryRequestRow.id).where(QueryRequestRow.status == "pending")
-                                   .order_by(QueryRequestRow.created_at)))
-    return problems, questions
+        return pending_ids(s, model=ProblemRow), pending_ids(s, model=QueryRequestRow)
 
 
 def work_in_process(rt: Runtime, kind: str, ids: list[str], *, attempts: int = 3, backoff_s: float = 1.0) -> None:
@@ -301,23 +293,28 @@ def work_in_process(rt: Runtime, kind: str, ids: list[str], *, attempts: int = 3
     transient error is retried with backoff and, on the last attempt, ends that one `failed`, never the others. Where
     even the outcome cannot be recorded (the database is gone), the row stays pending for the next start or
     `kvgraft requeue`."""
-    import time
-
     model: WorkRow = ProblemRow if kind == "solve" else QueryRequestRow
     for row_id in ids:
-        for attempt in range(attempts):
-            final = attempt + 1 == attempts
-            body = solve_stored_problem if kind == "solve" else answer_request  # looked up now: tests replace them
+        body = solve_stored_problem if kind == "solve" else answer_request  # looked up now: tests replace them
+        _retrying(rt, model, row_id, partial(body, rt, row_id), attempts=attempts, backoff_s=backoff_s)
+
+
+def _retrying(rt: Runtime, model: WorkRow, row_id: str, delivery: Callable[..., str], *, attempts: int,
+              backoff_s: float) -> None:
+    """One row's deliveries in this process (`delivery(final=...)`, a body through run_task) until one ends without
+    a transient error, `final` on the last attempt."""
+    for attempt in range(attempts):
+        final = attempt + 1 == attempts
+        try:
             try:
-                try:
-                    body(rt, row_id, final=final)
-                    break
-                except TRANSIENT as exc:
-                    if final:  # run_task records a transient error on the last attempt; a body that did not
-                        record_failure(rt, model, row_id, exc)
-                        break
-                    log.warning("dispatch.retry_in_process", id=row_id, attempt=attempt + 1, error=str(exc))
-                time.sleep(backoff_s * 2**attempt)
-            except Exception:  # noqa: BLE001 - the outcome itself could not be recorded: left pending, not lost
-                log.exception("dispatch.outcome_not_recorded", table=model.__tablename__, id=row_id)
-                break
+                delivery(final=final)
+                return
+            except TRANSIENT as exc:
+                if final:  # run_task records a transient error on the last attempt; a body that did not
+                    record_failure(rt, model, row_id, exc)
+                    return
+                log.warning("dispatch.retry_in_process", id=row_id, attempt=attempt + 1, error=str(exc))
+            time.sleep(backoff_s * 2**attempt)
+        except Exception:  # noqa: BLE001 - the outcome itself could not be recorded: left pending, not lost
+            log.exception("dispatch.outcome_not_recorded", table=model.__tablename__, id=row_id)
+            return

@@ -10,11 +10,10 @@ import socket
 from dataclasses import dataclass
 from typing import Any
 
-import sqlalchemy as sa
 import structlog
 
-from store.db import BlockRow, WorkerRow, utcnow
-from store.repository import find_recurrence
+from store.repository import find_recurrence, get_block, list_workers, record_worker
+from workers.errors import BrokerUnavailableError
 from workers.flywheel.answer import question_digest
 from workers.runtime import Runtime
 
@@ -53,12 +52,7 @@ def default_worker_name(kind: str, fingerprint: str) -> str:
 def register_worker(rt: Runtime, *, name: str, kind: str, model: str, fingerprint: str, queues: list[str]) -> None:
     """Record (or refresh) this worker's row."""
     with rt.session() as s:
-        row = s.get(WorkerRow, name)
-        if row is None:
-            s.add(WorkerRow(name=name, kind=kind, model=model, fingerprint=fingerprint, queues=queues))
-        else:
-            row.kind, row.model, row.fingerprint = kind, model, fingerprint
-            row.queues, row.started_at = queues, utcnow()
+        record_worker(s, name=name, kind=kind, model=model, fingerprint=fingerprint, queues=queues)
     log.info("fleet.worker_registered", name=name, kind=kind, model=model, fingerprint=fingerprint, queues=queues)
 
 
@@ -73,18 +67,22 @@ def queue_states(broker_url: str, queues: list[str]) -> dict[str, QueueState]:
     """Depth and live consumers of each queue (a queue that does not exist has neither)."""
     from amqp.exceptions import NotFound
 
-    from workers.queue.celery_app import sender
+    from workers.queue.celery_app import BROKER_ERRORS, sender  # celery only where a broker is configured
 
     states: dict[str, QueueState] = {}
-    with sender(broker_url).connection_for_write() as conn:
-        for queue in queues:
-            try:
-                _, depth, consumers = conn.default_channel.queue_declare(queue=queue, passive=True)
-                states[queue] = QueueState(queue, int(depth), int(consumers))
-            except NotFound:
-                states[queue] = QueueState(queue, 0, 0)
-                conn.close()  # the failed passive declare closed the channel: start over on a fresh one
-                conn.connect()
+    try:
+        with sender(broker_url).connection_for_write() as conn:
+            for queue in queues:
+                try:
+                    _, depth, consumers = conn.default_channel.queue_declare(queue=queue, passive=True)
+                    states[queue] = QueueState(queue, int(depth), int(consumers))
+                except NotFound:
+                    states[queue] = QueueState(queue, 0, 0)
+                    conn.close()  # the failed passive declare closed the channel: start over on a fresh one
+                    conn.connect()
+    except BROKER_ERRORS as exc:
+        raise BrokerUnavailableError(f"the broker could not be asked about {len(queues)} queue(s): "
+                                     f"{type(exc).__name__}: {exc}") from exc
     return states
 
 
@@ -100,8 +98,7 @@ class LiveFingerprint:
 def live_fingerprints(rt: Runtime, kind: str = "graft") -> list[LiveFingerprint]:
     """Fingerprints with at least one live consumer on their `kind` queue, and the models their workers run."""
     with rt.session() as s:
-        rows = s.execute(sa.select(WorkerRow.fingerprint, WorkerRow.model).where(
-            WorkerRow.kind.in_(("graft", "attest") if kind == "attest" else (kind,)))).all()
+        rows = [(w.fingerprint, w.model) for w in list_workers(s, kinds=_kinds_serving(kind))]
     models: dict[str, set[str]] = {}
     for fp, model in rows:
         models.setdefault(fp, set()).add(model)
@@ -128,7 +125,7 @@ def choose_graft_queue(rt: Runtime, *, question: str, team_id: int | None, model
                                 f"{known or 'none'} (start one: `kvgraft worker graft`)")
     with rt.session() as s:
         problem = find_recurrence(s, question_digest=question_digest(question), team_id=team_id)
-        holder = s.get(BlockRow, problem.block_id) if problem is not None and problem.block_id else None
+        holder = get_block(s, block_id=problem.block_id) if problem is not None and problem.block_id else None
     by_fp = {f.fingerprint: f for f in live}
     if holder is not None and holder.fingerprint in by_fp:
         return by_fp[holder.fingerprint]
@@ -145,23 +142,27 @@ def attest_target(rt: Runtime, fingerprint: str) -> str:
     return live[fingerprint].queue
 
 
+def _kinds_serving(kind: str) -> tuple[str, ...]:
+    """The worker kinds that consume a `kind` queue (graft workers also consume their fingerprint's attest queue)."""
+    return ("graft", "attest") if kind == "attest" else (kind,)
+
+
 def _registered(rt: Runtime, kind: str) -> str:
     with rt.session() as s:
-        rows = s.execute(sa.select(WorkerRow.name, WorkerRow.model, WorkerRow.fingerprint).where(
-            WorkerRow.kind.in_(("graft", "attest") if kind == "attest" else (kind,))).order_by(WorkerRow.name)).all()
+        rows = [(w.name, w.model, w.fingerprint) for w in list_workers(s, kinds=_kinds_serving(kind))]
     return ", ".join(f"{n} ({m}, {fp[:12]})" for n, m, fp in rows)
 
 
 def fleet_queues(rt: Runtime) -> list[str]:
     """Every queue a registered worker consumes."""
     with rt.session() as s:
-        return sorted({q for (queues,) in s.execute(sa.select(WorkerRow.queues)) for q in queues})
+        return sorted({q for w in list_workers(s) for q in w.queues})
 
 
 def fleet_report(rt: Runtime) -> list[dict[str, Any]]:
     """Every registered worker with the state of its queues (for `kvgraft workers` and the metrics)."""
     with rt.session() as s:
-        rows = s.scalars(sa.select(WorkerRow).order_by(WorkerRow.name)).all()
+        rows = list_workers(s)
         workers = [{"name": r.name, "kind": r.kind, "model": r.model, "fingerprint": r.fingerprint,
                     "queues": list(r.queues), "started_at": r.started_at.isoformat()} for r in rows]
     queues = sorted({q for w in workers for q in w["queues"]})

@@ -16,18 +16,16 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Any
 
-import sqlalchemy as sa
-
-from store.db import BatchRow, TeamRow
-from store.repository import batch_problems
+from store.repository import batch_problems, get_batch, newest_batch_from
 from workers.flywheel.answer import AnswerParams
 from workers.flywheel.answering import answer_question
 from workers.flywheel.prefix import ensure_skill, measure_skill_saving
 from workers.flywheel.prompts import style_for
 from workers.flywheel.solve import SolveParams
-from workers.problems import ProblemSpec
+from workers.problems import ProblemSpec, parse_problems_jsonl
 from workers.queue.dispatch import dispatch_solves, submit_batch
-from workers.runtime import Runtime
+from workers.runtime import Runtime, open_runtime
+from workers.settings import load_settings
 from workers.verify.answer_match import answers_match
 
 STATUS_NAMES = {"solved": "deposited", "rejected": "rejected", "failed": "unsolved"}
@@ -58,9 +56,7 @@ def source_digest(problems: list[ProblemSpec], params: JobParams, *, fingerprint
 def _resumable_batch(rt: Runtime, digest: str, team: str) -> tuple[str, list[str]] | None:
     """The newest batch of `team` made from the same input, and its problem ids in order, if there is one."""
     with rt.session() as s:
-        batch_id = s.scalar(sa.select(BatchRow.id).join(TeamRow, TeamRow.id == BatchRow.team_id)
-                            .where(BatchRow.source_digest == digest, TeamRow.name == team)
-                            .order_by(BatchRow.created_at.desc()).limit(1))
+        batch_id = newest_batch_from(s, source_digest=digest, team=team)
         if batch_id is None:
             return None
         return batch_id, [p.id for p in batch_problems(s, batch_id=batch_id)]
@@ -72,7 +68,7 @@ def _wait_for_batch(rt: Runtime, batch_id: str, total: int, timeout_s: float,
     while True:
         with rt.session() as s:
             done = sum(p.status in STATUS_NAMES for p in batch_problems(s, batch_id=batch_id))
-            batch = s.get(BatchRow, batch_id)
+            batch = get_batch(s, batch_id=batch_id)
             finished = batch is not None and batch.status == "done"
         if progress:
             progress(done)
@@ -121,7 +117,7 @@ def run_job(rt: Runtime, problems: list[ProblemSpec], params: JobParams = JobPar
         _wait_for_batch(rt, batch_id, len(problem_ids), params.wait_timeout_s, on_solved)
     with rt.session() as s:
         rows = batch_problems(s, batch_id=batch_id)
-        team_id = s.get(BatchRow, batch_id).team_id  # type: ignore[union-attr]
+        team_id = get_batch(s, batch_id=batch_id).team_id  # type: ignore[union-attr]
     report_rows = []
     for i, problem in enumerate(rows, start=1):
         emit({"step": "replay", "problem": problem.external_id, "n": i, "total": len(rows)})
@@ -161,10 +157,6 @@ def run_job(rt: Runtime, problems: list[ProblemSpec], params: JobParams = JobPar
 
 def run_job_child(emit: JobEvent, problems_jsonl: bytes, params: JobParams) -> dict[str, Any]:
     """run_job in a supervised child process (workers.supervise): progress and the problem at hand go to `emit`."""
-    from workers.problems import parse_problems_jsonl
-    from workers.runtime import open_runtime
-    from workers.settings import load_settings
-
     specs = parse_problems_jsonl(problems_jsonl)
     with open_runtime(load_settings()) as rt:  # this child process's settings
         return run_job(rt, specs, params, on_event=emit,

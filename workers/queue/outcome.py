@@ -7,11 +7,15 @@ outcome), runs the body, and turns what the body raises into the outcome:
 - a transient error (TRANSIENT: the object store, the database, the broker or the sandbox is unavailable) is raised
   again for the caller to retry, unless this is the last attempt: then it is recorded like any other failure;
 - any other error ends the row `failed` with the reason its type gives (workers/errors.py): `bad_input`,
-  `store_error` and `engine_error` are logged as warnings, `internal_error` (a bug) with its traceback.
+  `store_error`, `engine_error` and `unavailable` are logged as warnings, `internal_error` (a bug) with its
+  traceback.
 
 The callers differ only in how they retry: Celery sends the message again with backoff (`final` on its last retry),
-the embedded runner sleeps and calls again (`final` on its last attempt). A failure that escapes both (Celery's hard
-time limit, a worker's own crash) is recorded by `record_failure` from the task's failure hook."""
+the embedded runner sleeps and calls again (`final` on its last attempt). An error that escapes the body's own
+handling (the outcome's transaction itself failing on the last retry; under a prefork pool, Celery's hard time
+limit) is recorded by `record_failure` from the Celery task's failure hook. A worker that dies mid-task leaves its
+delivery open: the broker redelivers the message, and a row whose last deliveries all lost their worker ends
+`worker_lost`."""
 
 from __future__ import annotations
 
@@ -19,24 +23,17 @@ from collections.abc import Callable
 from typing import Any
 
 import structlog
-from sqlalchemy.exc import OperationalError
 
 from store.db import ProblemRow, QueryRequestRow, utcnow
-from store.errors import ObjectStoreUnavailableError
 from store.repository import FINAL_PROBLEM_STATUSES, Delivery, refresh_batch_status
-from workers.errors import failure_reason
+from workers.errors import TRANSIENT, failure_reason
 from workers.runtime import Runtime
-from workers.verify.sandbox_types import SandboxUnavailableError
 
 log = structlog.get_logger(__name__)
 
 WorkRow = type[ProblemRow] | type[QueryRequestRow]
 TaskBody = Callable[[Runtime, str, Delivery], str]
 
-# Errors worth retrying: everything else that goes wrong while working on a problem or question ends it `failed`.
-# A sandbox that stops working under a running worker is infrastructure, not the problem's fault: retried too.
-TRANSIENT: tuple[type[BaseException], ...] = (ObjectStoreUnavailableError, OperationalError, ConnectionError,
-                                              SandboxUnavailableError)
 MAX_LOST_DELIVERIES = 3
 WORKER_LOST = "worker_lost"
 
@@ -71,6 +68,8 @@ def fail_unfinished(rt: Runtime, model: WorkRow, row_id: str, reason: str, detai
         if row is None:
             return False
         if (row.status in FINAL_PROBLEM_STATUSES) if isinstance(row, ProblemRow) else (row.status != "pending"):
+            log.warning("dispatch.failure_after_outcome", table=model.__tablename__, id=row_id, status=row.status,
+                        reason=reason, detail=detail[:500])  # e.g. a duplicate delivery's error: kept, not recorded
             return False
         set_failed(row, reason, detail)
         if isinstance(row, ProblemRow):

@@ -163,10 +163,13 @@ def answer_recurring(rt: Runtime, own_id: str, own: AnswerRequest, model: str | 
             log.warning("graft.batch_unavailable", error=f"{type(exc).__name__}: {exc}")
             decoded = [exc] * (1 + len(taken))
         for t, outcome in zip(taken, decoded[1:], strict=True):
-            if isinstance(outcome, Exception):  # its own delivery meets (and records) it; nothing recorded here
-                log.info("graft.taken_failed", request_id=t.request_id, error=f"{type(outcome).__name__}: {outcome}")
-                continue
-            record_answer(rt, t.request_id, hit_answer(rt, t.request, t.hit, outcome), delivery=t.delivery)
+            if not isinstance(outcome, Exception):
+                try:  # its answer's own checks and record: an error there is its, never the asker's
+                    record_answer(rt, t.request_id, hit_answer(rt, t.request, t.hit, outcome), delivery=t.delivery)
+                    continue
+                except Exception as exc:  # noqa: BLE001 - left to its own delivery, which meets (and records) it
+                    outcome = exc
+            log.info("graft.taken_failed", request_id=t.request_id, error=f"{type(outcome).__name__}: {outcome}")
     finally:
         _release(rt, [t.delivery for t in taken])
     log.info("graft.answered_together", questions=1 + len(taken), request_id=own_id,

@@ -9,9 +9,13 @@ from typing import Any
 import structlog
 from celery import Task
 
+from store.db import ProblemRow, QueryRequestRow
+from workers.errors import TRANSIENT
 from workers.queue.celery_app import app, worker_settings
-from workers.queue.outcome import TRANSIENT
+from workers.queue.dispatch import answer_request, requeue_stale, solve_stored_problem
+from workers.queue.outcome import record_failure
 from workers.runtime import Runtime, open_runtime
+from workers.upkeep.attestation import attest_stored_block
 
 log = structlog.get_logger(__name__)
 
@@ -35,12 +39,10 @@ class KvgraftTask(Task):
     acks_late = True
 
     def on_failure(self, exc: BaseException, task_id: str, args: Any, kwargs: Any, einfo: Any) -> None:
-        """An error the body did not turn into an outcome escaped (Celery's hard time limit, the outcome itself not
-        recorded): its problem or question ends `failed` with the error as reason, so that no accepted work stays
-        pending. A transient error on the last retry is recorded by the body (run_task), not here."""
-        from store.db import ProblemRow, QueryRequestRow
-        from workers.queue.outcome import record_failure
-
+        """An error the body did not turn into an outcome escaped (the outcome itself not recorded on the last
+        retry; Celery's hard time limit under a prefork pool, which `kvgraft worker`'s solo pool does not enforce):
+        its problem or question ends `failed` with the error as reason, so that no accepted work stays pending. A
+        transient error on the last retry is recorded by the body (run_task), not here."""
         model = {"kvgraft.solve_problem": ProblemRow, "kvgraft.answer_query": QueryRequestRow}.get(self.name)
         if model is None or not args:
             return
@@ -58,16 +60,12 @@ def _last_try(task: Task) -> bool:
 
 @app.task(name="kvgraft.solve_problem", base=KvgraftTask, bind=True)
 def solve_problem_task(self: Task, problem_id: str) -> str:
-    from workers.queue.dispatch import solve_stored_problem
-
     log.info("task.solve.start", problem_id=problem_id, delivery=self.request.retries)
     return solve_stored_problem(runtime(), problem_id, final=_last_try(self))
 
 
 @app.task(name="kvgraft.answer_query", base=KvgraftTask, bind=True)
 def answer_query_task(self: Task, request_id: str) -> str:
-    from workers.queue.dispatch import answer_request
-
     log.info("task.answer.start", request_id=request_id)
     return answer_request(runtime(), request_id, final=_last_try(self))
 
@@ -77,8 +75,6 @@ def attest_block_task(self: Task, block_id: str, n_query: str | None = None,
                       team_id: str | None = None) -> dict[str, Any]:
     """Check one stored block here; `n_query`: the query size whose class to check (default: its probe's);
     `team_id`: the team whose question asked for it (the measurement counts for that team)."""
-    from workers.upkeep.attestation import attest_stored_block
-
     log.info("task.attest.start", block_id=block_id, n_query=n_query, team_id=team_id)
     return attest_stored_block(runtime(), block_id, n_query=int(n_query) if n_query else None,
                                team_id=int(team_id) if team_id else None)
@@ -87,7 +83,5 @@ def attest_block_task(self: Task, block_id: str, n_query: str | None = None,
 @app.task(name="kvgraft.requeue_lost", base=KvgraftTask, bind=True)
 def requeue_lost_task(self: Task) -> dict[str, Any]:
     """The periodic pass `kvgraft beat` schedules: send again the pending work nothing will deliver (model-free)."""
-    from workers.queue.dispatch import requeue_stale
-
     rt = runtime()
     return requeue_stale(rt, older_than_s=rt.settings.requeue_after_s, lost_only=True)

@@ -10,7 +10,6 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
-import sqlalchemy as sa
 import structlog
 
 from engine.check import capture_with_reference
@@ -18,8 +17,9 @@ from engine.errors import EngineError
 from engine.graft import GraftEngine
 from store.blockfile import Block, read_header, signature_status
 from store.blocks import block_key
-from store.db import BlockRow, GenerationRow, ProblemRow, utcnow
+from store.db import BlockRow, utcnow
 from store.errors import BlockKeyMissingError, StoreError
+from store.repository import get_block, set_quarantined, solved_problem_of_block, verified_program
 from workers.flywheel.deposit import probe_query
 from workers.flywheel.prefix import ensure_skill
 from workers.flywheel.prompts import instructions_prefix, recurrence_query, style_for, tokens_of
@@ -69,14 +69,12 @@ def _from_catalogue(rt: Runtime, row: BlockRow, engine: GraftEngine) -> tuple[st
         return "skill", tokens_of(engine, text, first=True), {"text": text, "source": row.source}
     if row.kind == "solution":
         with rt.session() as s:
-            problem = s.scalar(sa.select(ProblemRow).where(ProblemRow.block_id == row.id, ProblemRow.status == "solved")
-                               .limit(1))
+            problem = solved_problem_of_block(s, block_id=row.id)
             if problem is None:
                 return None
             outcome = dict(problem.outcome or {})
-            program = problem.solution if outcome.get("route") == "reference" else s.scalar(
-                sa.select(GenerationRow.program).where(GenerationRow.problem_id == problem.id,
-                                                    GenerationRow.verdict == "verified").limit(1))
+            program = problem.solution if outcome.get("route") == "reference" else verified_program(
+                s, problem_id=problem.id)
             question, answer = problem.question, outcome.get("answer")
         if program is None or answer is None:
             return None
@@ -110,7 +108,7 @@ def repair_block(rt: Runtime, block_id: str, *, model: str | None = None,
                  engine: GraftEngine | None = None) -> RepairResult:
     """Repair one catalogued block (see the module docstring); LookupError when it is not catalogued."""
     with rt.session() as s:
-        row = s.get(BlockRow, block_id)
+        row = get_block(s, block_id=block_id)
         if row is None:
             raise LookupError(f"no catalogued block {block_id}")
         s.expunge(row)
@@ -122,7 +120,7 @@ def repair_block(rt: Runtime, block_id: str, *, model: str | None = None,
         damage = f"{type(exc).__name__}: {exc}"
     else:
         with rt.session() as s:
-            s.execute(sa.update(BlockRow).where(BlockRow.id == block_id).values(quarantined_at=None))
+            set_quarantined(s, block_id=block_id, quarantined=False)
         return RepairResult(block_id, "intact", "the object verifies (hash, id, fingerprint, signature)")
     engine = engine or rt.engine(model)
     derived = _from_header(rt, row)
@@ -138,13 +136,13 @@ def repair_block(rt: Runtime, block_id: str, *, model: str | None = None,
             continue
         if rederived:
             with rt.session() as s:
-                s.execute(sa.update(BlockRow).where(BlockRow.id == block_id).values(quarantined_at=None))
+                set_quarantined(s, block_id=block_id, quarantined=False)
             log.warning("repair.rederived", block_id=block_id, source=source, damage=damage)
             return RepairResult(block_id, "rederived", damage, source=source)
     stamp = utcnow().strftime("%Y%m%dT%H%M%SZ")
     key = rt.blocks.quarantine(row.fingerprint, row.id, stamp=stamp)
     with rt.session() as s:
-        s.execute(sa.update(BlockRow).where(BlockRow.id == block_id).values(quarantined_at=utcnow()))
+        set_quarantined(s, block_id=block_id, quarantined=True)
     log.warning("repair.quarantined", block_id=block_id, damage=damage, key=key)
     return RepairResult(block_id, "quarantined", damage + "; its content could not be re-derived here",
                         quarantine_key=key)
