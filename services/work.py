@@ -70,6 +70,17 @@ class Dispatch:
     refused: str | None = None  # why no worker can take it (the work ended `failed`): no live worker of its kind
 
 
+def _deferred(exc: Exception, **ids: object) -> Dispatch:
+    """Work stored but not sent: it stays pending (nothing accepted is lost) until `kvgraft beat` or `kvgraft requeue`
+    sends it, and the client still gets its ids. The broker or database unavailable is expected; anything else is a
+    bug, logged with its traceback."""
+    if isinstance(exc, TRANSIENT):
+        log.error("api.dispatch_deferred", error=f"{type(exc).__name__}: {exc}", **ids)
+    else:
+        log.error("api.dispatch_failed", error=f"{type(exc).__name__}: {exc}", exc_info=exc, **ids)
+    return Dispatch(False)
+
+
 class Work:
     """Where submitted work runs: the Celery queues, or one background thread of this process."""
 
@@ -176,9 +187,8 @@ class Work:
             return Dispatch(True, self._track(ticket, "solve", problem_ids))
         try:
             dispatch_solves(self.rt, problem_ids)
-        except TRANSIENT as exc:  # the broker (or the database) is unavailable: stored, sent again later
-            log.error("api.dispatch_deferred", problems=len(problem_ids), error=str(exc))
-            return Dispatch(False)
+        except Exception as exc:  # noqa: BLE001 - stored either way: see _deferred
+            return _deferred(exc, problems=len(problem_ids))
         return Dispatch(True)
 
     def answer(self, ticket: Ticket, request_id: str) -> Dispatch:
@@ -188,9 +198,8 @@ class Work:
             send_question(self.rt, request_id)
         except NoLiveWorkerError as exc:
             return Dispatch(False, refused=str(exc))
-        except TRANSIENT as exc:
-            log.error("api.dispatch_deferred", request_id=request_id, error=str(exc))
-            return Dispatch(False)
+        except Exception as exc:  # noqa: BLE001 - stored either way: see _deferred
+            return _deferred(exc, request_id=request_id)
         return Dispatch(True)
 
     def queue_depths(self) -> dict[str, int]:

@@ -10,9 +10,9 @@ never by a built-in base class (a bug that raises ValueError is a bug, not bad i
   last attempt, infrastructure rather than a bug;
 - `internal_error`: anything else, a bug, logged with its traceback.
 
-The task bodies record two more reasons themselves: `worker_lost` (deliveries that each lost their worker) and
-`no_live_worker` (a question no live graft worker can take); a problem none of whose samples verified ends
-`failed` with what its samples did."""
+Two more reasons are recorded where they are decided: `worker_lost` by a task body (its row's last deliveries each
+lost their worker) and `no_live_worker` when a question is sent (no live graft worker can take it); a problem none
+of whose samples verified ends `failed` with what its samples did."""
 
 from __future__ import annotations
 
@@ -31,6 +31,12 @@ FailureReason = Literal["bad_input", "store_error", "engine_error", "unavailable
 class WorkInputError(ValueError):
     """What was submitted (a batch, a question, a request's fields) cannot be worked on as given: the submitter's to
     fix, not a fault of the system."""
+
+
+class TextTooLongError(ValueError):
+    """A text whose block would not fit the serving window with its probe. Whose fault that is depends on whose text
+    it is: a submitted question or reference solution is bad input (the caller says so with WorkInputError); the
+    deployment's own skill prefix in a window too small for it is a configuration error (`internal_error`)."""
 
 
 class BrokerUnavailableError(ConnectionError):

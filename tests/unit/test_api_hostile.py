@@ -492,3 +492,32 @@ def test_with_a_broker_the_team_limit_counts_stored_pending_work(monkeypatch: py
         assert r.status_code == 429 and r.json()["error"]["kind"] == "batches", r.text
         assert c.post("/v1/batches", json=[_problem()], headers=b).status_code == 201
     assert [task for task, _ in sends].count("kvgraft.answer_query") == 3
+
+
+@pytest.mark.parametrize("failure", [ConnectionRefusedError("the broker went away"), KeyError("a bug in dispatch")])
+def test_work_stored_but_not_sent_keeps_its_ids_whatever_stopped_the_send(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        failure: Exception) -> None:
+    """With a broker, a batch and a question are stored before they are sent: whatever stops the send (the broker
+    down, or a bug), the client gets 201/202 with its ids and `dispatch: deferred`, the rows stay pending for beat
+    or requeue, and a bug's traceback is logged (never a 500 that loses the ids of stored work)."""
+
+    def broken(*args: Any, **kwargs: Any) -> None:
+        raise failure
+
+    monkeypatch.setattr(services.work, "dispatch_solves", broken)
+    monkeypatch.setattr(services.work, "send_question", broken)
+    settings = _settings(tmp_path / "data", broker_url="amqp://guest:guest@127.0.0.1:1//", query_timeout_s=0.2)
+    tokens = _tokens(settings)
+    with TestClient(create_app(settings)) as c:
+        r = c.post("/v1/batches", json=[_problem()], headers=_auth(tokens, "submitter"))
+        assert r.status_code == 201 and r.json()["dispatch"] == "deferred", r.text
+        q = c.post("/v1/queries", json={"question": "What is 2 plus 5?"}, headers=_auth(tokens, "submitter"))
+        assert q.status_code == 202 and q.json()["dispatch"] == "deferred", q.text
+    with open_runtime(settings) as rt, rt.session() as s:
+        assert [p.status for p in s.scalars(sa.select(ProblemRow))] == ["pending"]
+        assert s.get(QueryRequestRow, q.json()["request_id"]).status == "pending"
+    logged = capsys.readouterr()
+    bug = isinstance(failure, KeyError)
+    assert ("api.dispatch_failed" in logged.err + logged.out) == bug
+    assert ("Traceback" in logged.err + logged.out) == bug

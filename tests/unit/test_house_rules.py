@@ -51,6 +51,7 @@ def test_one_value_has_one_environment_name(monkeypatch: pytest.MonkeyPatch) -> 
 
     from workers.settings import load_settings
 
+    monkeypatch.delenv("KVGRAFT_PROMPT_CHUNK_TOKENS", raising=False)
     monkeypatch.setenv("KVGRAFT_PREFILL_CHUNK", "32")
     assert load_settings().prefill_chunk == 64
     monkeypatch.setenv("KVGRAFT_PROMPT_CHUNK_TOKENS", "128")

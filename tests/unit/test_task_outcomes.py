@@ -198,9 +198,9 @@ def test_the_outcome_and_the_end_of_its_delivery_commit_together(rt: Runtime) ->
 
 def test_a_broker_that_cannot_be_reached_is_transient_and_an_attest_task_is_tried_again(
         data_dir: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
-    """kombu's errors become BrokerUnavailableError (retried like any transient error, never a bug); scheduling an
-    attestation is best effort: with the broker down the question that asked goes on, and the next one tries
-    again (nothing remembered as scheduled)."""
+    """kombu's errors become BrokerUnavailableError (retried like any transient error, never a bug), whether the
+    queue's state or the send itself fails; scheduling an attestation is best effort: with the broker down it
+    raises nothing into the question that asked, remembers nothing as scheduled, and tries no other for a pause."""
     from types import SimpleNamespace
 
     import workers.flywheel.attested as attested
@@ -213,16 +213,23 @@ def test_a_broker_that_cannot_be_reached_is_transient_and_an_attest_task_is_trie
     with pytest.raises(BrokerUnavailableError) as raised:
         send(down, "kvgraft.solve_problem", "some-problem")
     assert isinstance(raised.value, TRANSIENT) and failure_reason(raised.value) == "unavailable"
+    fingerprint = "f" * 64
+    monkeypatch.setattr(attested, "get_block", lambda s, block_id: SimpleNamespace(fingerprint=fingerprint))
     with open_runtime(load_settings(broker_url=down)) as rt:
-        fingerprint = "f" * 64
         with rt.session() as s:
             record_worker(s, name="graft-1", kind="graft", model="tiny", fingerprint=fingerprint,
                           queues=[f"graft.{fingerprint}", f"attest.{fingerprint}"])
-        monkeypatch.setattr(attested, "get_block", lambda s, block_id: SimpleNamespace(fingerprint=fingerprint))
-        attested.schedule_attestation(rt, "b" * 64, 3, team_id=None)
-        assert rt.memo.get(attested.ATTEST_SCHEDULED, ("b" * 64, 3, None)) is None
+        attested.schedule_attestation(rt, "a" * 64, 3, team_id=None)  # the queue's state cannot be read
+        assert rt.memo.get(attested.ATTEST_SCHEDULED, ("a" * 64, 3, None)) is None
+    targets: list[str] = []
+    monkeypatch.setattr(attested, "attest_target", lambda rt, fp: targets.append(fp) or f"attest.{fp}")
+    with open_runtime(load_settings(broker_url=down)) as rt:
+        attested.schedule_attestation(rt, "b" * 64, 3, team_id=None)  # a live worker, and the send fails
+        assert targets == [fingerprint] and rt.memo.get(attested.ATTEST_SCHEDULED, ("b" * 64, 3, None)) is None
+        attested.schedule_attestation(rt, "c" * 64, 3, team_id=None)  # within the pause: not even tried
+        assert targets == [fingerprint]
     logged = capsys.readouterr()
-    assert "answer.attest_not_sent" in logged.err + logged.out
+    assert (logged.err + logged.out).count("answer.attest_not_sent") == 2
 
 
 def test_a_reference_solution_too_long_for_a_block_is_bad_input(data_dir: Path,

@@ -10,6 +10,7 @@ A class not yet checked is scheduled as an `attest` task for that block and clas
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -78,14 +79,18 @@ def attested(rt: Runtime, engine: GraftEngine, block_id: str, n_queries: int | S
 
 
 ATTEST_SCHEDULED: MemoSlot[tuple[str, int, int | None], bool] = MemoSlot("attest_scheduled")  # once a process
+# after the broker refused an attest task: no other is tried before this time (time.monotonic()), so that an outage
+# costs one question the broker's connect timeout, not every question
+ATTEST_PAUSED_UNTIL: MemoSlot[str, float] = MemoSlot("attest_paused_until")
+BROKER_RETRY_AFTER_S = 60.0
 
 
 def schedule_attestation(rt: Runtime, block_id: str, n_query: int, *, team_id: int | None = None) -> None:
     """An `attest` task for this block and query class, on behalf of the team (its result counts for it). Best
     effort: a broker that cannot take it now leaves it for a later question (the answer at hand is not attested
-    either way), never fails the question that asked."""
+    either way; none is tried for BROKER_RETRY_AFTER_S), never fails the question that asked."""
     key = (block_id, n_query, team_id)
-    if rt.memo.get(ATTEST_SCHEDULED, key):
+    if rt.memo.get(ATTEST_SCHEDULED, key) or time.monotonic() < (rt.memo.get(ATTEST_PAUSED_UNTIL, "broker") or 0.0):
         return
     if not rt.settings.broker_url:
         rt.memo.put(ATTEST_SCHEDULED, key, True)
@@ -106,8 +111,9 @@ def schedule_attestation(rt: Runtime, block_id: str, n_query: int, *, team_id: i
         rt.memo.put(ATTEST_SCHEDULED, key, True)
         log.warning("answer.attest_no_live_worker", block_id=block_id, error=str(exc))
         return
-    except BrokerUnavailableError as exc:  # tried again by the next question that needs it
-        log.warning("answer.attest_not_sent", block_id=block_id, error=str(exc))
+    except BrokerUnavailableError as exc:  # tried again by a question that needs it once the pause is over
+        rt.memo.put(ATTEST_PAUSED_UNTIL, "broker", time.monotonic() + BROKER_RETRY_AFTER_S)
+        log.warning("answer.attest_not_sent", block_id=block_id, error=str(exc), retry_after_s=BROKER_RETRY_AFTER_S)
         return
     rt.memo.put(ATTEST_SCHEDULED, key, True)
     log.info("answer.attest_enqueued", block_id=block_id, n_query=n_query, queue=queue)

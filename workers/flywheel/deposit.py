@@ -29,7 +29,7 @@ from store.repository import (
     requester,
 )
 from store.retention import ensure_quota, prune
-from workers.errors import WorkInputError
+from workers.errors import TextTooLongError
 from workers.gate_records import check_fields
 from workers.runtime import Runtime
 from workers.seam import block_to_snapshot, snapshot_to_block
@@ -95,8 +95,8 @@ def deposit_tokens(rt: Runtime, engine: GraftEngine, *, tokens: list[int], probe
     header names the first depositor (`owner`: team name and shared flag). `replace` overwrites a stored object of
     the same id that could not be read (a damaged re-derivable block: the capture is deterministic)."""
     if len(tokens) + len(probe) > engine.config.n_ctx:
-        raise WorkInputError(f"the text is {len(tokens)} tokens; a block must fit the serving window of "
-                             f"{engine.config.n_ctx - len(probe)} tokens")
+        raise TextTooLongError(f"the text is {len(tokens)} tokens; a block must fit the serving window of "
+                               f"{engine.config.n_ctx - len(probe)} tokens")
     t0 = time.perf_counter()
     snapshot, reference = capture_with_reference(engine, tokens, probe)
     with rt.session() as session:

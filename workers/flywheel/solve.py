@@ -26,6 +26,7 @@ from store.repository import (
     refresh_batch_status,
 )
 from store.route_index import add_problem
+from workers.errors import TextTooLongError, WorkInputError
 from workers.flywheel.deposit import deposit_tokens
 from workers.flywheel.parameterize import derive
 from workers.flywheel.prefix import GraftedPrefix, ensure_skill
@@ -133,12 +134,16 @@ def _deposit_solution(rt: Runtime, engine: GraftEngine, style: PromptStyle, skil
     log.info("solve.parameterized", problem_id=problem.id, derived=form is not None,
              params=form.params if form else 0)
     extra = {"parameterized": form.as_meta()} if form is not None else {}
-    result = deposit_tokens(rt, engine, tokens=tokens, probe=tokens_of(engine, recurrence_query(style)),
-                            kind="solution", text=text, team_id=team_id, shared=shared, verified_by_team_id=team_id,
-                            source={"problem_id": problem.id, "external_id": problem.external_id,
-                                    "batch_id": problem.batch_id},
-                            meta={"question": problem.question, "answer": answer, "skill_block": skill.block_id,
-                                  **extra})
+    try:
+        result = deposit_tokens(rt, engine, tokens=tokens, probe=tokens_of(engine, recurrence_query(style)),
+                                kind="solution", text=text, team_id=team_id, shared=shared,
+                                verified_by_team_id=team_id,
+                                source={"problem_id": problem.id, "external_id": problem.external_id,
+                                        "batch_id": problem.batch_id},
+                                meta={"question": problem.question, "answer": answer, "skill_block": skill.block_id,
+                                      **extra})
+    except TextTooLongError as exc:  # the question (a sample is at most max_tokens) or its reference solution
+        raise WorkInputError(f"the question with its verified solution does not fit a block: {exc}") from exc
     return result.block_id
 
 

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from amqp.exceptions import AMQPError
+from amqp.exceptions import AMQPError, IrrecoverableChannelError, IrrecoverableConnectionError
 from celery import Celery, signals
 from kombu import Queue
-from kombu.exceptions import KombuError
+from kombu.exceptions import EncodeError, KombuError
 
 from workers.errors import BrokerUnavailableError
 from workers.settings import Settings, load_settings
@@ -21,8 +21,15 @@ QUEUES = ("solve", "upkeep")  # fixed queues; graft and attest queues are per fi
 TASK_QUEUES = {"kvgraft.solve_problem": "solve", "kvgraft.requeue_lost": "upkeep"}
 DEFAULT_BROKER = "amqp://guest:guest@127.0.0.1:5672//"
 # What kombu and py-amqp raise when the broker cannot be reached or drops the connection: translated into
-# BrokerUnavailableError (transient) where a task is sent or a queue inspected.
+# BrokerUnavailableError (transient) where a task is sent or a queue inspected, except what retrying cannot mend (a
+# payload that does not encode, credentials or a vhost the broker refuses), which is raised as it is.
 BROKER_ERRORS: tuple[type[BaseException], ...] = (KombuError, AMQPError, OSError)
+NOT_AN_OUTAGE: tuple[type[BaseException], ...] = (EncodeError, IrrecoverableChannelError, IrrecoverableConnectionError)
+
+
+def broker_unavailable(exc: BaseException, doing: str) -> BrokerUnavailableError:
+    """An outage among BROKER_ERRORS as the project's transient error (raise it `from exc`)."""
+    return BrokerUnavailableError(f"the broker did not {doing}: {type(exc).__name__}: {exc}")
 
 
 def make_app(broker_url: str | None = None) -> Celery:
@@ -60,9 +67,10 @@ def send(broker_url: str, task_name: str, *args: str, queue: str | None = None) 
         raise ValueError(f"{task_name} has no fixed queue: name the fingerprint's queue")
     try:
         sender(broker_url).send_task(task_name, args=list(args), queue=target)
+    except NOT_AN_OUTAGE:
+        raise
     except BROKER_ERRORS as exc:
-        raise BrokerUnavailableError(f"the broker did not take {task_name} for {target}: "
-                                     f"{type(exc).__name__}: {exc}") from exc
+        raise broker_unavailable(exc, f"take {task_name} for {target}") from exc
 
 
 # The app the workers run. `kvgraft worker` and `kvgraft beat` point it at their settings (`run_with`) before it

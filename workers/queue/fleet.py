@@ -13,7 +13,6 @@ from typing import Any
 import structlog
 
 from store.repository import find_recurrence, get_block, list_workers, record_worker
-from workers.errors import BrokerUnavailableError
 from workers.flywheel.answer import question_digest
 from workers.runtime import Runtime
 
@@ -67,7 +66,7 @@ def queue_states(broker_url: str, queues: list[str]) -> dict[str, QueueState]:
     """Depth and live consumers of each queue (a queue that does not exist has neither)."""
     from amqp.exceptions import NotFound
 
-    from workers.queue.celery_app import BROKER_ERRORS, sender  # celery only where a broker is configured
+    from workers.queue.celery_app import BROKER_ERRORS, NOT_AN_OUTAGE, broker_unavailable, sender  # with a broker
 
     states: dict[str, QueueState] = {}
     try:
@@ -80,9 +79,10 @@ def queue_states(broker_url: str, queues: list[str]) -> dict[str, QueueState]:
                     states[queue] = QueueState(queue, 0, 0)
                     conn.close()  # the failed passive declare closed the channel: start over on a fresh one
                     conn.connect()
+    except NOT_AN_OUTAGE:
+        raise
     except BROKER_ERRORS as exc:
-        raise BrokerUnavailableError(f"the broker could not be asked about {len(queues)} queue(s): "
-                                     f"{type(exc).__name__}: {exc}") from exc
+        raise broker_unavailable(exc, f"answer for {len(queues)} queue(s)") from exc
     return states
 
 
