@@ -99,12 +99,13 @@ def _process(args: list[str], env: dict[str, str], log: Path, ready: Callable[[]
 
 def run_api_bench(request: ApiBenchRequest, progress: Callable[[str], None] | None = None) -> dict[str, Any]:
     say = progress or (lambda _m: None)
+    model = request.model or load_settings().model
     tmp = Path(tempfile.mkdtemp(prefix="kvgraft-bench-api-"))
     try:
         with moto_server(tmp) as s3, _vhost(request.broker_url) as broker, contextlib.ExitStack() as scope:
             env = {"KVGRAFT_DATA_DIR": str(tmp / "data"), "KVGRAFT_STORE_URL": "s3://kvgraft-bench/blocks",
                    "KVGRAFT_S3_ENDPOINT_URL": s3, "KVGRAFT_BROKER_URL": broker,
-                   "KVGRAFT_MODEL": request.model or load_settings().model, "AWS_ACCESS_KEY_ID": "bench",
+                   "KVGRAFT_MODEL": model, "AWS_ACCESS_KEY_ID": "bench",
                    "AWS_SECRET_ACCESS_KEY": "bench", "AWS_DEFAULT_REGION": "us-east-1", "KVGRAFT_LOG_LEVEL": "WARNING"}
             scope.enter_context(environment(env))
             S3ObjectStore("kvgraft-bench", endpoint_url=s3).ensure_bucket()
@@ -146,7 +147,7 @@ def run_api_bench(request: ApiBenchRequest, progress: Callable[[str], None] | No
         shutil.rmtree(tmp, ignore_errors=True)
     in_process, distributed = _percentiles(local), _percentiles(remote["warm"])
     graft = steps["restore"] + steps["feed"] + steps["decode"]
-    return {"benchmark": "api", "model": request.model or load_settings().model, "queries": request.queries,
+    return {"benchmark": "api", "model": model, "queries": request.queries,
             "in_process": in_process, "distributed": distributed,
             "in_process_cold_store": _percentiles(local_cold), "distributed_cold_store": _percentiles(remote["cold"]),
             "distributed_adds_p50_pct": round((distributed["p50_ms"] / in_process["p50_ms"] - 1) * 100, 1),

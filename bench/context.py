@@ -126,9 +126,10 @@ def _restore_vs_prefill(model: str | None, sizes: tuple[int, ...], runs: int, tm
 def run_context_bench(request: ContextBenchRequest, progress: Callable[[str], None] | None = None
                       ) -> dict[str, Any]:
     say = progress or (lambda _m: None)
+    model = request.model or load_settings().model
     tmp = Path(tempfile.mkdtemp(prefix="kvgraft-bench-context-"))
     env = {"KVGRAFT_DATA_DIR": str(tmp / "data"), "KVGRAFT_WINDOW_TOKENS": str(request.window),
-           "KVGRAFT_MODEL": request.model or load_settings().model, "KVGRAFT_DATABASE_URL": "", "KVGRAFT_STORE_URL": ""}
+           "KVGRAFT_MODEL": model, "KVGRAFT_DATABASE_URL": "", "KVGRAFT_STORE_URL": ""}
     env = {k: v for k, v in env.items() if v}
     with environment(env, unset=("KVGRAFT_DATABASE_URL", "KVGRAFT_STORE_URL", "KVGRAFT_BROKER_URL")):
         rt = open_runtime(load_settings())
@@ -175,7 +176,7 @@ def run_context_bench(request: ContextBenchRequest, progress: Callable[[str], No
         say("restore vs re-prefill by block size")
         sized = _restore_vs_prefill(request.model, request.block_sizes, request.runs, tmp)
     small, full = memory["small_store"]["peak_rss_bytes"], memory["full_store"]["peak_rss_bytes"]
-    return {"benchmark": "context", "model": request.model or load_settings().model, "window_tokens": request.window,
+    return {"benchmark": "context", "model": model, "window_tokens": request.window,
             "store_tokens": store_tokens, "ratio": round(store_tokens / request.window, 1),
             "blocks": len(blocks), "gated_blocks": sum(b.gated for b in blocks),
             "needles_found": found, "needles_total": request.needles,

@@ -49,9 +49,9 @@ def list_blocks(request: Request, who: AnyRole, limit: Limit = 100, offset: Offs
         return {"items": [_block_item(r, names, seen_as(s, block=r, team_id=_viewer(who))) for r in rows],
                 "total": total}
 
+
 @router.get("/v1/blocks/{block_id}", tags=["blocks"])
-def show_block(block_id: str, request: Request,
-               who: AnyRole) -> dict[str, Any]:
+def show_block(block_id: str, request: Request, who: AnyRole) -> dict[str, Any]:
     rt = rt_of(request)
     with rt.session() as s:
         row = visible_block(s, block_id=block_id[:64], team_id=_viewer(who))
@@ -67,6 +67,7 @@ def show_block(block_id: str, request: Request,
             "object_key": row.object_key, "payload_sha256": row.payload_sha256, "profile": row.profile,
             "source": seen.source,
             "attestations": [_attestation_item(a) for a in atts]}
+
 
 def _provenance(s: Any, row: Any, names: dict[int, str], who: Principal) -> dict[str, Any]:
     out = []
@@ -92,6 +93,7 @@ def _provenance(s: Any, row: Any, names: dict[int, str], who: Principal) -> dict
                         "created_at": iso(o.created_at)} for o in owners],
             "problems": out, "attestations": [_attestation_item(a) for a in atts]}
 
+
 @router.get("/v1/provenance/{block_id}", tags=["auditors"])
 def provenance(block_id: str, request: Request, who: Auditor) -> dict[str, Any]:
     rt = rt_of(request)
@@ -100,6 +102,7 @@ def provenance(block_id: str, request: Request, who: Auditor) -> dict[str, Any]:
         if row is None:
             raise ApiError(404, "not_found", f"no block {block_id}")
         return _provenance(s, row, team_names(s), who)
+
 
 @router.get("/v1/provenance", tags=["auditors"])
 def provenance_search(request: Request, who: Auditor, block_id: str | None = None,
@@ -112,6 +115,7 @@ def provenance_search(request: Request, who: Auditor, block_id: str | None = Non
                                         since=since, until=until, limit=limit, offset=offset)
         names = team_names(s)
         return {"items": [_provenance(s, r, names, who) for r in rows], "total": total}
+
 
 @router.get("/v1/attestations", tags=["operators", "auditors"])
 def attestations(request: Request, who: Staff, block_id: str | None = None, fingerprint: str | None = None,

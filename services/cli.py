@@ -13,7 +13,7 @@ from services.cli_audit import audit_app, db_app
 from services.cli_bench import bench_app
 from services.cli_flywheel import ask, beat, requeue, run, worker, workers
 from services.cli_store import attest, blocks_app, deposit
-from services.common import JsonOpt, ModelOpt, cli_settings, guard, model_name
+from services.common import JsonOpt, ModelOpt, cli_runtime, cli_settings, guard, model_name
 from services.output import err, key_value_table, out, print_json, records_table
 from workers.logs import configure_logging
 
@@ -122,9 +122,8 @@ def gate(
         if not record:
             return result, None
         from workers.gate_records import record_gate_result
-        from workers.runtime import open_runtime
 
-        with open_runtime(cli_settings()) as rt:
+        with cli_runtime() as rt:
             return result, record_gate_result(rt, result)
 
     result, attestation_id = guard(body)

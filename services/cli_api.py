@@ -9,7 +9,7 @@ from typing import Annotated, Any
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from services.common import JsonOpt, cli_settings, guard
+from services.common import JsonOpt, cli_runtime, cli_settings, guard
 from services.output import err, key_value_table, out, print_json, records_table
 
 tokens_app = typer.Typer(no_args_is_help=True, help="API bearer tokens (stored hashed; shown once).")
@@ -34,10 +34,9 @@ def tokens_create(team: Annotated[str, typer.Option(help="Team name (created if 
                   json_out: JsonOpt = False) -> None:
     """Create a token; the plaintext is printed once and only its SHA-256 is stored."""
     from store.repository import create_api_token, get_or_create_team
-    from workers.runtime import open_runtime
 
     def body() -> dict[str, Any]:
-        with open_runtime(cli_settings()) as rt, rt.session() as s:
+        with cli_runtime() as rt, rt.session() as s:
             row, token = create_api_token(s, team=get_or_create_team(s, name=team), role=role, label=label)
             return {"token": token, "id": row.id, "team": team, "role": role}
 
@@ -52,10 +51,9 @@ def tokens_create(team: Annotated[str, typer.Option(help="Team name (created if 
 def tokens_list(json_out: JsonOpt = False) -> None:
     """Tokens by id, team, role and state (never the token itself)."""
     from store.repository import list_tokens
-    from workers.runtime import open_runtime
 
     def body() -> list[dict[str, Any]]:
-        with open_runtime(cli_settings()) as rt, rt.session() as s:
+        with cli_runtime() as rt, rt.session() as s:
             rows = list_tokens(s)
             return [{"id": t.id, "team": name, "role": t.role, "label": t.label,
                      "created_at": t.created_at.isoformat(),
@@ -72,10 +70,9 @@ def tokens_list(json_out: JsonOpt = False) -> None:
 def tokens_revoke(token_id: Annotated[int, typer.Argument(help="Token id (from `kvgraft tokens list`).")]) -> None:
     """Revoke a token: it is refused (401) from now on."""
     from store.repository import revoke_token
-    from workers.runtime import open_runtime
 
     def body() -> None:
-        with open_runtime(cli_settings()) as rt, rt.session() as s:
+        with cli_runtime() as rt, rt.session() as s:
             revoke_token(s, token_id=token_id)
 
     guard(body)
@@ -86,10 +83,9 @@ def tokens_revoke(token_id: Annotated[int, typer.Argument(help="Token id (from `
 def teams_list(json_out: JsonOpt = False) -> None:
     """Teams: trusted (an operator's mark) and the teams each one chose to graft shared blocks from."""
     from store.repository import list_teams
-    from workers.runtime import open_runtime
 
     def body() -> list[dict[str, Any]]:
-        with open_runtime(cli_settings()) as rt, rt.session() as s:
+        with cli_runtime() as rt, rt.session() as s:
             teams = list_teams(s)
             names = {t.id: t.name for t in teams}
             return [{"id": t.id, "name": t.name, "trusted": t.trusted, "quota_bytes": t.quota_bytes,
@@ -105,10 +101,9 @@ def teams_list(json_out: JsonOpt = False) -> None:
 
 def _set_trust(name: str, trusted: bool) -> None:
     from store.repository import set_team_trusted
-    from workers.runtime import open_runtime
 
     def body() -> None:
-        with open_runtime(cli_settings()) as rt, rt.session() as s:
+        with cli_runtime() as rt, rt.session() as s:
             set_team_trusted(s, name=name, trusted=trusted)
 
     guard(body)
@@ -137,11 +132,10 @@ def teams_quota(name: Annotated[str, typer.Argument(help="Team name.")],
     from services.cli_store import parse_size
     from store.repository import set_team_quota
     from store.retention import team_bytes
-    from workers.runtime import open_runtime
 
     def body() -> dict[str, Any]:
         quota = None if size.strip().lower() == "none" else parse_size(size)
-        with open_runtime(cli_settings()) as rt, rt.session() as s:
+        with cli_runtime() as rt, rt.session() as s:
             team = set_team_quota(s, name=name, quota_bytes=quota)
             if team is None:
                 raise LookupError(f"no team {name!r}")
@@ -166,7 +160,6 @@ def submit(
 ) -> None:
     """Submit a batch to the HTTP API (and optionally wait for its results)."""
     import httpx
-
 
     def body() -> dict[str, Any]:
         settings = cli_settings()

@@ -7,17 +7,11 @@ from typing import Annotated, Any
 
 import typer
 
-from services.common import JsonOpt, cli_settings, guard
+from services.common import JsonOpt, cli_runtime, cli_settings, guard
 from services.output import err, key_value_table, out, print_json
 
 audit_app = typer.Typer(no_args_is_help=True, help="Export and verify audit bundles.")
 db_app = typer.Typer(no_args_is_help=True, help="Database schema (Alembic migrations).")
-
-
-def _runtime():  # noqa: ANN202 - workers.runtime.Runtime
-    from workers.runtime import open_runtime
-
-    return open_runtime(cli_settings())
 
 
 @audit_app.command("export")
@@ -28,7 +22,7 @@ def audit_export(directory: Annotated[Path, typer.Argument(help="A new or empty 
     from store.migrate import current_revision
 
     def body() -> dict[str, Any]:
-        with _runtime() as rt, rt.session() as s:
+        with cli_runtime() as rt, rt.session() as s:
             manifest = export_bundle(s, directory, schema_revision=current_revision(s.get_bind()))
         return {"directory": str(directory), "counts": manifest["counts"], "files": len(manifest["files"])}
 

@@ -9,7 +9,7 @@ from typing import Annotated, Any
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from services.common import JsonOpt, ModelOpt, cli_settings, guard
+from services.common import JsonOpt, ModelOpt, cli_runtime, cli_settings, guard
 from services.output import err, key_value_table, out, print_json, records_table
 
 SamplesOpt = Annotated[int, typer.Option("--samples", "-k", min=1, max=64, help="Samples K per problem.")]
@@ -99,14 +99,13 @@ def ask(
     """Answer through the library: exact lookup, confidence gate, transfer, abstain."""
     from store.repository import get_or_create_team
     from workers.queue.dispatch import ask_here, question_outcome, send_question, stored_question, submit_question
-    from workers.runtime import open_runtime
 
     options = {"samples": samples, **({"model": model} if model else {})}  # the worker answers with them
 
     def body() -> dict[str, Any]:
         if not question.strip():
             raise ValueError("the question is empty")
-        with open_runtime(cli_settings()) as rt:
+        with cli_runtime() as rt:
             with rt.session() as s:
                 team_id = get_or_create_team(s, name=team).id
             if not rt.settings.broker_url:
@@ -203,10 +202,9 @@ def workers(json_out: JsonOpt = False) -> None:
     """The fleet: every registered worker's kind, model, fingerprint and queues, whether its queues have live
     consumers (the broker's count) and how many messages wait in each."""
     from workers.queue.fleet import fleet_report
-    from workers.runtime import open_runtime
 
     def body() -> list[dict[str, Any]]:
-        with open_runtime(cli_settings()) as rt:
+        with cli_runtime() as rt:
             return fleet_report(rt)
 
     items = guard(body)
@@ -245,11 +243,10 @@ def requeue(older_than: Annotated[str, typer.Option(help="Only work pending for 
     """Send again the problems and questions still pending (e.g. submitted while the broker was down)."""
     from services.cli_store import parse_age
     from workers.queue.dispatch import requeue_stale
-    from workers.runtime import open_runtime
 
     def body() -> dict[str, Any]:
         age = parse_age(older_than)
-        with open_runtime(cli_settings()) as rt:
+        with cli_runtime() as rt:
             return requeue_stale(rt, older_than_s=age.total_seconds())
 
     record = guard(body)

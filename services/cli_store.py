@@ -10,7 +10,7 @@ from typing import Annotated, Any
 import typer
 from rich.progress import Progress
 
-from services.common import JsonOpt, ModelOpt, cli_settings, guard
+from services.common import JsonOpt, ModelOpt, cli_runtime, guard
 from services.output import err, key_value_table, out, print_json, records_table
 
 blocks_app = typer.Typer(no_args_is_help=True, help="List, show, verify, copy and collect stored blocks.")
@@ -25,12 +25,6 @@ def parse_age(text: str) -> timedelta:
     if not match:
         raise ValueError(f"cannot read the age {text!r}: use e.g. 30m, 2h, 7d")
     return timedelta(seconds=int(match.group(1)) * _UNITS[match.group(2)])
-
-
-def _runtime():  # noqa: ANN202 - workers.runtime.Runtime
-    from workers.runtime import open_runtime
-
-    return open_runtime(cli_settings())
 
 
 def _read_text(file: Path) -> str:
@@ -68,7 +62,7 @@ def deposit(
         for f, text in texts:
             if not text.strip():
                 raise ValueError(f"nothing to deposit: {f} is empty")
-        with _runtime() as rt:
+        with cli_runtime() as rt:
             team_id = _team_id(rt, team)
             engine = rt.engine(model)
             if kind == "skill":
@@ -140,7 +134,7 @@ def attest(
     from workers.upkeep.attestation import attest_store
 
     def body() -> dict[str, Any]:
-        with _runtime() as rt:
+        with cli_runtime() as rt:
             return attest_store(rt, all_fingerprints=all_fingerprints, model=model)
 
     record = guard(body)
@@ -165,7 +159,7 @@ def blocks_list(
     from store.repository import list_blocks
 
     def body() -> dict[str, Any]:
-        with _runtime() as rt, rt.session() as s:
+        with cli_runtime() as rt, rt.session() as s:
             rows, total = list_blocks(s, fingerprint=fingerprint, kind=kind, limit=limit, offset=offset)
             items = [{"id": r.id, "kind": r.kind, "fingerprint": r.fingerprint, "team": r.team_id,
                       "n_tokens": r.n_tokens, "bytes": r.bytes, "created_at": r.created_at.isoformat()}
@@ -188,7 +182,7 @@ def blocks_show(block_id: Annotated[str, typer.Argument(help="Block id (64 hex d
     from store.repository import get_block, list_attestations
 
     def body() -> dict[str, Any]:
-        with _runtime() as rt:
+        with cli_runtime() as rt:
             with rt.session() as s:
                 row = get_block(s, block_id=block_id)
                 attestations, _ = list_attestations(s, block_id=block_id, limit=1000)
@@ -239,7 +233,7 @@ def blocks_verify(
     from store.integrity import catalogued_fingerprints, verify_blocks
 
     def body() -> tuple[Any, list[str], list[str]]:
-        with _runtime() as rt:
+        with cli_runtime() as rt:
             only = fingerprint or (rt.engine(model).fingerprint.id if model and not all_fingerprints else None)
             with rt.session() as s, Progress(console=err, disable=json_out, transient=True) as bar:
                 every = catalogued_fingerprints(rt.blocks, s)
@@ -284,7 +278,7 @@ def blocks_copy(
     def body() -> dict[str, Any]:
         if fingerprint and model:
             raise ValueError("give --fingerprint or --model, not both")
-        rt = _runtime()
+        rt = cli_runtime()
         dest = open_block_store(rt.settings, to)
         try:
             fp = fingerprint or (rt.engine(model).fingerprint.id if model else None)
@@ -322,7 +316,7 @@ def blocks_rekey(
     from store.integrity import rekey_blocks
 
     def body() -> dict[str, Any]:
-        with _runtime() as rt:
+        with cli_runtime() as rt:
             if rt.blocks.keyring is None:
                 raise ValueError("no block encryption key is configured: set KVGRAFT_BLOCK_ENCRYPTION_KEY or "
                                  "KVGRAFT_BLOCK_ENCRYPTION_KEY_FILE (the newest key last)")
@@ -357,7 +351,7 @@ def blocks_repair(
     from workers.upkeep.repair import repair_block
 
     def body() -> dict[str, Any]:
-        with _runtime() as rt:
+        with cli_runtime() as rt:
             return repair_block(rt, block_id, model=model).as_dict()
 
     record = guard(body)
@@ -385,7 +379,7 @@ def blocks_gc(
 
     def body() -> dict[str, Any]:
         age = parse_age(older_than)
-        with _runtime() as rt:
+        with cli_runtime() as rt:
             with rt.session() as s:
                 removed = collect_orphans(rt.blocks, s, older_than=age, dry_run=dry_run)
             abandoned = collect_abandoned(rt.session, rt.blocks, dry_run=dry_run)
@@ -440,7 +434,7 @@ def blocks_prune(
 
     def body() -> dict[str, Any]:
         limit, age = parse_size(budget), parse_age(grace)
-        with _runtime() as rt:
+        with cli_runtime() as rt:
             plan, evicted = prune(rt.session, rt.blocks, budget_bytes=limit, grace=age, dry_run=dry_run)
         counted = [v for v in evicted if v not in plan.abandoned]  # abandoned blocks are not counted
         return {**plan.as_dict(), "dry_run": dry_run, "evicted": len(evicted),
@@ -467,7 +461,7 @@ def blocks_pin(block_id: Annotated[str, typer.Argument(help="Block id (64 hex di
     from store.repository import set_block_pinned
 
     def body() -> dict[str, Any]:
-        with _runtime() as rt, rt.session() as s:
+        with cli_runtime() as rt, rt.session() as s:
             row = set_block_pinned(s, block_id=block_id, pinned=not unpin)
             if row is None:
                 raise LookupError(f"no block {block_id} in the catalogue")

@@ -12,6 +12,7 @@ from services.output import err
 from store.errors import StoreError, database_error
 
 if TYPE_CHECKING:
+    from workers.runtime import Runtime
     from workers.settings import Settings
 
 T = TypeVar("T")
@@ -83,6 +84,13 @@ def cli_settings() -> Settings:
         meta["kvgraft.settings"] = load_settings()
     settings: Settings = meta["kvgraft.settings"]
     return settings
+
+
+def cli_runtime() -> Runtime:
+    """A runtime over this command's settings (cli_settings); the caller closes it (`with cli_runtime() as rt`)."""
+    from workers.runtime import open_runtime
+
+    return open_runtime(cli_settings())
 
 
 def model_name(model: str | None) -> str:

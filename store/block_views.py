@@ -14,8 +14,8 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.orm import Session
 
-from store.db import AttestationRow, BatchRow, BlockOwnerRow, BlockRow, GenerationRow, ProblemRow, TeamRow, owner_key
-from store.repository import block_visible_to, generations_of
+from store.db import AttestationRow, BlockOwnerRow, BlockRow, GenerationRow, ProblemRow, TeamRow, owner_key
+from store.repository import block_visible_to, generations_of, get_batch, newest_first_page
 
 
 @dataclass(frozen=True)
@@ -86,20 +86,12 @@ def _seen_at(team_id: int) -> Any:
                             first(BlockOwnerRow.team_id.is_(None)))
 
 
-def _visible(query: Any, team_id: int | None) -> Any:
-    """Blocks a principal may see: operators/auditors all; a team the ones it deposited and shared ones (per owner
-    row, so a deduplicated block stays visible to each team that deposited it)."""
-    if team_id is None:
-        return query
-    return query.where(block_visible_to(team_id))
-
-
 def visible_blocks(session: Session, *, team_id: int | None, kind: str | None = None,
                    fingerprint: str | None = None, limit: int = 100,
                    offset: int = 0) -> tuple[list[BlockRow], int]:
     """A page of the blocks the principal may see, newest first as it sees them (a team: by `_seen_at`), and the
     total number that match."""
-    query = _visible(sa.select(BlockRow), team_id)
+    query = sa.select(BlockRow).where(block_visible_to(team_id))
     if kind is not None:
         query = query.where(BlockRow.kind == kind)
     if fingerprint is not None:
@@ -112,14 +104,14 @@ def visible_blocks(session: Session, *, team_id: int | None, kind: str | None = 
 
 def visible_block(session: Session, *, block_id: str, team_id: int | None) -> BlockRow | None:
     """The block if the principal may see it; another team's private block is None, like a missing one."""
-    return session.scalar(_visible(sa.select(BlockRow).where(BlockRow.id == block_id), team_id))
+    return session.scalar(sa.select(BlockRow).where(BlockRow.id == block_id, block_visible_to(team_id)))
 
 
 def problem_trails(session: Session, *, block_id: str) -> list[ProblemTrail]:
     """The problems whose solution is the block, each with its batch's team and its generations (by sample)."""
     trails = []
     for p in session.scalars(sa.select(ProblemRow).where(ProblemRow.block_id == block_id)).all():
-        batch = session.get(BatchRow, p.batch_id)
+        batch = get_batch(session, batch_id=p.batch_id)
         trails.append(ProblemTrail(p, batch.team_id if batch else None, generations_of(session, problem_id=p.id)))
     return trails
 
@@ -130,21 +122,18 @@ def provenance_blocks(session: Session, *, block_id: str | None = None, problem_
     """A page of every block (an auditor's search; first depositor's time, newest first) matching the filters:
     the block id, a problem's question digest, the first depositor's team name, a deposit time window [since,
     until). Returns the page and the total number that match."""
-    query = sa.select(BlockRow)
-    if block_id is not None:
-        query = query.where(BlockRow.id == block_id)
+    where: list[Any] = []
     if problem_digest is not None:
-        query = query.where(BlockRow.id.in_(sa.select(ProblemRow.block_id)
-                                            .where(ProblemRow.question_digest == problem_digest)))
+        of_problems = sa.select(ProblemRow.block_id).where(ProblemRow.question_digest == problem_digest)
+        where.append(BlockRow.id.in_(of_problems))
     if team is not None:
-        query = query.join(TeamRow, BlockRow.team_id == TeamRow.id).where(TeamRow.name == team)
+        where.append(BlockRow.team_id.in_(sa.select(TeamRow.id).where(TeamRow.name == team)))
     if since is not None:
-        query = query.where(BlockRow.created_at >= since)
+        where.append(BlockRow.created_at >= since)
     if until is not None:
-        query = query.where(BlockRow.created_at < until)
-    total = session.scalar(sa.select(sa.func.count()).select_from(query.subquery())) or 0
-    rows = session.scalars(query.order_by(BlockRow.created_at.desc(), BlockRow.id).limit(limit).offset(offset))
-    return list(rows), total
+        where.append(BlockRow.created_at < until)
+    return newest_first_page(session, BlockRow, [(BlockRow.id, block_id)], BlockRow.id, limit=limit, offset=offset,
+                             where=where)
 
 
 def attestation_summary(session: Session) -> list[AttestationCount]:

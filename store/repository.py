@@ -156,12 +156,9 @@ def team_names(session: Session) -> dict[int, str]:
 def set_team_trusted(session: Session, *, name: str, trusted: bool) -> TeamRow:
     """An operator's mark: the shared verified blocks of a trusted team are grafted by every team that has not
     chosen its own sources."""
-    team = session.scalars(sa.select(TeamRow).where(TeamRow.name == name)).one_or_none()
+    team = _changed(session, find_team(session, name=name), "db.team_trust_set", trusted=trusted)
     if team is None:
         raise StoreError(f"no team named {name!r}")
-    team.trusted = trusted
-    session.flush()
-    log.info("db.team_trust_set", team=name, trusted=trusted)
     return team
 
 
@@ -278,7 +275,7 @@ def owned_by(team_id: int | None) -> Any:
 def graft_sources(session: Session, *, team_id: int) -> list[int]:
     """The teams whose shared verified blocks `team_id` grafts besides its own: its own choice (`graft_from`), or,
     when it has not chosen, the teams an operator marked trusted."""
-    team = session.get(TeamRow, team_id)
+    team = get_team(session, team_id=team_id)
     if team is not None and team.graft_from is not None:
         return [int(t) for t in team.graft_from]
     return [t for (t,) in session.execute(sa.select(TeamRow.id).where(TeamRow.trusted.is_(True)))]
@@ -292,6 +289,7 @@ def _graftable_by(session: Session, team_id: int | None) -> Any:
     return sa.or_(BatchRow.team_id == team_id,
                   sa.and_(BatchRow.shared.is_(True), BatchRow.team_id.in_(graft_sources(session, team_id=team_id))))
 
+
 def get_block(session: Session, *, block_id: str) -> BlockRow | None:
     return session.get(BlockRow, block_id)
 
@@ -300,7 +298,7 @@ def list_blocks(session: Session, *, fingerprint: str | None = None, kind: str |
                 team_id: int | None = None, limit: int = 100, offset: int = 0) -> tuple[list[BlockRow], int]:
     """A page of blocks (newest first) matching the filters, and the total number that match."""
     filters = [(BlockRow.fingerprint, fingerprint), (BlockRow.kind, kind), (BlockRow.team_id, team_id)]
-    return _newest_first_page(session, BlockRow, filters, BlockRow.id, limit=limit, offset=offset)
+    return newest_first_page(session, BlockRow, filters, BlockRow.id, limit=limit, offset=offset)
 
 
 def set_block_pinned(session: Session, *, block_id: str, pinned: bool) -> BlockRow | None:
@@ -398,11 +396,11 @@ def list_attestations(session: Session, *, block_id: str | None = None, fingerpr
     `visible_to`, only those that team may see."""
     filters = [(AttestationRow.block_id, block_id), (AttestationRow.fingerprint, fingerprint),
                (AttestationRow.status, status)]
-    return _newest_first_page(session, AttestationRow, filters, AttestationRow.id.desc(), limit=limit, offset=offset,
+    return newest_first_page(session, AttestationRow, filters, AttestationRow.id.desc(), limit=limit, offset=offset,
                               where=[attestation_visible_to(visible_to)])
 
 
-def _newest_first_page(session: Session, model: Any, filters: list[tuple[Any, Any]], tiebreak: Any, *,
+def newest_first_page(session: Session, model: Any, filters: list[tuple[Any, Any]], tiebreak: Any, *,
                        limit: int, offset: int, where: list[Any] | None = None) -> tuple[list[Any], int]:
     """Rows of `model` equal to every filter whose value is not None (and satisfying `where`), newest first (then
     `tiebreak`): one page, and the total number that match."""

@@ -6,6 +6,7 @@ reads. The store's byte totals are store/retention.py's (held_bytes, owned_bytes
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.orm import Session
@@ -21,27 +22,33 @@ class AnswerCounts:
     total: int
 
 
+def _by(session: Session, column: Any) -> list[tuple[str, int]]:
+    """(value, count) of every row, grouped by `column`."""
+    return [(value, n) for value, n in session.execute(sa.select(column, sa.func.count()).group_by(column))]
+
+
+def _pending(session: Session, model: type[ProblemRow] | type[QueryRequestRow]) -> int:
+    return session.scalar(sa.select(sa.func.count()).select_from(model).where(model.status == "pending")) or 0
+
+
 def attestations_by_status(session: Session) -> list[tuple[str, int]]:
     """(status, count) of every attestation recorded."""
-    return [(status, n) for status, n in
-            session.execute(sa.select(AttestationRow.status, sa.func.count()).group_by(AttestationRow.status))]
+    return _by(session, AttestationRow.status)
 
 
 def generations_by_verdict(session: Session) -> list[tuple[str, int]]:
     """(verdict, count) of every generated program run in the sandbox."""
-    return [(verdict, n) for verdict, n in
-            session.execute(sa.select(GenerationRow.verdict, sa.func.count()).group_by(GenerationRow.verdict))]
+    return _by(session, GenerationRow.verdict)
 
 
 def pending_problems(session: Session) -> int:
     """Problems not yet solved, failed or rejected."""
-    return session.scalar(sa.select(sa.func.count()).select_from(ProblemRow).where(ProblemRow.status == "pending")) or 0
+    return _pending(session, ProblemRow)
 
 
 def pending_questions(session: Session) -> int:
     """Questions not yet answered."""
-    return session.scalar(sa.select(sa.func.count()).select_from(QueryRequestRow)
-                          .where(QueryRequestRow.status == "pending")) or 0
+    return _pending(session, QueryRequestRow)
 
 
 def answer_counts(session: Session) -> AnswerCounts:
@@ -58,5 +65,4 @@ def restored_tokens(session: Session) -> int:
 
 def evictions_by_reason(session: Session) -> list[tuple[str, int]]:
     """(reason, count) of every eviction recorded."""
-    return [(reason, n) for reason, n in
-            session.execute(sa.select(EvictionRow.reason, sa.func.count()).group_by(EvictionRow.reason))]
+    return _by(session, EvictionRow.reason)

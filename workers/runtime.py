@@ -65,9 +65,9 @@ class Runtime:
     def engine(self, model: str | None = None, config: EngineConfig | None = None) -> GraftEngine:
         """A loaded engine for `model` (default: KVGRAFT_MODEL), kept for the life of the runtime."""
         name = model or self.settings.model
-        key = f"{name}|{config}"
+        cfg = config or engine_config(self.settings)
+        key = f"{name}|{cfg}"  # the graft engine asked for with or without its config is the same engine
         if key not in self._engines:
-            cfg = config or engine_config(self.settings)
             self._engines[key] = GraftEngine.load(name, cfg, cache_dir=self.settings.cache_dir)
         return self._engines[key]
 

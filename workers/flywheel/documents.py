@@ -125,7 +125,7 @@ def answer_from_block(rt: Runtime, engine: GraftEngine, block: Block, question: 
     room = engine.config.n_ctx - snapshot.pos_end - len(query)
     if room < 2:
         raise WorkInputError(f"the question ({len(query)} tokens with its framing) does not fit the serving window "
-                         f"after a {snapshot.n_tokens}-token block")
+                             f"after a {snapshot.n_tokens}-token block")
     out = generate_after_graft(engine, snapshot, query, SamplingParams(
         max_tokens=min(MAX_CONTEXT_ANSWER_TOKENS, room - 1), stop=("\n", "<|im_end|>")),
         query_call=True, payload_verified=True)

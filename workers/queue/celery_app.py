@@ -7,6 +7,8 @@ prefetched one at a time, and carry only ids; results are not stored (the databa
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import lru_cache
 
 from amqp.exceptions import AMQPError, IrrecoverableChannelError, IrrecoverableConnectionError
@@ -20,16 +22,22 @@ from workers.settings import Settings, load_settings
 QUEUES = ("solve", "upkeep")  # fixed queues; graft and attest queues are per fingerprint (workers/queue/fleet.py)
 TASK_QUEUES = {"kvgraft.solve_problem": "solve", "kvgraft.requeue_lost": "upkeep"}
 DEFAULT_BROKER = "amqp://guest:guest@127.0.0.1:5672//"
-# What kombu and py-amqp raise when the broker cannot be reached or drops the connection: translated into
-# BrokerUnavailableError (transient) where a task is sent or a queue inspected, except what retrying cannot mend (a
-# payload that does not encode, credentials or a vhost the broker refuses), which is raised as it is.
+# What kombu and py-amqp raise when the broker cannot be reached or drops the connection, and among those what
+# retrying cannot mend (a payload that does not encode, credentials or a vhost the broker refuses).
 BROKER_ERRORS: tuple[type[BaseException], ...] = (KombuError, AMQPError, OSError)
 NOT_AN_OUTAGE: tuple[type[BaseException], ...] = (EncodeError, IrrecoverableChannelError, IrrecoverableConnectionError)
 
 
-def broker_unavailable(exc: BaseException, doing: str) -> BrokerUnavailableError:
-    """An outage among BROKER_ERRORS as the project's transient error (raise it `from exc`)."""
-    return BrokerUnavailableError(f"the broker did not {doing}: {type(exc).__name__}: {exc}")
+@contextmanager
+def talking_to_broker(doing: str) -> Iterator[None]:
+    """Where a task is sent or a queue inspected: an outage among BROKER_ERRORS becomes BrokerUnavailableError
+    (transient); what retrying cannot mend is raised as it is."""
+    try:
+        yield
+    except NOT_AN_OUTAGE:
+        raise
+    except BROKER_ERRORS as exc:
+        raise BrokerUnavailableError(f"the broker did not {doing}: {type(exc).__name__}: {exc}") from exc
 
 
 def make_app(broker_url: str | None = None) -> Celery:
@@ -65,12 +73,8 @@ def send(broker_url: str, task_name: str, *args: str, queue: str | None = None) 
     target = queue or TASK_QUEUES.get(task_name)
     if target is None:
         raise ValueError(f"{task_name} has no fixed queue: name the fingerprint's queue")
-    try:
+    with talking_to_broker(f"take {task_name} for {target}"):
         sender(broker_url).send_task(task_name, args=list(args), queue=target)
-    except NOT_AN_OUTAGE:
-        raise
-    except BROKER_ERRORS as exc:
-        raise broker_unavailable(exc, f"take {task_name} for {target}") from exc
 
 
 # The app the workers run. `kvgraft worker` and `kvgraft beat` point it at their settings (`run_with`) before it
@@ -95,8 +99,7 @@ def run_with(settings: Settings) -> Celery:
 def _configure_from_environment(**_: object) -> None:
     """A worker or beat started by `celery -A workers.queue.celery_app` itself (not through `kvgraft worker` or
     `kvgraft beat`): point the app at the settings read once from the environment before it connects."""
-    if _worker_settings is None:
-        run_with(load_settings())
+    worker_settings()
 
 
 def worker_settings() -> Settings:

@@ -21,6 +21,7 @@ from store.repository import (
     create_batch,
     finished_problem_ids,
     get_or_create_team,
+    get_question,
     pending_ids,
     refresh_batch_status,
 )
@@ -126,7 +127,7 @@ def submit_question(rt: Runtime, question: str, *, team_id: int | None, expected
     worker that answers it."""
     with rt.session() as s:
         request = QueryRequestRow(team_id=team_id, question=question, expected=expected, options=options or None,
-                               status="pending")
+                                  status="pending")
         s.add(request)
         s.flush()
         return request.id
@@ -146,9 +147,7 @@ def send_question(rt: Runtime, request_id: str, *, only_if_idle: bool = False) -
     from workers.queue.celery_app import send
 
     with rt.session() as s:
-        request = s.get(QueryRequestRow, request_id)
-        if request is None:
-            raise LookupError(f"no query request {request_id}")
+        request = stored_question(s, request_id)
         question, team_id, options = request.question, request.team_id, dict(request.options or {})
     model = requested_model(options)
     try:
@@ -210,7 +209,7 @@ def _answer_body(rt: Runtime, request_id: str, delivery: Delivery, params: Answe
 
 def stored_question(session: Any, request_id: str) -> QueryRequestRow:
     """A stored question by id (LookupError: there is none)."""
-    request = session.get(QueryRequestRow, request_id)
+    request = get_question(session, request_id=request_id)
     if request is None:
         raise LookupError(f"no query request {request_id}")
     return request

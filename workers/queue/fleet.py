@@ -66,23 +66,18 @@ def queue_states(broker_url: str, queues: list[str]) -> dict[str, QueueState]:
     """Depth and live consumers of each queue (a queue that does not exist has neither)."""
     from amqp.exceptions import NotFound
 
-    from workers.queue.celery_app import BROKER_ERRORS, NOT_AN_OUTAGE, broker_unavailable, sender  # with a broker
+    from workers.queue.celery_app import sender, talking_to_broker  # celery only where a broker is configured
 
     states: dict[str, QueueState] = {}
-    try:
-        with sender(broker_url).connection_for_write() as conn:
-            for queue in queues:
-                try:
-                    _, depth, consumers = conn.default_channel.queue_declare(queue=queue, passive=True)
-                    states[queue] = QueueState(queue, int(depth), int(consumers))
-                except NotFound:
-                    states[queue] = QueueState(queue, 0, 0)
-                    conn.close()  # the failed passive declare closed the channel: start over on a fresh one
-                    conn.connect()
-    except NOT_AN_OUTAGE:
-        raise
-    except BROKER_ERRORS as exc:
-        raise broker_unavailable(exc, f"answer for {len(queues)} queue(s)") from exc
+    with talking_to_broker(f"answer for {len(queues)} queue(s)"), sender(broker_url).connection_for_write() as conn:
+        for queue in queues:
+            try:
+                _, depth, consumers = conn.default_channel.queue_declare(queue=queue, passive=True)
+                states[queue] = QueueState(queue, int(depth), int(consumers))
+            except NotFound:
+                states[queue] = QueueState(queue, 0, 0)
+                conn.close()  # the failed passive declare closed the channel: start over on a fresh one
+                conn.connect()
     return states
 
 
