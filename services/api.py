@@ -21,6 +21,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from services.api_blocks import router as blocks_router
 from services.api_common import OPENAI_PATHS, STATUS_CODES, ApiError, error_response
+from services.api_openai import param_of
 from services.api_openai import router as openai_router
 from services.api_service import router as service_router
 from services.api_work import router as work_router
@@ -90,8 +91,10 @@ def _answer_errors_as_json(app: FastAPI) -> None:
                     for e in exc.errors()]
         if request.url.path in OPENAI_PATHS:  # OpenAI answers a bad parameter with 400, naming it
             first = exc.errors()[0] if exc.errors() else {}
-            where = [str(p) for p in first.get("loc", ())][1:]  # after "body"
-            param = ".".join(where) or None
+            if first.get("type") == "json_invalid":  # no parameter to blame: its location is a character offset
+                return error_response(400, "invalid_json", f"the body is not valid JSON: {_validation_message(first)}",
+                                      path=request.url.path, param=None)
+            param = param_of(request.url.path, tuple(first.get("loc", ())))
             return error_response(400, "invalid_value", f"invalid value for {param or 'the body'}: "
                                   f"{_validation_message(first)}", path=request.url.path, param=param,
                                   details=problems)

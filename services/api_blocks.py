@@ -119,11 +119,14 @@ def provenance_search(request: Request, who: Auditor, block_id: str | None = Non
 
 @router.get("/v1/attestations", tags=["operators", "auditors"])
 def attestations(request: Request, who: Staff, block_id: str | None = None, fingerprint: str | None = None,
-                 status: str | None = None, limit: Limit = 100, offset: Offset = 0) -> dict[str, Any]:
+                 status: str | None = None, kind: str | None = None, limit: Limit = 100,
+                 offset: Offset = 0) -> dict[str, Any]:
+    """Attestations, newest first; `kind` (block, composition, batch, ...) finds a serving host's composition and
+    batch checks, whose ids a team's responses do not carry."""
     rt = rt_of(request)
     with rt.session() as s:
         rows, total = list_attestations(s, block_id=block_id, fingerprint=fingerprint, status=status,
-                                        limit=limit, offset=offset)
+                                        limit=limit, offset=offset, kind=kind)
         summary = [{"fingerprint": c.fingerprint, "profile_id": c.profile_id, "status": c.status, "count": c.count}
                    for c in attestation_summary(s)]
         return {"items": [_attestation_item(a) for a in rows], "total": total, "summary": summary}

@@ -13,7 +13,9 @@ import json
 import secrets
 import threading
 import time
-from collections.abc import AsyncIterator, Callable
+import types
+import typing
+from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any, Literal
 
 from fastapi import APIRouter, Request
@@ -57,8 +59,11 @@ UNSUPPORTED: dict[str, tuple[str, Callable[[Any], bool]]] = {
 ACCEPTED = frozenset({"user", "metadata", "store", "service_tier"})  # request metadata, no effect on the output
 
 
+# Every request model is strict: a JSON value of the wrong type is refused (400 naming the field), never coerced
+# (`"max_tokens": "5"` or `true`, `"logprobs": "yes"` and `"kvgraft": {"cache": "yes"}` are errors; an integer is
+# still a number where a float is asked for, as in JSON itself).
 class KvgraftOptions(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
     cache: bool = Field(default=True, description="Use (and feed) the prompt cache")
     digests: bool = Field(default=False, description="Report the SHA-256 of every generated position's logits "
                           "(kvgraft.logits_sha256)")
@@ -66,7 +71,7 @@ class KvgraftOptions(BaseModel):
 
 class _Sampling(BaseModel):
     # other OpenAI fields are checked by `refuse_unsupported`: refused with 400 naming them, never ignored
-    model_config = ConfigDict(extra="allow", allow_inf_nan=False)
+    model_config = ConfigDict(extra="allow", allow_inf_nan=False, strict=True)
     model: str
     max_tokens: int | None = Field(default=None, ge=1, le=MAX_COMPLETION_TOKENS)
     max_completion_tokens: int | None = Field(default=None, ge=1, le=MAX_COMPLETION_TOKENS)
@@ -122,7 +127,7 @@ class CompletionIn(_Sampling):
 
 
 class ChatMessage(BaseModel):
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(extra="ignore", strict=True)
     role: Literal["system", "user", "assistant", "developer", "tool"]
     content: str | list[dict[str, Any]] | None = None
 
@@ -149,6 +154,42 @@ class ChatIn(_Sampling):
         if self.top_logprobs is not None and not self.logprobs:
             raise _invalid("top_logprobs needs logprobs: true", "top_logprobs")
         return (self.top_logprobs or 0) if self.logprobs else None
+
+
+BODY_MODELS: dict[str, type[BaseModel]] = {"/v1/completions": CompletionIn, "/v1/chat/completions": ChatIn}
+
+
+def _members(annotation: Any) -> list[Any]:
+    """The types a field's annotation admits, None left out (`str | list[str] | None`: str and list[str])."""
+    if typing.get_origin(annotation) in (typing.Union, types.UnionType):
+        return [a for a in typing.get_args(annotation) if a is not type(None)]
+    return [] if annotation is None else [annotation]
+
+
+def param_of(path: str, loc: Sequence[Any]) -> str | None:
+    """OpenAI's `param` for a schema violation at `loc` in the body of the route at `path`: the field's path
+    (`max_tokens`, `kvgraft.cache`, `messages[0].content`), without the union-member tags pydantic puts in a location
+    (`stop.str`); None when the body as a whole is at fault (not JSON, not an object)."""
+    if len(loc) < 2 or loc[0] != "body" or path not in BODY_MODELS:
+        return None
+    name, current = "", [BODY_MODELS[path]]
+    for part in loc[1:]:
+        if isinstance(part, int):
+            lists = [m for m in current if typing.get_origin(m) is list]
+            name += f"[{part}]"
+            current = _members(typing.get_args(lists[0])[0]) if lists and typing.get_args(lists[0]) else []
+            continue
+        part = str(part)
+        models = [m for m in current if isinstance(m, type) and issubclass(m, BaseModel)]
+        owner = next((m for m in models if part in m.model_fields), None)
+        if owner is not None:
+            name, current = f"{name}.{part}" if name else part, _members(owner.model_fields[part].annotation)
+        elif len(current) > 1:  # a union member's tag: narrow to the members it names
+            current = [m for m in current if part.split("[", 1)[0] in (getattr(m, "__name__", ""),
+                                                                        getattr(typing.get_origin(m), "__name__", ""))]
+        else:  # a key no model declares (an unknown field of a strict object, a dict's key)
+            name, current = f"{name}.{part}" if name else part, []
+    return name or None
 
 
 def _refusal(serving: Serving, exc: Exception, param: str) -> ApiError | None:

@@ -391,11 +391,11 @@ def latest_attestation(session: Session, *, block_id: str | None, fingerprint: s
 
 def list_attestations(session: Session, *, block_id: str | None = None, fingerprint: str | None = None,
                       status: str | None = None, limit: int = 100, offset: int = 0,
-                      visible_to: int | None = None) -> tuple[list[AttestationRow], int]:
+                      visible_to: int | None = None, kind: str | None = None) -> tuple[list[AttestationRow], int]:
     """A page of attestations (newest first) matching the filters, and the total number that match; with
     `visible_to`, only those that team may see."""
     filters = [(AttestationRow.block_id, block_id), (AttestationRow.fingerprint, fingerprint),
-               (AttestationRow.status, status)]
+               (AttestationRow.status, status), (AttestationRow.kind, kind)]
     return newest_first_page(session, AttestationRow, filters, AttestationRow.id.desc(), limit=limit, offset=offset,
                               where=[attestation_visible_to(visible_to)])
 

@@ -232,8 +232,9 @@ class BatchPolicy:
                 f"(attestation {self.attestation_id})")
 
     def as_dict(self) -> dict[str, object]:
+        """What a team's response shows (no attestation id: ids count every team's attestations)."""
         return {"batching": "on" if self.max_seqs > 1 else "off", "reason": self.reason,
-                "max_seqs": self.max_seqs, "pad_rows": self.pad_to > 1, "attestation_id": self.attestation_id}
+                "max_seqs": self.max_seqs, "pad_rows": self.pad_to > 1}
 
 
 def batching_policy(rt: Runtime, engine: GraftEngine, max_seqs: int) -> BatchPolicy:
@@ -266,4 +267,4 @@ def batching_policy(rt: Runtime, engine: GraftEngine, max_seqs: int) -> BatchPol
                 timings={"batch_check_ms": check.ms}).id
     if exact:
         return BatchPolicy(max_seqs, None, attestation_id, pad_to, grafts)
-    return BatchPolicy(1, f"batch_not_exact: {reason} (attestation {attestation_id})", attestation_id)
+    return BatchPolicy(1, f"batch_not_exact: {reason}", attestation_id)

@@ -62,20 +62,23 @@ class CompletionRequest:
 class CacheReport:
     status: str  # hit | miss | off
     reason: str | None  # why the cache was off (sliding window, composition not exact, asked off)
-    # [{"block_id", "tokens", "attested", "attestation_id", "from"}]: attested by this host's composition check
-    # (the id); from "block" (restored) or "context" (the resident context truncated to it)
+    # [{"block_id", "tokens", "chunks", "attested", "from"}]: attested by this host's composition check; from
+    # "block" (restored) or "context" (the resident context truncated to it)
     restored: tuple[dict[str, Any], ...]
     restored_tokens: int
     prefilled_tokens: int
     deposits: int  # prefix blocks this request computed and handed to the depositor
     granule: int  # stored prefixes may end at multiples of this (the chunk: chunk boundaries only)
-    attestation_id: int | None  # the composition check's probe attestation on this host
+    # the composition check's probe attestation on this host: for the operator's log (`serve.completed`) and the
+    # auditor (GET /v1/attestations?kind=composition), never in a team's response: its id counts every team's
+    # attestations
+    attestation_id: int | None
 
     def as_dict(self) -> dict[str, Any]:
+        """What the team that asked sees (no deployment-wide id or count)."""
         return {"cache": self.status, "reason": self.reason, "restored": list(self.restored),
                 "restored_tokens": self.restored_tokens, "prefilled_tokens": self.prefilled_tokens,
-                "deposits_scheduled": self.deposits, "boundary_granule": self.granule,
-                "composition_attestation_id": self.attestation_id}
+                "deposits_scheduled": self.deposits, "boundary_granule": self.granule}
 
 
 @dataclass(frozen=True)
@@ -202,7 +205,7 @@ def finish(engine: GraftEngine, planned: CompletionPlan, result: SequenceResult,
     if planned.found.cached is not None and cached is None:
         reason = "restore_refused: the stored prefix could not be set into this context; prefilled instead"
     restored = ({"block_id": cached.block_ids[-1], "tokens": cached.n_tokens, "chunks": list(cached.block_ids),
-                 "attested": True, "attestation_id": policy.attestation_id,
+                 "attested": True,
                  "from": "context" if result.reused else "block"},) if cached else ()
     status = "off" if policy.refusal else ("hit" if cached else "miss")
     report = CacheReport(status, reason, restored, start, n - start, len(pending) if depositor is not None else 0,
@@ -210,7 +213,8 @@ def finish(engine: GraftEngine, planned: CompletionPlan, result: SequenceResult,
     out = result.generated
     log.info("serve.completed", prompt_tokens=n, restored_tokens=start, completion_tokens=len(out.tokens),
              cache=report.status, reason=reason, deposits=report.deposits, stopped_by=out.stopped_by,
-             batched_with=result.batched_with, steps_after_cancel=result.steps_after_cancel)
+             batched_with=result.batched_with, steps_after_cancel=result.steps_after_cancel,
+             composition_attestation_id=policy.attestation_id)
     if out.stopped_by == "cancelled":
         raise CompletionCancelled(f"the completion was stopped after {len(out.tokens)} tokens")
     timings = {"lookup": round(planned.lookup_ms, 2), **result.timings_ms}

@@ -273,7 +273,7 @@ def cache_policy(rt: Runtime, engine: GraftEngine, n_prompt: int,
         return CachePolicy("composition_not_exact: on this machine a restored prefix followed by the rest of the "
                            f"prompt is not byte-equal to a fresh prefill (fresh {check.fresh_sha256[:12]}, "
                            f"composed {check.splits[0].composed_sha256[:12]}"
-                           f"{'' if check.reproducible else ', and fresh is not reproducible'}; attestation "
-                           f"{attestation_id})", c, attestation_id)
+                           f"{'' if check.reproducible else ', and fresh is not reproducible'})", c,
+                           attestation_id)
     sliding = bool(swa) and not engine.config.swa_full  # cells before the window may have been overwritten
     return CachePolicy(None, check.granule, attestation_id, check.trim_exact and not sliding)

@@ -35,11 +35,17 @@ from workers.settings import engine_config
 
 
 class ServingBusy(Exception):
-    """Too many completions already waiting or running, for the team or for this process; retry later."""
+    """Too many completions already waiting or running, for the team or for this process; retry later. The message
+    says which limit refused it; it gives the team's own count and limit, never the server's count (with the
+    team's own, that would tell a team how many completions the others have in flight)."""
 
     def __init__(self, scope: str, in_flight: int, limit: int, retry_after_s: int) -> None:
-        super().__init__(f"{'the team has' if scope == 'team' else 'this server has'} {in_flight} completions "
-                         f"waiting or running, its limit is {limit}; retry in {retry_after_s} s")
+        if scope == "team":
+            why = (f"the team has {in_flight} completions waiting or running, its limit is {limit} "
+                   f"(KVGRAFT_SERVING_TEAM_MAX_IN_FLIGHT)")
+        else:
+            why = "this server is at its limit of completions waiting or running (KVGRAFT_SERVING_QUEUE_MAX)"
+        super().__init__(f"{why}; retry in {retry_after_s} s")
         self.scope, self.in_flight, self.limit, self.retry_after_s = scope, in_flight, limit, retry_after_s
 
 
