@@ -294,10 +294,18 @@ def run_serve_load_bench(request: ServeLoadBenchRequest, progress: Progress = No
         with contextlib.ExitStack() as scope:
             base = {"KVGRAFT_DATABASE_URL": f"sqlite:///{tmp / 'catalogue.db'}", "KVGRAFT_MODEL": model,
                     "KVGRAFT_STORE_URL": f"file://{tmp / 'blocks'}", "KVGRAFT_WINDOW_TOKENS": str(window),
-                    "KVGRAFT_SERVING_TEAM_MAX_IN_FLIGHT": str(2 * top), "KVGRAFT_SERVING_QUEUE_MAX": str(4 * top),
+                    "KVGRAFT_SERVING_QUEUE_MAX": str(max(32, 4 * top)),
                     "KVGRAFT_LOG_LEVEL": "INFO", "KVGRAFT_DATA_DIR": str(tmp / "bench")}
             if request.threads:
                 base["KVGRAFT_THREADS"] = str(request.threads)
+            # each kvgraft arm's own settings on top (the rest are the deployment's defaults): the solo arm has one
+            # sequence, so its team limit (default max_seqs - 1 = 1) is raised to let a team's requests wait in
+            # the process's queue, as the peer servers queue them; the batched arm keeps the default team limit
+            arm_settings = {"kvgraft_solo": {"KVGRAFT_SERVING_MAX_SEQS": "1",
+                                             "KVGRAFT_SERVING_TEAM_MAX_IN_FLIGHT": str(top)},
+                            "kvgraft_batched": {"KVGRAFT_SERVING_MAX_SEQS": str(top)}}
+            changed = {"every_arm": base, **{arm: arm_settings[arm] for arm in request.arms if arm in arm_settings}}
+            say(f"settings changed: {json.dumps(changed)}")
             scope.enter_context(environment(base, unset=["KVGRAFT_BROKER_URL"]))
             settings = load_settings()
             rt = open_runtime(settings)
@@ -323,11 +331,11 @@ def run_serve_load_bench(request: ServeLoadBenchRequest, progress: Progress = No
                                       "workload": {"prompt_tokens": list(request.prompt_tokens),
                                                    "max_tokens": list(request.max_tokens),
                                                    "requests": {c: len(r) for c, r in levels.items()}}}
-            for arm, max_seqs in (("kvgraft_solo", 1), ("kvgraft_batched", top)):
+            record["settings"] = changed  # every setting this benchmark changed, per arm
+            for arm in ("kvgraft_solo", "kvgraft_batched"):
                 if arm not in request.arms:
                     continue
-                env = {**os.environ, "KVGRAFT_SERVING_MAX_SEQS": str(max_seqs),
-                       "KVGRAFT_DATA_DIR": str(tmp / arm)}
+                env = {**os.environ, **arm_settings[arm], "KVGRAFT_DATA_DIR": str(tmp / arm)}
                 headers = tokens[arm]
                 with _pod(env, tmp, arm) as port:
                     _warm(port, headers["team-a"], settings.model)

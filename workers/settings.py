@@ -6,6 +6,7 @@ one place an EngineConfig is made from it."""
 
 from __future__ import annotations
 
+import os
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,7 @@ from store.block_crypto import ALGORITHM, Keyring
 
 MIN_BLOCK_KEY_BYTES = 32
 PREFILL_CHUNK_ENV = "KVGRAFT_PROMPT_CHUNK_TOKENS"  # the documented name of Settings.prefill_chunk
+RETIRED_TEAM_LIMIT = "KVGRAFT_SERVING_TEAM_MAX_SEQS"  # merged into KVGRAFT_SERVING_TEAM_MAX_IN_FLIGHT
 
 
 class Settings(BaseSettings):
@@ -47,13 +49,14 @@ class Settings(BaseSettings):
     team_max_pending_queries: int = 64  # questions a team may have in flight (POST /v1/queries); more get 429
     team_max_pending_batches: int = 32  # batches a team may have queued or running; more get 429
     busy_retry_after_s: int = 5  # the Retry-After (seconds) of those 429 and 503 answers
-    serving_team_max_in_flight: int = 4  # OpenAI completions a team may have waiting or running here; more get 429
+    # THE per-team limit of the serving engine (docs/OPERATIONS.md, "Admission"): OpenAI completions a team may have
+    # waiting or running in this process (more get 429), and so the sequences it may hold in the batch at once.
+    # Default: KVGRAFT_SERVING_MAX_SEQS - 1 (at least 1), so another team finds a slot
+    serving_team_max_in_flight: int | None = Field(None, ge=1)
     serving_queue_max: int = 32  # OpenAI completions waiting or running in this process (all teams); more get 429
     # sequences the serving engine decodes in one call (continuous batching; 1: one completion at a time), used
     # only where this machine's `batch` check found them byte-identical to each served alone (docs/ENGINE.md)
     serving_max_seqs: int = 8
-    # sequences one team may hold of those (default: all but one, so another team finds a slot; with one, none)
-    serving_team_max_seqs: int | None = None
     # recurring questions a graft worker answers together (their answers decoded in shared calls; 1: one at a
     # time), used only where this host's `batch` check of the graft engine found each grafted answer decoded
     # together equal to the same graft decoded alone (docs/ENGINE.md)
@@ -99,10 +102,21 @@ class Settings(BaseSettings):
             raise ValueError(f"KVGRAFT_{(info.field_name or '').upper()} must be 1 to 64")
         return value
 
+    @model_validator(mode="before")
+    @classmethod
+    def _one_team_limit(cls, data: Any) -> Any:
+        """KVGRAFT_SERVING_TEAM_MAX_SEQS was a second per-team limit (running sequences) that the in-flight limit
+        made unreachable; set, it is refused rather than silently ignored."""
+        if RETIRED_TEAM_LIMIT in os.environ or (isinstance(data, dict) and "serving_team_max_seqs" in data):
+            raise ValueError(f"{RETIRED_TEAM_LIMIT} is gone: KVGRAFT_SERVING_TEAM_MAX_IN_FLIGHT is the one per-team "
+                             f"limit (completions waiting or running, and so sequences held)")
+        return data
+
     @property
-    def team_max_seqs(self) -> int:
-        if self.serving_team_max_seqs is not None:
-            return max(1, self.serving_team_max_seqs)
+    def team_max_in_flight(self) -> int:
+        """Completions (sequences) one team may have waiting or running in a serving process."""
+        if self.serving_team_max_in_flight is not None:
+            return self.serving_team_max_in_flight
         return max(1, self.serving_max_seqs - 1)
 
     @field_validator("store_url")

@@ -579,6 +579,37 @@ def test_the_resident_context_serves_only_the_team_that_left_it(api: dict[str, A
     assert other["kvgraft"]["cache"] == "hit" and other["kvgraft"]["restored"][0]["from"] == "block"
 
 
+def test_one_per_team_limit_admits_as_many_completions_as_the_team_may_hold_sequences(
+        api: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    """KVGRAFT_SERVING_TEAM_MAX_IN_FLIGHT is the one per-team limit: a team is admitted as many completions as it
+    may hold sequences in the batch (default max_seqs - 1 = 7; it was 4 admitted against 7 sequences, the second
+    limit unreachable), the next gets 429; the retired second limit is refused, not silently ignored."""
+    from pydantic import ValidationError
+
+    from workers.serving.service import ServingBusy
+
+    _complete(api, max_tokens=1)  # the engine started: the scheduler has its per-team limit
+    serving = api["app"].state.serving
+    settings = serving.rt.settings
+    assert settings.team_max_in_flight == settings.serving_max_seqs - 1 == serving.scheduler._owner_max == 7
+    with serving.rt.session() as s:
+        team_a = get_or_create_team(s, name="team-a").id
+    for _ in range(7):
+        serving.reserve(team_a)
+    try:
+        with pytest.raises(ServingBusy):
+            serving.reserve(team_a)
+        r = api["client"].post("/v1/completions", json={"model": "tiny", "prompt": "hi", "max_tokens": 1},
+                               headers=api["h"]["team-a"])
+        assert r.status_code == 429 and "the team has 7" in r.json()["error"]["message"]
+    finally:
+        for _ in range(7):
+            serving.release(team_a)
+    monkeypatch.setenv("KVGRAFT_SERVING_TEAM_MAX_SEQS", "3")
+    with pytest.raises(ValidationError, match="KVGRAFT_SERVING_TEAM_MAX_IN_FLIGHT is the one per-team limit"):
+        Settings()
+
+
 def test_a_request_refused_with_429_costs_no_tokenization(limited: dict[str, Any],
                                                           monkeypatch: pytest.MonkeyPatch) -> None:
     """Admission comes before the prompt is tokenized: a refused request costs the server nothing of its size."""

@@ -2,9 +2,9 @@
 batch scheduler on one long-lived thread (engine/batching.py; two llama.cpp computations on the same cores slow
 each other), continuous batching of up to KVGRAFT_SERVING_MAX_SEQS completions where this host's `batch` check
 found it exact (else one at a time, and each response says why), admission (a team may have
-KVGRAFT_SERVING_TEAM_MAX_IN_FLIGHT completions waiting or running, the process KVGRAFT_SERVING_QUEUE_MAX; more are
-refused at once rather than queued without bound), the background prefix depositor, and the chat format
-(workers/serving/chat.py)."""
+KVGRAFT_SERVING_TEAM_MAX_IN_FLIGHT completions waiting or running, and so at most that many sequences in the batch;
+the process KVGRAFT_SERVING_QUEUE_MAX; more are refused at once rather than queued without bound), the background
+prefix depositor, and the chat format (workers/serving/chat.py)."""
 
 from __future__ import annotations
 
@@ -86,9 +86,8 @@ class Serving:
         s = self.rt.settings
         with self._admit_lock:
             total = sum(self._admitted.values())
-            if self._admitted[team_id] >= s.serving_team_max_in_flight:
-                raise ServingBusy("team", self._admitted[team_id], s.serving_team_max_in_flight,
-                                  s.busy_retry_after_s)
+            if self._admitted[team_id] >= s.team_max_in_flight:
+                raise ServingBusy("team", self._admitted[team_id], s.team_max_in_flight, s.busy_retry_after_s)
             if total >= s.serving_queue_max:
                 raise ServingBusy("server", total, s.serving_queue_max, s.busy_retry_after_s)
             self._admitted[team_id] += 1
@@ -115,7 +114,7 @@ class Serving:
         engine = self.rt.engine(s.model, engine_config(s, serving=True))
         self.batching = batching_policy(self.rt, engine, s.serving_max_seqs)
         self.scheduler.attach(BatchCore(engine, engine.open_batch_context(self.batching.max_seqs),
-                                        pad_to=self.batching.pad_to), owner_max_seqs=s.team_max_seqs)
+                                        pad_to=self.batching.pad_to), owner_max_seqs=s.team_max_in_flight)
         return engine
 
     def tokens(self, text: str) -> tuple[int, ...]:
