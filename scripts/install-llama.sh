@@ -68,8 +68,9 @@ fi
 
 wheel=$(ls "$dir"/llama_cpp_python-"$version"-*.whl | head -n 1)
 # --force-reinstall replaces any other build; the wheel file is named, so pip never looks for llama-cpp-python itself
-# in an index or in its cache (only its pure-Python dependencies: numpy, typing-extensions, diskcache, jinja2).
-"$py" -m pip install --force-reinstall "$wheel"
+# in an index or in its cache; --no-deps: its dependencies (numpy, typing-extensions, diskcache, jinja2) are the
+# lock's, which `make setup` installs first (requirements/main.lock).
+"$py" -m pip install --force-reinstall --no-deps "$wheel"
 rm -f "$stamp"
 check_installed
 printf '%s' "$key" >"$stamp"
