@@ -431,6 +431,29 @@ class QueryRequestRow(Base):
     finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
 
 
+class DeliveryRow(Base):
+    """One delivery of a solve or answer task to a worker process (the rows' `deliveries` / `deliveries_ended`
+    count them): the row it works on (`kind`: its table), the worker (host and pid), the broker message it came in
+    (the Celery task id, which a retry keeps), when it started, when its worker last marked it alive, its deadline,
+    and how it ended: `ended_at` (the body returned or raised) or `lost_at` (the broker redelivered its message: its
+    worker is gone). One with neither whose heartbeat is older than KVGRAFT_DELIVERY_LOST_AFTER_S lost its worker
+    too; a worker alive but whose end could not be recorded keeps marking it and ends it later."""
+
+    __tablename__ = "task_deliveries"
+    __table_args__ = (sa.Index("ix_task_deliveries_kind_row_id", "kind", "row_id"),)
+
+    id: Mapped[int] = mapped_column(sa.Integer, primary_key=True)
+    kind: Mapped[str] = mapped_column(sa.String(32))  # problems | query_requests
+    row_id: Mapped[str] = mapped_column(sa.String(32))
+    worker: Mapped[str] = mapped_column(sa.String(300))
+    message_id: Mapped[str | None] = mapped_column(sa.String(255))
+    started_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    heartbeat_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    deadline_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    ended_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    lost_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+
+
 class CopyRow(Base):
     """One block copy between stores: source and destination URLs, size, SHA-256, and whether it was new there."""
 

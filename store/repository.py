@@ -10,7 +10,7 @@ import hashlib
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
 import sqlalchemy as sa
@@ -27,6 +27,7 @@ from store.db import (
     BlockOwnerRow,
     BlockRow,
     CopyRow,
+    DeliveryRow,
     GenerationRow,
     PrefixRow,
     ProblemRow,
@@ -588,32 +589,81 @@ def owned_prefix_rows(session: Session, *, chain_hashes: list[str], team_id: int
         .where(PrefixRow.chain_hash.in_(chain_hashes), BlockRow.evicted_at.is_(None), owned_by(team_id))).all()]
 
 
-def start_delivery(session: Session, *, model: type[ProblemRow] | type[QueryRequestRow], row_id: str) -> None:
-    """Count one delivery of a task on its row (started before the task body runs)."""
+def start_delivery(session: Session, *, model: type[ProblemRow] | type[QueryRequestRow], row_id: str,
+                   worker: str, message_id: str | None = None, deadline_s: float | None = None) -> int:
+    """Count one delivery of a task on its row (started before the task body runs) and record it (task_deliveries:
+    its worker, its broker message, its deadline); returns the delivery's id."""
     session.execute(sa.update(model).where(model.id == row_id).values(deliveries=model.deliveries + 1))
+    now = utcnow()
+    row = DeliveryRow(kind=model.__tablename__, row_id=row_id, worker=worker[:300],
+                      message_id=message_id[:255] if message_id else None, started_at=now, heartbeat_at=now,
+                      deadline_at=now + timedelta(seconds=deadline_s) if deadline_s else None)
+    session.add(row)
+    session.flush()
+    return row.id
 
 
-def end_delivery(session: Session, *, model: type[ProblemRow] | type[QueryRequestRow], row_id: str) -> None:
-    """Count the end of one delivery (the body returned or raised): a delivery that never ends lost its worker."""
+def end_delivery(session: Session, *, model: type[ProblemRow] | type[QueryRequestRow], row_id: str,
+                 delivery_id: int | None = None) -> None:
+    """Count the end of one delivery (the body returned or raised) and record when it ended."""
     session.execute(sa.update(model).where(model.id == row_id)
                     .values(deliveries_ended=model.deliveries_ended + 1))
+    if delivery_id is not None:
+        session.execute(sa.update(DeliveryRow).where(DeliveryRow.id == delivery_id, DeliveryRow.ended_at.is_(None))
+                        .values(ended_at=utcnow()))
+
+
+def heartbeat_deliveries(session: Session, *, delivery_ids: list[int]) -> None:
+    """Mark these running deliveries alive as of now (their worker's heartbeat)."""
+    if delivery_ids:
+        session.execute(sa.update(DeliveryRow).where(DeliveryRow.id.in_(delivery_ids), DeliveryRow.ended_at.is_(None))
+                        .values(heartbeat_at=utcnow()))
+
+
+def mark_redelivered_lost(session: Session, *, model: type[ProblemRow] | type[QueryRequestRow], row_id: str,
+                          message_id: str) -> int:
+    """The broker redelivered this message: every running delivery of the row that came in it lost its worker
+    (the broker redelivers only a message whose consumer is gone). Returns how many were marked."""
+    result = session.execute(
+        sa.update(DeliveryRow)
+        .where(DeliveryRow.kind == model.__tablename__, DeliveryRow.row_id == row_id,
+               DeliveryRow.message_id == message_id, DeliveryRow.ended_at.is_(None), DeliveryRow.lost_at.is_(None))
+        .values(lost_at=utcnow()))
+    return int(getattr(result, "rowcount", 0) or 0)
+
+
+def count_lost_deliveries(session: Session, *, model: type[ProblemRow] | type[QueryRequestRow], row_id: str,
+                          silent_since: datetime) -> int:
+    """Deliveries of the row that lost their worker, by evidence: never ended, and either marked lost (their message
+    was redelivered) or not marked alive since `silent_since` (their worker stopped heartbeating)."""
+    return session.scalar(
+        sa.select(sa.func.count()).select_from(DeliveryRow)
+        .where(DeliveryRow.kind == model.__tablename__, DeliveryRow.row_id == row_id, DeliveryRow.ended_at.is_(None),
+               sa.or_(DeliveryRow.lost_at.is_not(None), DeliveryRow.heartbeat_at < silent_since))) or 0
 
 
 @dataclass
 class Delivery:
-    """One counted delivery of a task on its row (a problem or a question). It starts in the transaction that checks
-    the row and ends in the one that records the row's outcome, so the count always describes the state beside it;
-    a delivery that ends without an outcome (a transient error, a question left to its own delivery) ends alone.
-    A delivery that never ends lost its worker."""
+    """One delivery of a task on its row (a problem or a question), counted on the row and recorded in
+    task_deliveries. It starts in the transaction that checks the row and ends in the one that records the row's
+    outcome, so the count always describes the state beside it; a delivery that ends without an outcome (a transient
+    error, a question left to its own delivery) ends alone. Whether a delivery that has not ended lost its worker is
+    decided by evidence (its heartbeat, the broker's redelivery), never by the count."""
 
     model: type[ProblemRow] | type[QueryRequestRow]
     row_id: str
     started: bool = False  # both flags are set when the transaction that counted them commits
     ended: bool = False
+    worker: str = ""  # the process holding it (host:pid)
+    message_id: str | None = None  # the broker message it came in (a Celery task id)
+    redelivered: bool = False  # the broker marked that message redelivered
+    deadline_s: float | None = None
+    id: int | None = None  # its task_deliveries row (None: claimed beside another delivery, counted only)
 
     def start(self, session: Session) -> None:
-        """Count its start in `session`'s transaction (the one that checked the row)."""
-        start_delivery(session, model=self.model, row_id=self.row_id)
+        """Count and record its start in `session`'s transaction (the one that checked the row)."""
+        self.id = start_delivery(session, model=self.model, row_id=self.row_id, worker=self.worker,
+                                 message_id=self.message_id, deadline_s=self.deadline_s)
         sa.event.listen(session, "after_commit", self._started, once=True)
 
     def end(self, session: Session) -> None:
@@ -621,7 +671,7 @@ class Delivery:
         ended again later, and a delivery is never ended twice."""
         if self.ended or not self.started:  # never started (its check did not commit): nothing to end
             return
-        end_delivery(session, model=self.model, row_id=self.row_id)
+        end_delivery(session, model=self.model, row_id=self.row_id, delivery_id=self.id)
         sa.event.listen(session, "after_commit", self._ended, once=True)
 
     @property

@@ -10,6 +10,8 @@ never by a built-in base class (a bug that raises ValueError is a bug, not bad i
   last attempt, infrastructure rather than a bug;
 - `internal_error`: anything else, a bug, logged with its traceback.
 
+- `deadline_exceeded`: TaskDeadlineExceeded, the body ran past KVGRAFT_TASK_DEADLINE_S and was abandoned.
+
 Two more reasons are recorded where they are decided: `worker_lost` by a task body (its row's last deliveries each
 lost their worker) and `no_live_worker` when a question is sent (no live graft worker can take it); a problem none
 of whose samples verified ends `failed` with what its samples did."""
@@ -25,7 +27,8 @@ from engine.errors import EngineError
 from store.errors import ObjectStoreUnavailableError, StoreError
 from workers.verify.sandbox_types import SandboxUnavailableError
 
-FailureReason = Literal["bad_input", "store_error", "engine_error", "unavailable", "internal_error"]
+FailureReason = Literal["bad_input", "store_error", "engine_error", "unavailable", "internal_error",
+                        "deadline_exceeded"]
 
 
 class WorkInputError(ValueError):
@@ -37,6 +40,11 @@ class TextTooLongError(ValueError):
     """A text whose block would not fit the serving window with its probe. Whose fault that is depends on whose text
     it is: a submitted question or reference solution is bad input (the caller says so with WorkInputError); the
     deployment's own skill prefix in a window too small for it is a configuration error (`internal_error`)."""
+
+
+class TaskDeadlineExceeded(BaseException):
+    """A task body ran past KVGRAFT_TASK_DEADLINE_S and was interrupted (workers/queue/liveness.py). A BaseException,
+    so that no `except Exception` inside the body swallows it; run_task records it as the outcome."""
 
 
 class BrokerUnavailableError(ConnectionError):
@@ -60,4 +68,6 @@ def failure_reason(exc: BaseException) -> FailureReason:
         return "engine_error"
     if isinstance(exc, TRANSIENT):
         return "unavailable"
+    if isinstance(exc, TaskDeadlineExceeded):
+        return "deadline_exceeded"
     return "internal_error"

@@ -84,6 +84,14 @@ class Settings(BaseSettings):
     store_budget_bytes: int | None = None  # bytes the block store may hold; over it, documents are evicted (LRU)
     requeue_interval_s: float = 60.0  # how often `kvgraft beat` sends work that nothing will deliver again
     requeue_after_s: float = 300.0  # pending this long, on an empty queue, with no delivery running: lost
+    # a solve or answer task's deadline: past it the work is abandoned, the row ends `failed` (deadline_exceeded) and
+    # the worker takes its next task, under the solo pool too (workers/queue/outcome.py); Celery's hard time limit
+    # (prefork pools) is this plus a minute
+    task_deadline_s: float = Field(3600.0, gt=0)
+    # each worker process marks the deliveries it holds alive this often; one not marked for delivery_lost_after_s
+    # (or whose message the broker redelivered) lost its worker
+    delivery_heartbeat_s: float = Field(10.0, gt=0)
+    delivery_lost_after_s: float = Field(120.0, gt=0)
     log_level: str = "WARNING"  # structlog events on stderr at this level and above
 
     @model_validator(mode="before")

@@ -356,3 +356,39 @@ def test_a_solve_worker_killed_three_times_on_one_problem_ends_it_worker_lost(
         assert_consistent(rt, [batch_id], 2)
     finally:
         rt.close()
+
+
+def test_the_solo_pool_abandons_a_task_past_its_deadline_and_takes_the_next(
+        flywheel_env: dict[str, str], workers: list[KvgraftProcess], tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """`kvgraft worker` runs the solo pool, where Celery enforces no time limit: a task that would hold the worker
+    (a reference program that sleeps 9 s, inside the sandbox's 10 s) is interrupted at KVGRAFT_TASK_DEADLINE_S (4 s
+    here), its problem ends `failed` (`deadline_exceeded`) with its delivery ended, and the same worker solves the
+    next problem."""
+    monkeypatch.setenv("KVGRAFT_TASK_DEADLINE_S", "4")
+    first = {"id": "first", "question": "A rack holds 4 hats. How many hats are on 6 racks?", "answer": 24,
+             "solution": "print(4 * 6)"}
+    slow = {"id": "holds-the-worker", "question": "A tray holds 5 cups. How many cups are on 3 trays?", "answer": 15,
+            "solution": "import time\ntime.sleep(9)\nprint(5 * 3)"}
+    after = {"id": "after", "question": "A box holds 7 pens. How many pens are in 2 boxes?", "answer": 14,
+             "solution": "print(7 * 2)"}
+    rt = open_runtime()
+    try:
+        batch_id, ids = submit_batch(rt, parse_problems_jsonl("\n".join(json.dumps(p) for p in (first, slow, after))),
+                                     team="t")
+        w = worker("solve", tmp_path)
+        workers.append(w)
+        dispatch_solves(rt, ids[:1])  # the model loaded and warm before the timed task
+        _wait_until(lambda: _deliveries(rt, ids[0])[2] != "pending", 120, "the first problem", workers)
+        dispatch_solves(rt, ids[1:])
+        _wait_until(lambda: all(_deliveries(rt, i)[2] != "pending" for i in ids[1:]), 120, "the rest", workers)
+        with rt.session() as s:
+            held = s.get(ProblemRow, ids[1])
+            assert held.status == "failed" and held.outcome["reason"] == "deadline_exceeded", held.outcome
+            assert "deadline" in held.outcome["detail"]
+            assert s.get(ProblemRow, ids[2]).status == "solved"
+        assert _deliveries(rt, ids[1])[:2] == (1, 1)
+        assert w.proc.poll() is None  # the same worker, still running
+        assert_consistent(rt, [batch_id], 3)
+    finally:
+        rt.close()

@@ -34,7 +34,7 @@ pytestmark = pytest.mark.unit
 
 TABLES = {"teams", "api_tokens", "batches", "problems", "generations", "blocks", "attestations", "queries", "copies"}
 HEAD_TABLES = TABLES | {"query_requests", "block_owners", "route_docs", "route_terms", "evictions", "workers",
-                                 "prefixes"}
+                                 "prefixes", "task_deliveries"}
 AUDIT_VIEWS = {"audit_blocks", "audit_generations", "audit_attestations", "audit_queries"}
 FIRST_REVISION = "0001_initial"
 

@@ -5,6 +5,8 @@ delivery a body starts is ended, with the outcome or alone (tiny model, SQLite, 
 
 from __future__ import annotations
 
+import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -250,3 +252,146 @@ def test_a_reference_solution_too_long_for_a_block_is_bad_input(data_dir: Path,
             row = s.get(ProblemRow, ids[0])
             assert row.outcome["reason"] == "bad_input" and "serving window" in row.outcome["detail"]
             assert (row.deliveries, row.deliveries_ended) == (1, 1)
+
+
+def test_a_database_blip_after_a_deliverys_start_does_not_count_as_a_lost_worker(
+        rt: Runtime, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The database goes away right after a delivery started: the body's next query and the end of its delivery
+    both fail; three times in a row, with the worker alive throughout. Counting started minus ended deliveries, the
+    fourth delivery found three "lost" and ended the question `worker_lost`; by evidence (each was this live
+    process's, its end recorded once the database was back, before the next delivery) the fourth answers it."""
+    import sqlalchemy as sa
+    from sqlalchemy.exc import OperationalError
+
+    request = submit_question(rt, "What is 3 plus 4?", team_id=None)
+    engine = rt.sessions.kw["bind"]
+    down = threading.Event()
+
+    def refuse(conn: Any, cursor: Any, statement: str, parameters: Any, context: Any, many: bool) -> None:
+        if down.is_set():
+            raise OperationalError(statement, parameters, ConnectionRefusedError("the database went away"))
+
+    real = recurrence.find_recurrence
+
+    def blip(*args: Any, **kwargs: Any) -> Any:
+        down.set()  # after the delivery's start committed
+        return real(*args, **kwargs)
+
+    sa.event.listen(engine, "before_cursor_execute", refuse)
+    try:
+        monkeypatch.setattr(recurrence, "find_recurrence", blip)
+        for attempt in range(1, 4):
+            with pytest.raises(OperationalError):
+                answer_request(rt, request, final=False)
+            assert down.is_set()
+            down.clear()  # the database is back before the retry
+            assert _row(rt, request)[:3] == ("pending", None, attempt)
+        monkeypatch.setattr(recurrence, "find_recurrence", real)
+        assert answer_request(rt, request, final=False) == "done"
+    finally:
+        sa.event.remove(engine, "before_cursor_execute", refuse)
+    assert _row(rt, request) == ("done", None, 4, 4)  # every delivery ended, the blipped ones late
+
+
+def _a_fourth_beside_three_running(rt: Runtime, monkeypatch: pytest.MonkeyPatch, request: str,
+                                   running_for_s: float = 0.0) -> str:
+    """Three deliveries of `request` run at once in threads (held inside their body); after `running_for_s` a fourth
+    runs here; then the three give up (a transient error: they end alone). Returns the fourth's status."""
+    rt.engine(None)  # loaded once, before the deliveries race for it
+    real, inside, release = recurrence.find_recurrence, threading.Semaphore(0), threading.Event()
+    calls: list[int] = []
+    lock = threading.Lock()
+
+    def held(*args: Any, **kwargs: Any) -> Any:
+        with lock:
+            calls.append(1)
+            n = len(calls)
+        if n <= 3:  # one of the three running deliveries: held here, then its worker gives up on it
+            inside.release()
+            release.wait(60)
+            raise ObjectStoreUnavailableError("this duplicate stops here")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(recurrence, "find_recurrence", held)
+    ends: list[str] = []
+
+    def duplicate() -> None:
+        try:
+            ends.append(answer_request(rt, request, final=False))
+        except ObjectStoreUnavailableError:
+            ends.append("retry")
+
+    threads = [threading.Thread(target=duplicate) for _ in range(3)]
+    for t in threads:
+        t.start()
+    try:
+        for _ in range(3):
+            assert inside.acquire(timeout=60)
+        assert _row(rt, request) == ("pending", None, 3, 0)
+        time.sleep(running_for_s)
+        status = answer_request(rt, request, final=False)
+    finally:
+        release.set()
+        for t in threads:
+            t.join(60)
+    assert ends == ["retry"] * 3
+    return status
+
+
+def test_three_deliveries_of_one_question_running_at_once_are_not_lost_workers(
+        rt: Runtime, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Three deliveries of one question run at once (duplicates of its message on three live workers), and a fourth
+    arrives while they run. Counted as started minus ended, the three running ones looked lost and the fourth ended
+    the question `worker_lost`; by evidence (their heartbeats are fresh) they are alive, so the fourth answers it
+    (`done`), and the three, when they stop, leave that outcome as it is."""
+    request = submit_question(rt, "What is 3 plus 4?", team_id=None)
+    assert _a_fourth_beside_three_running(rt, monkeypatch, request) == "done"
+    assert _row(rt, request) == ("done", None, 4, 4)
+
+
+def test_a_delivery_is_lost_when_its_worker_stops_heartbeating_not_while_it_runs(
+        data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With heartbeats every 0.2 s and a delivery lost after 1 s of silence: three deliveries whose workers are gone
+    (started, never marked alive again) are lost, and the next delivery ends the question `worker_lost`; three that
+    run for 1.5 s in a live process are kept alive by its heartbeat, and a fourth answers their question."""
+    from store.repository import Delivery
+
+    monkeypatch.setenv("KVGRAFT_DELIVERY_HEARTBEAT_S", "0.2")
+    monkeypatch.setenv("KVGRAFT_DELIVERY_LOST_AFTER_S", "1")
+    with open_runtime() as rt:
+        abandoned = submit_question(rt, "What is 3 plus 4?", team_id=None)
+        for n in range(3):  # as three worker processes that died holding it would have left them
+            with rt.session() as s:
+                Delivery(QueryRequestRow, abandoned, worker=f"gone-host:{n}").start(s)
+        time.sleep(1.5)
+        assert answer_request(rt, abandoned) == "failed"
+        status, error, started, ended = _row(rt, abandoned)
+        assert status == "failed" and error.startswith("worker_lost") and (started, ended) == (3, 0)
+        running = submit_question(rt, "What is 5 plus 4?", team_id=None)
+        assert _a_fourth_beside_three_running(rt, monkeypatch, running, running_for_s=1.5) == "done"
+        assert _row(rt, running) == ("done", None, 4, 4)
+
+
+def test_a_task_past_its_deadline_is_abandoned_recorded_and_its_worker_freed(
+        data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """On the process's main thread, where the solo pool runs a task: a body that would hold its worker for a minute
+    (a blocking wait, as a hung sandbox or engine call) is interrupted at KVGRAFT_TASK_DEADLINE_S (1 s here), the
+    question ends `failed` (`deadline_exceeded`) with its delivery ended, and the next task runs."""
+    monkeypatch.setenv("KVGRAFT_TASK_DEADLINE_S", "1")
+    with open_runtime() as rt:
+        stuck = submit_question(rt, "What is 3 plus 4?", team_id=None)
+        real = recurrence.find_recurrence
+
+        def hangs(*args: Any, **kwargs: Any) -> Any:
+            time.sleep(60)
+            return real(*args, **kwargs)
+
+        monkeypatch.setattr(recurrence, "find_recurrence", hangs)
+        t0 = time.monotonic()
+        assert answer_request(rt, stuck) == "failed"
+        assert time.monotonic() - t0 < 30
+        status, error, started, ended = _row(rt, stuck)
+        assert status == "failed" and error.startswith("deadline_exceeded") and (started, ended) == (1, 1)
+        monkeypatch.setattr(recurrence, "find_recurrence", real)
+        following = submit_question(rt, "What is 5 plus 4?", team_id=None)
+        assert answer_request(rt, following) == "done"

@@ -89,6 +89,8 @@ def run_with(settings: Settings) -> Celery:
     global _worker_settings
     _worker_settings = settings
     app.conf.broker_url = settings.broker_url or DEFAULT_BROKER
+    # a prefork pool's backstop: the task's own deadline (workers/queue/liveness.py) interrupts it a minute earlier
+    app.conf.task_time_limit = settings.task_deadline_s + 60
     app.conf.beat_schedule = {"requeue-lost": {"task": "kvgraft.requeue_lost", "schedule": settings.requeue_interval_s,
                                                "options": {"queue": "upkeep", "expires": settings.requeue_interval_s}}}
     return app

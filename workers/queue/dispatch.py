@@ -34,8 +34,10 @@ from workers.flywheel.solve import SolveParams, solve_problem
 from workers.problems import ProblemSpec
 from workers.queue.fleet import NoLiveWorkerError, choose_graft_queue, queue_states
 from workers.queue.outcome import (
+    IN_PROCESS,
     MAX_LOST_DELIVERIES,
     WORKER_LOST,
+    Message,
     WorkRow,
     fail_unfinished,
     lost_deliveries,
@@ -67,14 +69,14 @@ def submit_batch(rt: Runtime, problems: list[ProblemSpec], *, team: str | int, s
         return batch.id, ids
 
 
-def solve_stored_problem(rt: Runtime, problem_id: str, *, final: bool = True) -> str:
-    """The solve task's delivery (run_task: one outcome, `final` on the last attempt)."""
-    return run_task(rt, ProblemRow, problem_id, _solve_body, final=final)
+def solve_stored_problem(rt: Runtime, problem_id: str, *, final: bool = True, message: Message = IN_PROCESS) -> str:
+    """The solve task's delivery (run_task: one outcome, `final` on the last attempt; `message`: the broker's)."""
+    return run_task(rt, ProblemRow, problem_id, _solve_body, final=final, message=message)
 
 
 def _solve_body(rt: Runtime, problem_id: str, delivery: Delivery) -> str:
-    """The batch's parameters, then solve_problem. A problem whose last 3 deliveries each lost their worker ends
-    `failed` with reason `worker_lost` instead of being tried again."""
+    """The batch's parameters, then solve_problem. A problem 3 of whose deliveries lost their worker (by evidence:
+    outcome.lost_deliveries) ends `failed` with reason `worker_lost` instead of being tried again."""
     with rt.session() as s:
         problem = s.get(ProblemRow, problem_id, with_for_update=True)
         if problem is None:
@@ -82,7 +84,7 @@ def _solve_body(rt: Runtime, problem_id: str, delivery: Delivery) -> str:
             return "unknown"
         if problem.status in FINAL_PROBLEM_STATUSES:
             return problem.status
-        lost = lost_deliveries(problem)
+        lost = lost_deliveries(rt, s, problem, delivery)
         if lost >= MAX_LOST_DELIVERIES:
             set_failed(problem, WORKER_LOST, worker_lost_reason(lost), deliveries=lost)
             s.flush()
@@ -166,11 +168,12 @@ def send_question(rt: Runtime, request_id: str, *, only_if_idle: bool = False) -
 
 
 def answer_request(rt: Runtime, request_id: str, params: AnswerParams = AnswerParams(), *,
-                   final: bool = True, on_answer: Callable[[Answer], None] | None = None) -> str:
+                   final: bool = True, on_answer: Callable[[Answer], None] | None = None,
+                   message: Message = IN_PROCESS) -> str:
     """The graft task's delivery: answer a stored question once (run_task: one outcome; a redelivered, finished
     request is left alone). `on_answer` sees the answer before it is recorded (what is not stored: its timings)."""
     return run_task(rt, QueryRequestRow, request_id,
-                    lambda r, i, d: _answer_body(r, i, d, params, on_answer), final=final)
+                    lambda r, i, d: _answer_body(r, i, d, params, on_answer), final=final, message=message)
 
 
 def _answer_body(rt: Runtime, request_id: str, delivery: Delivery, params: AnswerParams,
@@ -182,7 +185,7 @@ def _answer_body(rt: Runtime, request_id: str, delivery: Delivery, params: Answe
             return "unknown"
         if request.status != "pending":
             return request.status
-        lost = lost_deliveries(request)
+        lost = lost_deliveries(rt, s, request, delivery)
         if lost >= MAX_LOST_DELIVERIES:
             set_failed(request, WORKER_LOST, worker_lost_reason(lost))
             log.error("answer.worker_lost", request_id=request_id, deliveries=lost)

@@ -13,7 +13,7 @@ from store.db import ProblemRow, QueryRequestRow
 from workers.errors import TRANSIENT
 from workers.queue.celery_app import app, worker_settings
 from workers.queue.dispatch import answer_request, requeue_stale, solve_stored_problem
-from workers.queue.outcome import record_failure
+from workers.queue.outcome import Message, record_failure
 from workers.runtime import Runtime, open_runtime
 from workers.upkeep.attestation import attest_stored_block
 
@@ -53,6 +53,12 @@ class KvgraftTask(Task):
             log.error("task.fail_not_recorded", task=self.name, id=args[0], error=str(inner))
 
 
+def _message(task: Task) -> Message:
+    """The broker message this delivery came in: its task id (kept across retries) and the redelivered mark."""
+    info = task.request.delivery_info or {}
+    return Message(task.request.id, bool(info.get("redelivered")))
+
+
 def _last_try(task: Task) -> bool:
     """This is the task's last retry: a transient error is then its outcome, not another retry."""
     return task.max_retries is not None and task.request.retries >= task.max_retries
@@ -61,13 +67,13 @@ def _last_try(task: Task) -> bool:
 @app.task(name="kvgraft.solve_problem", base=KvgraftTask, bind=True)
 def solve_problem_task(self: Task, problem_id: str) -> str:
     log.info("task.solve.start", problem_id=problem_id, delivery=self.request.retries)
-    return solve_stored_problem(runtime(), problem_id, final=_last_try(self))
+    return solve_stored_problem(runtime(), problem_id, final=_last_try(self), message=_message(self))
 
 
 @app.task(name="kvgraft.answer_query", base=KvgraftTask, bind=True)
 def answer_query_task(self: Task, request_id: str) -> str:
     log.info("task.answer.start", request_id=request_id)
-    return answer_request(runtime(), request_id, final=_last_try(self))
+    return answer_request(runtime(), request_id, final=_last_try(self), message=_message(self))
 
 
 @app.task(name="kvgraft.attest_block", base=KvgraftTask, bind=True)
