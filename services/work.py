@@ -36,7 +36,8 @@ class QueueFull(Exception):
     """The embedded work queue is full (every team's work counts); try again later."""
 
     def __init__(self, depth: int, limit: int, retry_after_s: int) -> None:
-        super().__init__(f"the work queue is full ({depth} of {limit} tasks queued or running); "
+        # no count: with the team's own, it would tell a team how much work the others have queued
+        super().__init__(f"the work queue is full (KVGRAFT_WORK_QUEUE_MAX, all teams together); "
                          f"retry in {retry_after_s} s")
         self.depth, self.limit, self.retry_after_s = depth, limit, retry_after_s
 

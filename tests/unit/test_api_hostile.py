@@ -457,6 +457,7 @@ def test_a_full_embedded_queue_answers_503_with_retry_after_and_stores_nothing(
             r = c.post("/v1/queries", json={"question": "What is 5 plus 2?"}, headers=_auth(tokens, who))
             assert r.status_code == 503 and r.headers["retry-after"] == "3", r.text
             assert r.json()["error"]["code"] == "queue_full"
+            assert not any(ch.isdigit() for ch in r.json()["error"]["message"].split(";")[0])  # no one's count
             r = c.post("/v1/batches", json=[_problem()], headers=_auth(tokens, who))
             assert r.status_code == 503 and r.json()["error"]["code"] == "queue_full", r.text
         assert stored_rows(rt) == before
