@@ -218,7 +218,10 @@ def main(argv: list[str] | None = None) -> None:
     r.add_argument("--out", type=Path, required=True)
     args = ap.parse_args(argv)
     if args.cmd == "xdev":
+        from workers.logs import configure_logging
         from workers.settings import load_settings
+
+        configure_logging()  # KVGRAFT_LOG_LEVEL, on stderr
 
         record = run_xdev(args.model, args.flash_attn == "on", n_tokens=args.tokens,
                           cache_dir=load_settings().cache_dir)

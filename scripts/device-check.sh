@@ -19,7 +19,7 @@
 #               gate on the same host
 # and writes ONE JSON report, $OUT/device-check.json (bench/device_check.py report), beside build.log.gz and
 # device-check.log. Exit 0 iff the build, the load test and both gates ran and the report was written.
-# Settings: DEVICE_CHECK_BUDGET_S; DEVICE_CHECK_WHEEL=PATH installs that llama-cpp-python wheel instead of building
+# Settings: DEVICE_CHECK_BUDGET_S; DEVICE_CHECK_ONLY="stage names" runs only those; DEVICE_CHECK_WHEEL=PATH installs that llama-cpp-python wheel instead of building
 # (a rehearsal on a CPU machine); DEVICE_CHECK_PYTHON (default python3).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -61,6 +61,9 @@ report() {
 # BOX_S and what is left of the budget; record it; rewrite the report
 stage() {
   local name=$1 box=$2 outfile=$3; shift 3
+  if [ -n "${DEVICE_CHECK_ONLY:-}" ] && ! [[ " $DEVICE_CHECK_ONLY " == *" $name "* ]]; then
+    record "$name" 0 0 0 "not in DEVICE_CHECK_ONLY"; return 0
+  fi
   local left=$((DEADLINE - $(date +%s) - 8))
   [ "$left" -lt "$box" ] && box=$left
   if [ "$box" -lt 5 ]; then
