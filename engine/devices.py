@@ -109,26 +109,25 @@ def _version(major: int, minor: int, patch: int | None = None) -> str:
 
 def _cuda_runtime_version() -> str:
     path = _loaded_library("libcudart.so")
-    if path is None:
-        return "unknown"
     v = ctypes.c_int(0)
-    if ctypes.CDLL(path).cudaRuntimeGetVersion(ctypes.byref(v)) != 0:
-        return "unknown"
-    return _version(v.value // 1000, v.value % 1000 // 10)
+    with contextlib.suppress(OSError, AttributeError):
+        if path is not None and ctypes.CDLL(path).cudaRuntimeGetVersion(ctypes.byref(v)) == 0:
+            return _version(v.value // 1000, v.value % 1000 // 10)
+    return "unknown"
 
 
 def _cublas_version() -> str:
     path = _loaded_library("libcublas.so")
-    if path is None:
-        return "unknown"
-    lib = ctypes.CDLL(path)
     parts = []
-    for prop in (0, 1, 2):  # MAJOR_VERSION, MINOR_VERSION, PATCH_LEVEL (libraryPropertyType)
-        v = ctypes.c_int(0)
-        if lib.cublasGetProperty(prop, ctypes.byref(v)) != 0:
-            return "unknown"
-        parts.append(v.value)
-    return _version(*parts)
+    with contextlib.suppress(OSError, AttributeError):
+        lib = ctypes.CDLL(path) if path is not None else None
+        for prop in (0, 1, 2):  # MAJOR_VERSION, MINOR_VERSION, PATCH_LEVEL (libraryPropertyType)
+            v = ctypes.c_int(0)
+            if lib is None or lib.cublasGetProperty(prop, ctypes.byref(v)) != 0:
+                return "unknown"
+            parts.append(v.value)
+        return _version(*parts)
+    return "unknown"
 
 
 def _driver_version() -> str:
@@ -146,7 +145,7 @@ def _driver_version() -> str:
         m = re.search(r"Kernel Module\s+(?:for \S+\s+)?([0-9][0-9.]+)", Path("/proc/driver/nvidia/version").read_text())
         if m:
             return m.group(1)
-    with contextlib.suppress(OSError):
+    with contextlib.suppress(OSError, AttributeError):
         v = ctypes.c_int(0)
         if ctypes.CDLL("libcuda.so.1").cuDriverGetVersion(ctypes.byref(v)) == 0:
             return f"cuda {_version(v.value // 1000, v.value % 1000 // 10)}"
@@ -154,7 +153,7 @@ def _driver_version() -> str:
 
 
 def _compute_capability(ordinal: int) -> str:
-    with contextlib.suppress(OSError):
+    with contextlib.suppress(OSError, AttributeError):
         cuda = ctypes.CDLL("libcuda.so.1")
         dev = ctypes.c_int(0)
         major, minor = ctypes.c_int(0), ctypes.c_int(0)
