@@ -9,16 +9,18 @@
 #   model       bench/device_model.py: SmolLM2-135M's exact GGUF layout (30 layers, its BPE tokenizer, Q4_1/Q8_0)
 #               with seeded random weights, built here from the carried 0.4 MB layout (beside the build)
 #   build       scripts/install-llama.sh with KVGRAFT_LLAMA_CUDA=1 (sm_90, cuBLAS from the toolkit or PyTorch's
-#               nvidia package, -Wl,-Bsymbolic) from the carried trimmed sdist, into the image's Python
+#               nvidia package) from the carried trimmed sdist, into the image's Python (~300 s on 16 cores)
 #   load-test   numpy imported BEFORE llama_cpp, the model loaded with every layer on the GPU (the order that
-#               crashed in std::regex before -Bsymbolic), and LD_DEBUG's count of libllama symbols bound to
-#               libggml-cuda
+#               crashed in std::regex), and LD_DEBUG's count of libllama symbols bound to libggml-cuda; then the
+#               same with llama_cpp first (the order engine/_load_order.py keeps)
 #   fingerprint, selfcheck, gate (N=640, Q=8, 16 greedy steps, flash attention on and off, recorded as
 #               attestations), xdev (GPU<->CPU restore, save/restore bytes and ms: bench/device_check.py), the
 #               batch probe (flash attention on and off), bench restore, regimes (relocation), the CPU backend's
 #               gate on the same host
 # and writes ONE JSON report, $OUT/device-check.json (bench/device_check.py report), beside build.log.gz and
-# device-check.log. Exit 0 iff the build, the load test and both gates ran and the report was written.
+# device-check.log. Exit 0 iff the build and the llama_cpp-first load test passed, both gates ran (byte-exact or
+# not: the report says) and the report was written. The numpy-first load test is a measurement of the hazard
+# engine/_load_order.py avoids (it crashed on the H200), not a condition.
 # Settings: DEVICE_CHECK_BUDGET_S; DEVICE_CHECK_ONLY="stage names" runs only those; DEVICE_CHECK_WHEEL=PATH installs that llama-cpp-python wheel instead of building
 # (a rehearsal on a CPU machine); DEVICE_CHECK_PYTHON (default python3).
 set -uo pipefail
@@ -45,7 +47,8 @@ skipped = rest[0] if len(rest) > 1 else ""
 data = json.load(open(path)) if os.path.exists(path) else {}
 tail = ""
 if os.path.exists(err_path):
-    tail = open(err_path, errors="replace").read()[-1500:]
+    text = open(err_path, errors="replace").read()
+    tail = text if len(text) <= 3000 else text[:1500] + "\n[...]\n" + text[-1500:]
 data[name] = {"rc": int(rc), "seconds": int(secs), "box_s": int(box), "timed_out": int(rc) in (124, 137),
               "skipped": skipped or None, "stderr_tail": tail}
 json.dump(data, open(path, "w"), indent=1)
@@ -210,14 +213,11 @@ export KVGRAFT_DATA_DIR=/tmp/kvgraft-data KVGRAFT_CACHE_DIR=/tmp/kvgraft-cache K
   KVGRAFT_GPU_LAYERS=all KVGRAFT_LOG_LEVEL=ERROR
 KV=("$PY" -m services.cli)
 DC=("$PY" -m bench.device_check)
-if [ $LOAD_RC != 0 ]; then
-  # -Bsymbolic did not keep the load alive: try the load order (llama_cpp's libraries before numpy), and if that
-  # loads, run every command through it (say so in the report: stages load-test and load-test-llama-first)
-  stage load-test-llama-first 60 load-test-llama-first.json env LOAD_TEST_LLAMA_FIRST=1 \
-    "$PY" -X faulthandler /tmp/kvgraft-load-test.py "$MODEL" && {
-    KV=("$PY" -c "import llama_cpp, runpy; runpy.run_module('services.cli', run_name='__main__')")
-    DC=("$PY" -c "import llama_cpp, runpy; runpy.run_module('bench.device_check', run_name='__main__')"); }
-fi
+# the same load with llama_cpp imported first (the load order engine/_load_order.py keeps on a CUDA build: every
+# command below relies on it, none is wrapped)
+stage load-test-llama-first 60 load-test-llama-first.json env LOAD_TEST_LLAMA_FIRST=1 \
+  "$PY" -X faulthandler /tmp/kvgraft-load-test.py "$MODEL"
+LOAD_FIRST_RC=$?
 stage fingerprint 60 fingerprint.json "${KV[@]}" fingerprint --json
 stage selfcheck 90 selfcheck.json "${KV[@]}" selfcheck --json
 stage gate-fa-on 90 gate-fa-on.json env KVGRAFT_GRAFT_FLASH_ATTN=true "${KV[@]}" gate --tokens 640 --json
@@ -237,5 +237,6 @@ stage gate-cpu-fa-on 60 gate-cpu-fa-on.json env -u KVGRAFT_GPU_LAYERS KVGRAFT_GR
 
 report
 say "report: $OUT/device-check.json ($(wc -c < "$OUT/device-check.json" 2>/dev/null) bytes)"
-[ $BUILD_RC = 0 ] && [ $LOAD_RC = 0 ] && [ -s "$OUT/device-check.json" ] && { [ $GATE_ON = 0 ] || [ $GATE_ON = 1 ]; } \
+say "numpy-first load test rc=$LOAD_RC (a measurement), llama_cpp-first rc=$LOAD_FIRST_RC"
+[ $BUILD_RC = 0 ] && [ $LOAD_FIRST_RC = 0 ] && [ -s "$OUT/device-check.json" ] && { [ $GATE_ON = 0 ] || [ $GATE_ON = 1 ]; } \
   && { [ $GATE_OFF = 0 ] || [ $GATE_OFF = 1 ]; }

@@ -15,7 +15,8 @@
 #   KVGRAFT_LLAMA_CMAKE_ARGS="..."  passed to llama.cpp's CMake (e.g. "-DGGML_NATIVE=OFF -DGGML_AVX2=ON")
 #   KVGRAFT_WHEEL_DIR            where keyed wheels live (default: ${KVGRAFT_CACHE_DIR:-~/.cache/kvgraft}/wheels)
 #   KVGRAFT_LLAMA_CUDA=1         build ggml's CUDA backend too (scripts/llama-build-flags.sh: cuBLAS from the toolkit
-#                                or a pip nvidia package, -Wl,-Bsymbolic); its wheel gets a key of its own
+#                                or a pip nvidia package, RUNPATH to both); its wheel gets a key of its own. Such a
+#                                build is loaded before numpy by the engine (engine/_load_order.py)
 #   KVGRAFT_LLAMA_CUDA_ARCHITECTURES  CUDA architectures to compile for (default 90: the H100 and H200)
 #   KVGRAFT_LLAMA_SDIST=PATH     build from this llama-cpp-python sdist, offline (no index, no build isolation: the
 #                                venv must hold scikit-build-core, cmake and ninja); scripts/device-check.sh uses it
@@ -32,8 +33,8 @@ python_tag=$("$py" -c 'import sys, sysconfig; print(sys.implementation.cache_tag
 inputs=$(printf 'llama-cpp-python=%s\ncflags=%s\ncmake_args=%s\ncpu_flags=%s\ncompiler=%s\npython=%s\n' \
   "$version" "$cflags" "$cmake_args" "$cpu_flags" "$compiler" "$python_tag")
 if [ "$cuda_inputs" != none ]; then  # CPU builds keep the keys they had
-  inputs=$(printf '%s\ncuda=%s\ncuda_cmake_args=%s\ncuda_cflags=%s\n' "$inputs" "$cuda_inputs" "$cuda_cmake_args" \
-    "$cuda_cflags")
+  inputs=$(printf '%s\ncuda=%s\ncuda_cmake_args=%s\ncuda_cxxflags=%s\ncuda_cudaflags=%s\n' "$inputs" "$cuda_inputs" \
+    "$cuda_cmake_args" "$cuda_cxxflags" "$cuda_cudaflags")
   cmake_args=$(echo "$cmake_args $cuda_cmake_args" | xargs)
 fi
 key=$(printf '%s' "$inputs" | sha256sum | cut -c1-16)
@@ -56,7 +57,7 @@ check_installed() {
       echo "error: KVGRAFT_LLAMA_CUDA=1 but the installed llama.cpp has no CUDA backend: $info" >&2; return 1; }
     local lib_dir
     lib_dir=$("$py" -c 'import llama_cpp, os; print(os.path.join(os.path.dirname(llama_cpp.__file__), "lib"))')
-    # -Bsymbolic took: every library binds its own symbols (DT_FLAGS SYMBOLIC); see llama-build-flags.sh
+    # the flags took (DT_FLAGS SYMBOLIC); see llama-build-flags.sh for what they do and do not prevent
     for so in "$lib_dir"/libllama.so "$lib_dir"/libggml-cuda.so; do
       if command -v readelf >/dev/null && ! readelf -d "$so" | grep -q 'SYMBOLIC'; then
         echo "error: $so was not linked with -Bsymbolic" >&2; return 1
@@ -84,7 +85,7 @@ if ! ls "$dir"/llama_cpp_python-"$version"-*.whl >/dev/null 2>&1; then
     source_args=(--no-index --no-build-isolation "$KVGRAFT_LLAMA_SDIST")
   fi
   env -u CMAKE_ARGS -u CFLAGS -u CXXFLAGS -u CUDAFLAGS \
-    CFLAGS="$cflags" CXXFLAGS="$(echo "$cflags $cuda_cflags" | xargs)" CUDAFLAGS="$cuda_cflags" \
+    CFLAGS="$cflags" CXXFLAGS="$(echo "$cflags $cuda_cxxflags" | xargs)" CUDAFLAGS="$cuda_cudaflags" \
     CMAKE_ARGS="$cmake_args" CMAKE_BUILD_PARALLEL_LEVEL="${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc)}" \
     "$py" -m pip wheel --no-deps --no-cache-dir "${source_args[@]}" -w "$tmp"
   printf '%s' "$inputs" >"$tmp/build-inputs.txt"

@@ -13,15 +13,19 @@ compiler=$( (c++ --version 2>/dev/null || echo none) | head -n 1)
 # CUDA (KVGRAFT_LLAMA_CUDA=1, read by scripts/install-llama.sh): ggml's CUDA backend for the architectures in
 # KVGRAFT_LLAMA_CUDA_ARCHITECTURES (default 90: Hopper, the H100 and H200), with cuBLAS found where it is: the
 # toolkit's own, else a pip-installed nvidia package's (nvidia/cu13/lib or nvidia/cublas/lib: PyTorch's copy).
-# Every library is linked with -Bsymbolic: a library's calls to its own functions bind to its own definitions,
-# so libllama's std::regex (the BPE pre-tokenizer at model load) never runs libggml-cuda's copies of the same
-# template instances (a SIGSEGV seen on an H200 when numpy was imported before llama_cpp: the dynamic linker had
-# bound libllama's weak std:: symbols to libggml-cuda's). The toolkit's and cuBLAS's folders go into the libraries'
-# RUNPATH, so the wheel loads without LD_LIBRARY_PATH.
+# The toolkit's and cuBLAS's folders go into the libraries' RUNPATH, so the wheel loads without LD_LIBRARY_PATH.
+# Every library is linked -Bsymbolic and compiled -fvisibility-inlines-hidden (fewer exported std:: template
+# instances: libllama 955 instead of 1371). Measured on an H200 (docs/ENGINE.md, 'On a GPU'): neither prevents the
+# SIGSEGV in std::regex when numpy is imported before llama_cpp (libllama still binds 56 libstdc++ template
+# symbols it does not define to libggml-cuda's copies); the load order does, and engine/_load_order.py keeps it.
+# The flags stay because this is the build the GPU gate was measured on.
 #
-# Sets: cuda_cmake_args, cuda_cflags, cuda_inputs (empty / "none" without CUDA).
+# Sets: cuda_cmake_args, cuda_cflags (include paths), cuda_cxxflags, cuda_cudaflags, cuda_inputs (empty / "none"
+# without CUDA).
 cuda_cmake_args=""
 cuda_cflags=""
+cuda_cxxflags=""
+cuda_cudaflags=""
 cuda_inputs="none"
 if [ "${KVGRAFT_LLAMA_CUDA:-0}" = 1 ]; then
   cuda_arch=${KVGRAFT_LLAMA_CUDA_ARCHITECTURES:-90}
@@ -86,5 +90,8 @@ PY
   cuda_cmake_args="-DGGML_CUDA=on -DCMAKE_CUDA_ARCHITECTURES=$cuda_arch -DLLAVA_BUILD=OFF -DLLAMA_BUILD_TESTS=OFF"
   cuda_cmake_args="$cuda_cmake_args -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_TOOLS=OFF -DLLAMA_BUILD_SERVER=OFF"
   cuda_cmake_args="$cuda_cmake_args -DCMAKE_SHARED_LINKER_FLAGS=-Wl,-Bsymbolic,-rpath,$cuda_rpath $cuda_extra"
+  # inline template instances not exported (see above: this alone does not prevent the crash)
+  cuda_cxxflags=$(echo "-fvisibility-inlines-hidden $cuda_cflags" | xargs)
+  cuda_cudaflags=$(echo "-Xcompiler=-fvisibility-inlines-hidden $cuda_cflags" | xargs)
   cuda_inputs="arch=$cuda_arch nvcc=$("$nvcc_bin" --version | tail -n 1) cublas=${cublas_dir:-toolkit}"
 fi
