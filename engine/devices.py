@@ -22,6 +22,12 @@ from typing import Protocol
 # (ggml-cuda.cu, mmq.cu, ggml-backend.cpp); every GGML_CUDA_* variable is recorded, and these beside them
 KERNEL_ENV = ("GGML_OP_OFFLOAD_MIN_BATCH",)
 KERNEL_ENV_PREFIX = "GGML_CUDA_"
+# the ones llama-cpp-python 0.3.36's ggml reads (getenv in its vendored source); LlamaCudaDevices reads them as
+# ggml does, through the C library, so the profile names what the kernels were chosen by
+GGML_SWITCHES = ("GGML_CUDA_ALLREDUCE", "GGML_CUDA_CUBLAS_COMPUTE_TYPE", "GGML_CUDA_DISABLE_FUSION",
+                 "GGML_CUDA_DISABLE_GRAPHS", "GGML_CUDA_ENABLE_UNIFIED_MEMORY", "GGML_CUDA_GRAPH_OPT",
+                 "GGML_CUDA_MMQ_PREC", "GGML_CUDA_NO_PINNED", "GGML_CUDA_PDL", "GGML_CUDA_REGISTER_HOST",
+                 "GGML_OP_OFFLOAD_MIN_BATCH")
 
 
 @dataclass(frozen=True)
@@ -86,6 +92,19 @@ def kernel_options(features: Mapping[str, str], env: Mapping[str, str], *, flash
     for key in sorted(env):
         if key.startswith(KERNEL_ENV_PREFIX) or key in KERNEL_ENV:
             out[f"env.{key}"] = env[key]
+    return out
+
+
+def ggml_switches() -> dict[str, str]:
+    """GGML_SWITCHES as ggml sees them (the C library's getenv), those that are set."""
+    libc = ctypes.CDLL(None)
+    libc.getenv.restype = ctypes.c_char_p
+    libc.getenv.argtypes = [ctypes.c_char_p]
+    out = {}
+    for name in GGML_SWITCHES:
+        value = libc.getenv(name.encode())
+        if value is not None:
+            out[name] = value.decode(errors="replace")
     return out
 
 
@@ -171,7 +190,7 @@ class LlamaCudaDevices:
     def __init__(self, lib_dir: Path, system_info: str, env: Mapping[str, str] | None = None) -> None:
         self._lib_dir = lib_dir
         self._features = cuda_features(system_info)
-        self._env = dict(os.environ if env is None else env)
+        self._env = dict(ggml_switches() if env is None else env)
         self._gpus: tuple[GpuDevice, ...] | None = None
 
     def _registry(self) -> list[tuple[str, str]]:

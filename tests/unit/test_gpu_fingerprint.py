@@ -155,3 +155,12 @@ def test_gpu_layers_setting_reaches_the_engine_config(monkeypatch: pytest.Monkey
     monkeypatch.setenv("KVGRAFT_GPU_LAYERS", "-5")
     with pytest.raises(ValueError, match="KVGRAFT_GPU_LAYERS"):
         load_settings()
+
+
+def test_ggml_switches_are_read_as_ggml_reads_them(monkeypatch: pytest.MonkeyPatch) -> None:
+    from engine.devices import ggml_switches
+
+    monkeypatch.delenv("GGML_CUDA_DISABLE_GRAPHS", raising=False)
+    assert "GGML_CUDA_DISABLE_GRAPHS" not in ggml_switches()
+    monkeypatch.setenv("GGML_CUDA_DISABLE_GRAPHS", "1")  # os.environ writes through to the C environment
+    assert ggml_switches()["GGML_CUDA_DISABLE_GRAPHS"] == "1"
