@@ -15,6 +15,11 @@ STAMP := $(VENV)/.installed
 # into a wheel folder keyed by those inputs, never from pip's cache. The last step is `kvgraft selfcheck`: the
 # default model decodes and the gate passes in a child process, or setup fails with one line and no stamp.
 LLAMA_FLAGS := amx=$(KVGRAFT_LLAMA_AMX) cflags=$(KVGRAFT_LLAMA_CFLAGS) cmake=$(KVGRAFT_LLAMA_CMAKE_ARGS)
+# a CUDA build (KVGRAFT_LLAMA_CUDA=1, scripts/llama-build-flags.sh) is named only when asked for, so that CPU
+# set-ups keep their flags stamp
+ifneq ($(KVGRAFT_LLAMA_CUDA),)
+LLAMA_FLAGS += cuda=$(KVGRAFT_LLAMA_CUDA) cuda_arch=$(KVGRAFT_LLAMA_CUDA_ARCHITECTURES)
+endif
 setup: $(STAMP)
 
 # Rewritten only when the build flags change, so that changing them re-runs setup.

@@ -147,8 +147,10 @@ def batched(model: LlamaModel, cfg: ContextConfig, prompts: Sequence[Sequence[in
 
 def run_batch_probe(request: BatchProbeRequest, progress: Progress = None) -> dict[str, Any]:
     say = progress or (lambda _m: None)
-    engine = GraftEngine.load(request.model, EngineConfig(n_ctx=2048, prefill_chunk=request.chunk),
-                              cache_dir=load_settings().cache_dir)
+    settings = load_settings()
+    engine = GraftEngine.load(request.model, EngineConfig(n_ctx=2048, prefill_chunk=request.chunk,
+                                                          gpu_layers=settings.gpu_layers),
+                              cache_dir=settings.cache_dir)
     results = []
     try:
         for name in request.prompt_sets:

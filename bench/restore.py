@@ -156,8 +156,9 @@ def run_restore_bench(request: RestoreBenchRequest, progress: Callable[[str], No
 def _restore_bench_one(request: RestoreBenchRequest, kv_type: str, progress: Callable[[str], None] | None
                        ) -> dict[str, Any]:
     n_ctx = max(4096, -(-(max(request.tokens) + 64) // 256) * 256)
-    cfg = EngineConfig(n_ctx=n_ctx, kv_type=kv_type)
-    engine = GraftEngine.load(request.model, cfg, cache_dir=load_settings().cache_dir)
+    settings = load_settings()
+    cfg = EngineConfig(n_ctx=n_ctx, kv_type=kv_type, gpu_layers=settings.gpu_layers)
+    engine = GraftEngine.load(request.model, cfg, cache_dir=settings.cache_dir)
     key = secrets.token_bytes(32)  # blocks are signed, as a deployment with a key reads them
     say = progress or (lambda _msg: None)
     results = []

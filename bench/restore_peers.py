@@ -122,6 +122,7 @@ def python_peers(model_path: Path, cfg: EngineConfig, tokens: Sequence[int], nex
 
     llm = Llama(model_path=str(model_path), n_ctx=cfg.n_ctx, n_batch=cfg.n_batch, n_ubatch=cfg.n_ubatch,
                 n_threads=cfg.threads, n_threads_batch=cfg.threads, flash_attn=cfg.flash_attn,
+                n_gpu_layers=0 if cfg.gpu_layers is None else cfg.gpu_layers,
                 type_k=GGML_TYPE_IDS[cfg.kv_type], type_v=GGML_TYPE_IDS[cfg.kv_type], verbose=False)
     try:
         llm.eval(list(tokens))

@@ -20,7 +20,9 @@ def main(argv: list[str]) -> None:
     configure_logging()
     model, block_path, n_ctx = argv[0], Path(argv[1]), int(argv[2])
     kv_type = argv[3] if len(argv) > 3 else "f16"
-    engine = GraftEngine.load(model, EngineConfig(n_ctx=n_ctx, kv_type=kv_type), cache_dir=load_settings().cache_dir)
+    settings = load_settings()
+    engine = GraftEngine.load(model, EngineConfig(n_ctx=n_ctx, kv_type=kv_type, gpu_layers=settings.gpu_layers),
+                              cache_dir=settings.cache_dir)
     with engine.open_context() as ctx:
         _ = engine.fingerprint
         before = rss_bytes()

@@ -4,3 +4,7 @@ Loads models, prefills on a fixed batching grid, captures and restores per-seque
 runs the byte-exactness gate and the positional-regime measurements, and computes the architecture fingerprint.
 Imports nothing from store/, workers/ or services/.
 """
+
+from engine._load_order import load_llama_first
+
+load_llama_first()

@@ -12,6 +12,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from engine.devices import CpuOnly, Devices, GpuDevice
 from engine.native import ContextConfig, LlamaModel, llama
 
 _HASH_CHUNK = 4 << 20
@@ -103,19 +104,31 @@ class ArchitectureFingerprint:
     flash_attn: str
     n_seq_max: int
     kv_unified: bool
+    # the GPU an offloading engine computes on (engine/devices.py); None on the CPU backend, where they are left
+    # out of parts() so that CPU fingerprints keep the ids they had before GPUs were named
+    gpu_name: str | None = None
+    gpu_count: int | None = None
+    gpu_compute_capability: str | None = None
+    gpu_driver: str | None = None
+    cuda_runtime: str | None = None
+    cublas: str | None = None
+    cuda_build: str | None = None
 
     @property
     def id(self) -> str:
         return _digest_id(self.parts())
 
     def parts(self) -> dict[str, Any]:
-        return asdict(self)
+        return {k: v for k, v in asdict(self).items() if v is not None or k not in _GPU_PARTS}
 
     def differences(self, other_parts: dict[str, Any]) -> dict[str, tuple[Any, Any]]:
         """Parts that differ: {name: (this engine's value, the other value)}."""
         mine = self.parts()
         keys = set(mine) | set(other_parts)
         return {k: (mine.get(k), other_parts.get(k)) for k in sorted(keys) if mine.get(k) != other_parts.get(k)}
+
+
+_GPU_PARTS = ("gpu_name", "gpu_count", "gpu_compute_capability", "gpu_driver", "cuda_runtime", "cublas", "cuda_build")
 
 
 def query_class(n_query: int) -> str:
@@ -139,26 +152,42 @@ class NumericsProfile:
     query_class: str
     swa_full: bool
     kv_type: str = "f16"  # the KV cache's element type (also in the fingerprint); f16 is left out of the dict
+    # on a GPU, the CUDA options that select kernels (engine/devices.py kernel_options: flash attention, CUDA
+    # graphs, MMQ or cuBLAS, GGML_CUDA_* switches), sorted (name, value) pairs; empty on the CPU, and then not written
+    cuda: tuple[tuple[str, str], ...] = ()
 
     @property
     def id(self) -> str:
         return _digest_id(self.as_dict())
 
     def as_dict(self) -> dict[str, Any]:
-        """The profile's fields; the default KV type is not written, so f16 profiles (and the blocks and
-        attestations that name them) keep the ids they had before the type was part of the profile."""
+        """The profile's fields; the default KV type and an empty CUDA part are not written, so f16 CPU profiles
+        (and the blocks and attestations that name them) keep the ids they had before those were part of it."""
         out = asdict(self)
         if out["kv_type"] == "f16":
             del out["kv_type"]
+        if self.cuda:
+            out["cuda"] = dict(self.cuda)
+        else:
+            del out["cuda"]
         return out
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> NumericsProfile:
-        optional = {"kv_type"}
+        optional = {"kv_type", "cuda"}
         missing = [k for k in cls.__dataclass_fields__ if k not in data and k not in optional]
         if missing:
             raise ValueError(f"numerics profile lacks {', '.join(missing)}")
-        return cls(**{k: data[k] for k in cls.__dataclass_fields__ if k in data})
+        fields = {k: data[k] for k in cls.__dataclass_fields__ if k in data}
+        if "cuda" in fields:
+            fields["cuda"] = cuda_pairs(fields["cuda"])
+        return cls(**fields)
+
+
+def cuda_pairs(options: dict[str, str] | Any) -> tuple[tuple[str, str], ...]:
+    """A profile's CUDA options as sorted (name, value) pairs (from a dict, or pairs as a block's JSON holds them)."""
+    items = options.items() if isinstance(options, dict) else options
+    return tuple(sorted((str(k), str(v)) for k, v in items))
 
 
 @dataclass(frozen=True)
@@ -179,11 +208,24 @@ class BatchProfile:
         return _digest_id(self.as_dict())
 
 
+def gpu_parts(gpus: tuple[GpuDevice, ...]) -> dict[str, Any]:
+    """The fingerprint's GPU fields: the first GPU's, and how many there are (llama.cpp splits layers over all)."""
+    first = gpus[0]
+    return {"gpu_name": first.name, "gpu_count": len(gpus), "gpu_compute_capability": first.compute_capability,
+            "gpu_driver": first.driver, "cuda_runtime": first.cuda_runtime, "cublas": first.cublas,
+            "cuda_build": first.cuda_build}
+
+
 def fingerprint_of(
-    model: LlamaModel, config: ContextConfig, *, gguf_sha256: str, gpu_layers: int
+    model: LlamaModel, config: ContextConfig, *, gguf_sha256: str, gpu_layers: int | None,
+    devices: Devices | None = None,
 ) -> ArchitectureFingerprint:
+    """The engine's fingerprint. `gpu_layers` None: the CPU backend alone (no device is given to llama.cpp); a
+    number (0 included: ggml may still offload large batches to the GPU) on a machine with GPUs: the GPU backend,
+    named in the GPU fields."""
     info = build_info()
     type_k, type_v = config.type_k, config.type_v  # what the context is created with (KVGRAFT_KV_TYPE)
+    gpus = () if gpu_layers is None else (devices or CpuOnly()).gpus()
     return ArchitectureFingerprint(
         gguf_sha256=gguf_sha256,
         gguf_bytes=model.path.stat().st_size,
@@ -192,11 +234,12 @@ def fingerprint_of(
         ggml_version=info.get("ggml_version", "unknown"),
         ggml_commit=info.get("ggml_commit", "unknown"),
         system_info=info["system_info"],
-        backend="cpu" if gpu_layers == 0 or info["gpu_offload"] == "no" else "gpu",
-        gpu_layers=gpu_layers,
+        backend="gpu" if gpus else "cpu",
+        gpu_layers=gpu_layers or 0,
         type_k=type_k,
         type_v=type_v,
         flash_attn="on" if config.flash_attn else "off",
         n_seq_max=config.n_seq_max,
         kv_unified=config.kv_unified,
+        **(gpu_parts(gpus) if gpus else {}),
     )

@@ -21,18 +21,20 @@ from typing import Any
 import numpy as np
 import structlog
 
+from engine.devices import Devices, detect_devices
 from engine.errors import DecodeError, FingerprintMismatchError, PayloadIntegrityError
 from engine.fingerprint import (
     ArchitectureFingerprint,
     BatchProfile,
     NumericsProfile,
+    cuda_pairs,
     file_sha256,
     fingerprint_of,
     query_class,
 )
 from engine.logits import LogitsRows
 from engine.models import DEFAULT_CACHE_DIR, ModelRef, resolve_model
-from engine.native import ContextConfig, LlamaContext, LlamaModel
+from engine.native import ContextConfig, LlamaContext, LlamaModel, llama
 
 log = structlog.get_logger(__name__)
 POOL_SIZE = 2  # contexts kept per engine: a worker grafts one at a time; 2 covers a check beside an answer
@@ -58,7 +60,9 @@ class EngineConfig:
     threads: int = field(default_factory=default_threads)
     flash_attn: bool = True
     swa_full: bool = False
-    gpu_layers: int = 0
+    # layers offloaded to a GPU (KVGRAFT_GPU_LAYERS): None, the CPU backend alone (no device given to llama.cpp,
+    # also on a CUDA build); -1 all of them; part of the fingerprint, with the GPU's name, driver and libraries
+    gpu_layers: int | None = None
     # the KV cache's element type, K and V (KVGRAFT_KV_TYPE): part of the fingerprint, so states of one type are
     # never restored into a context of another; q8_0 halves the bytes stored, moved and restored
     kv_type: str = "f16"
@@ -114,11 +118,12 @@ class GraftEngine:
     """One model under one configuration: fresh computation, capture, restore and graft."""
 
     def __init__(self, model: LlamaModel, config: EngineConfig, *, name: str | None = None,
-                 cache_dir: Path | None = None) -> None:
+                 cache_dir: Path | None = None, devices: Devices | None = None) -> None:
         self.model = model
         self.config = config
         self.name = name or model.path.name
         self._cache_dir = cache_dir or DEFAULT_CACHE_DIR
+        self._devices = devices
         self._fingerprint: ArchitectureFingerprint | None = None
         self._pool: list[LlamaContext] = []  # cleared contexts kept for the next graft (see pooled_context)
         self._batch_pool: dict[int, LlamaContext] = {}  # one batch context per sequence count (pooled_batch_context)
@@ -138,7 +143,7 @@ class GraftEngine:
     def sibling(self) -> GraftEngine:
         """The same configuration over a separately loaded model object (for cross-object grafts)."""
         return GraftEngine(LlamaModel(self.model.path, gpu_layers=self.config.gpu_layers), self.config,
-                           name=self.name, cache_dir=self._cache_dir)
+                           name=self.name, cache_dir=self._cache_dir, devices=self._devices)
 
     def close_pool(self) -> None:
         """Free the pooled contexts (the model stays loaded)."""
@@ -159,18 +164,32 @@ class GraftEngine:
         self.close()
 
     @property
+    def devices(self) -> Devices:
+        """The accelerator this engine's llama.cpp build computes on (engine/devices.py), asked once."""
+        if self._devices is None:
+            self._devices = detect_devices(llama())
+        return self._devices
+
+    @property
+    def on_gpu(self) -> bool:
+        """Whether this engine gives llama.cpp a GPU (KVGRAFT_GPU_LAYERS set, and the build and machine have one)."""
+        return self.config.gpu_layers is not None and bool(self.devices.gpus())
+
+    @property
     def fingerprint(self) -> ArchitectureFingerprint:
         if self._fingerprint is None:
             sha = file_sha256(self.model.path, self._cache_dir / "gguf-sha256.json")
             self._fingerprint = fingerprint_of(self.model, self.config.context(), gguf_sha256=sha,
-                                               gpu_layers=self.config.gpu_layers)
+                                               gpu_layers=self.config.gpu_layers,
+                                               devices=self.devices if self.config.gpu_layers is not None else None)
         return self._fingerprint
 
     def profile(self, n_query: int) -> NumericsProfile:
         c = self.config
+        cuda = cuda_pairs(self.devices.cuda_options(flash_attn=c.flash_attn)) if self.on_gpu else ()
         return NumericsProfile(n_ctx=c.n_ctx, n_batch=c.n_batch, n_ubatch=c.n_ubatch,
                                prefill_chunk=c.prefill_chunk, threads=c.threads,
-                               query_class=query_class(n_query), swa_full=c.swa_full, kv_type=c.kv_type)
+                               query_class=query_class(n_query), swa_full=c.swa_full, kv_type=c.kv_type, cuda=cuda)
 
     # -- building blocks -------------------------------------------------------------------------------------
 

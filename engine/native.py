@@ -114,11 +114,17 @@ class ContextConfig:
 class LlamaModel:
     """A loaded GGUF model (llama_model*), its vocabulary and a few shape facts."""
 
-    def __init__(self, path: Path, *, gpu_layers: int = 0) -> None:
+    def __init__(self, path: Path, *, gpu_layers: int | None = None) -> None:
+        """`gpu_layers` None: the CPU backend alone (on a GPU build, llama.cpp is given an empty device list, so
+        no weight, KV cell or large batch goes to a GPU); a number: layers offloaded (-1: all)."""
         lib = llama()
         self.path = Path(path)
         params = lib.llama_model_default_params()
-        params.n_gpu_layers = gpu_layers
+        params.n_gpu_layers = 0 if gpu_layers is None else gpu_layers
+        self._no_devices = None
+        if gpu_layers is None and lib.llama_supports_gpu_offload():
+            self._no_devices = (ctypes.c_void_p * 1)(None)  # a NULL-terminated empty list, alive while loading
+            params.devices = ctypes.addressof(self._no_devices)
         handle = lib.llama_model_load_from_file(str(self.path).encode(), params)
         if not handle:
             raise ModelLoadError(f"llama.cpp could not load the GGUF file {self.path}")

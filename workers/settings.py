@@ -81,6 +81,10 @@ class Settings(BaseSettings):
     # and the composition check decides whether the cache is exact under it
     serving_flash_attn: bool = False
     threads: int | None = None  # threads per engine (default: the cores, at most 8); part of the numerics profile
+    # layers every engine offloads to a GPU (a CUDA build, scripts/install-llama.sh KVGRAFT_LLAMA_CUDA=1): unset,
+    # none (the CPU backend alone, also on a CUDA build); `all` (-1) for a GPU profile. Part of the fingerprint, with
+    # the GPU's name, compute capability, driver, CUDA runtime and cuBLAS: blocks are never grafted across them
+    gpu_layers: int | None = None
     store_budget_bytes: int | None = None  # bytes the block store may hold; over it, documents are evicted (LRU)
     requeue_interval_s: float = 60.0  # how often `kvgraft beat` sends work that nothing will deliver again
     requeue_after_s: float = 300.0  # pending this long, on an empty queue, with no delivery running: lost
@@ -126,6 +130,17 @@ class Settings(BaseSettings):
         if self.serving_team_max_in_flight is not None:
             return self.serving_team_max_in_flight
         return max(1, self.serving_max_seqs - 1)
+
+    @field_validator("gpu_layers", mode="before")
+    @classmethod
+    def _layers(cls, value: Any) -> Any:
+        if isinstance(value, str) and value.strip().lower() in ("all", "-1"):
+            return -1
+        if isinstance(value, str) and value.strip().lower() in ("", "none"):
+            return None
+        if isinstance(value, int | str) and int(value) < -1:
+            raise ValueError("KVGRAFT_GPU_LAYERS must be a layer count, `all` or unset")
+        return value
 
     @field_validator("store_url")
     @classmethod
@@ -231,4 +246,6 @@ def engine_config(settings: Settings, *, serving: bool = False, **overrides: Any
         fields["prefill_chunk"] = settings.prefill_chunk
     if settings.threads:
         fields["threads"] = settings.threads
+    if settings.gpu_layers is not None:
+        fields["gpu_layers"] = settings.gpu_layers
     return EngineConfig(**(fields | overrides))
