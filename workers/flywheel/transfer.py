@@ -16,6 +16,7 @@ With an answer key (expected answer or verifier) the first verified answer wins.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -40,6 +41,20 @@ from workers.verify.programs import extract_program, verify_program
 TRANSFER_METHODS = ("auto", "program", "graft")
 PROGRAM_ROUTE_FLOOR = 0.3  # lexical score a program-route candidate needs (alignment decides; docs/FLYWHEEL.md)
 PROGRAM_ROUTE_CANDIDATES = 8  # the best this many are aligned
+# a program constant that a word the alignment keeps fixed explains (the word must agree, so the constant holds for
+# the renamed question too): 100 for a percent, 2 for "twice", 60 for minutes per hour, ...
+_EXPLAINED = {"100": "percent % cent cents", "2": "twice double half halves weekend", "3": "triple thrice third thirds",
+              "4": "quarter quarters", "12": "dozen dozens", "7": "week weeks", "60": "minute minutes hour hours",
+              "24": "hour hours", "5": "weekday weekdays", "1000": "kilometers kilometer kilograms kilogram meters "
+              "meter grams gram liters liter milliliters milliliter"}
+
+
+def unexplained_constants(body: str, routed_question: str) -> list[str]:
+    """The program's own constants (other than 0 and 1) that no fixed word of the routed problem explains: a
+    constant the objects may carry ("5 bicycles" -> "5 tricycles" keeps the 2 wheels of a bicycle)."""
+    words = set(re.findall(r"[a-z]+|%", routed_question.casefold()))
+    return [c for c in sorted({str(v) for v in program_literals(body)} - {"0", "1"})
+            if not words & set(_EXPLAINED.get(c, "").split())]
 
 
 @dataclass(frozen=True)
@@ -155,7 +170,7 @@ def by_program(rt: Runtime, request: AnswerRequest, routed: Routed | None) -> Pr
                 != form.numbers:
             tried.append(_tried(candidate, alignment, "the routed problem's numbers are not the form's"))
             continue
-        constants = sorted({str(v) for v in program_literals(form.body)} - {"0", "1"})
+        constants = unexplained_constants(form.body, candidate.question)
         if alignment.objects and constants:  # "5 bicycles ... wheels" -> "5 tricycles": the 2 is the object's
             tried.append(_tried(candidate, alignment, f"the question renames objects ({', '.join(alignment.objects)})"
                                                       f" and the program has constants of its own "
