@@ -386,11 +386,11 @@ def _person_names(tokens: Sequence[Token]) -> frozenset[str]:
             continue
         after = tokens[k + 2] if k + 2 < len(tokens) else None
         appositive = nxt is not None and nxt.text == "," and after is not None and after.key in ("the", "a")
-        if appositive or nxt is not None and (nxt.kind == "poss" or (nxt.kind == "word" and (
-                nxt.key in _AFTER_PERSON or nxt.key in VERBS))):
-            out.add(lemma(tok.key))
-        elif prev is not None and not (prev.kind == "punct" and prev.text in _SENTENCE_END) and (
-                nxt is None or nxt.kind == "punct" or (nxt.kind == "word" and nxt.key in FUNCTION)):
+        acts = nxt is not None and (nxt.kind == "poss" or (nxt.kind == "word" and (
+            nxt.key in _AFTER_PERSON or nxt.key in VERBS)))
+        ends = prev is not None and not (prev.kind == "punct" and prev.text in _SENTENCE_END) and (
+            nxt is None or nxt.kind == "punct" or (nxt.kind == "word" and nxt.key in FUNCTION))
+        if appositive or acts or ends:
             out.add(lemma(tok.key))
     return frozenset(out)
 
@@ -572,6 +572,12 @@ class _Mapping:
 def _fixed(key: str) -> bool:
     """A word no rename may touch: function words, MUST_AGREE (as written or in the singular), verbs."""
     return any(w in FUNCTION or w in MUST_AGREE or w in VERBS or w in CURRENCY_WORDS for w in (key, lemma(key)))
+
+
+def shape_word(word: str) -> bool:
+    """Whether a (case-folded) word is part of a problem's shape: a word no slot renames (verbs, units, time,
+    comparatives, quantifiers), currencies excepted (a currency is a slot)."""
+    return word not in CURRENCY_WORDS and lemma(word) not in KIN and _fixed(word)
 
 
 def rename_kind(routed: Token, mine: Token, texts: _Texts) -> str | None:
