@@ -16,6 +16,7 @@ seconds are this process's and its sandbox children's."""
 
 from __future__ import annotations
 
+import re
 import resource
 import tempfile
 import time
@@ -101,10 +102,12 @@ class Tally:
         self.rows: list[dict[str, Any]] = []
 
     def add(self, role: str, arm: str, item_id: str, answer: str | None, expected: Any, tokens: int, cpu: float,
-            route: str | None = None, detail: str | None = None) -> None:
-        self.rows.append({"role": role, "arm": arm, "id": item_id, "answer": answer,
-                          "outcome": outcome(answer, expected), "decode_tokens": tokens, "cpu_s": round(cpu, 3),
-                          "route": route, "detail": detail})
+            route: str | None = None, detail: str | None = None, binding: dict[str, Any] | None = None) -> None:
+        result = outcome(answer, expected)
+        self.rows.append({"role": role, "arm": arm, "id": item_id, "answer": answer, "outcome": result,
+                          "decode_tokens": tokens, "cpu_s": round(cpu, 3), "route": route, "detail": detail,
+                          **({"refusal": refusal_reason(binding)} if result == "abstain" and binding is not None
+                             else {})})
 
     def arm(self, role: str, arm: str) -> dict[str, Any] | None:
         mine = [r for r in self.rows if r["role"] == role and r["arm"] == arm]
@@ -116,10 +119,41 @@ class Tally:
         return {**counts, "questions": n, "decode_tokens": tokens, "cpu_s": round(cpu, 3),
                 "decode_tokens_per_question": round(tokens / n, 2), "cpu_s_per_question": round(cpu / n, 3),
                 "intervals": {k: wilson(v, n) for k, v in counts.items()},
-                "routes": dict(Counter(r["route"] for r in mine if r["route"]))}
+                "routes": dict(Counter(r["route"] for r in mine if r["route"])),
+                "refusals": dict(Counter(r["refusal"] for r in mine if r.get("refusal")).most_common())}
 
     def outcomes(self, arm: str, roles: tuple[str, ...]) -> dict[str, str]:
         return {r["id"]: r["outcome"] for r in self.rows if r["arm"] == arm and r["role"] in roles}
+
+
+# the kinds of reason an alignment or the program route gives for a refusal (first match wins)
+REFUSAL_KINDS = (("no candidate", "no solution problem|no candidate"),
+                 ("statement count", "statements in the question"), ("number count", "numbers in the question"),
+                 ("word must agree", "changes a word that must agree"), ("qualifier renamed", "qualifies a noun"),
+                 ("unequal rename", "not a rename of the same length"), ("word dropped", "the question drops"),
+                 ("word added", "the question adds"), ("currencies mixed", "mixing currencies"),
+                 ("rename not one-to-one", "would stand for both|renames a (object|currency) unlike"),
+                 ("asked-only rename", "which the rest of the question never does"),
+                 ("category asked", "no statement names"), ("gender asked", "changes a person's gender"),
+                 ("pronoun", "pronoun"), ("order", "another order"), ("kept", "of the routed problem's words kept"),
+                 ("object constants", "constants of its own"), ("no program", "no parameterized program|"
+                                                                "carries no parameterized"),
+                 ("answer kind", "whole number|negative"), ("did not run", "did not run"))
+
+
+def refusal_reason(binding: dict[str, Any]) -> str:
+    """A program-route refusal as `failed_at: kind` (the first candidate tried, as `kvgraft ask` reports it):
+    where the alignment failed (count, body, asked, kept; `route` when it aligned and the route refused) and the
+    kind of reason (REFUSAL_KINDS, else `other`)."""
+    tried = binding.get("tried") or []
+    if not tried:
+        return "route: no candidate"
+    first = tried[0]
+    alignment = first.get("alignment") or {}
+    reason = alignment.get("reason") if first.get("outcome") == "not aligned" else first.get("outcome")
+    where = alignment.get("failed_at") or "route"
+    kind = next((name for name, pattern in REFUSAL_KINDS if re.search(pattern, str(reason))), "other")
+    return f"{where}: {kind}"
 
 
 def gate_figures(tally: Tally, ungated: str, gated: str, roles: tuple[str, ...]) -> dict[str, Any]:
@@ -236,7 +270,8 @@ def _run(rt: Runtime, request: FlywheelBenchRequest, library: list[dict[str, Any
                                   transfer_method=method)
             got, cpu = _timed(lambda t=team_id, p=params, q=item: answer_question(
                 rt, q["question"], team_id=t, model=request.model, params=p))
-            tally.add(role, arm, qid, got.answer, want, got.decode_tokens, cpu, got.route, got.detail)
+            tally.add(role, arm, qid, got.answer, want, got.decode_tokens, cpu, got.route, got.detail,
+                      (got.binding or {}) if method == "program" else None)
 
     present = [r for r in ROLES if any(i["role"] == r for i in items)]
     phases = {role: {"questions": sum(i["role"] == role for i in items),

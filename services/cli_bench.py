@@ -184,8 +184,11 @@ def bench_flywheel(
     dataset: Annotated[str, typer.Option(help="Shipped set: dev (thresholds were chosen on it), check (never "
                                               "used to choose anything), gsm-dev (GSM8K-style families with "
                                               "renamed people and objects, reordered statements and near-misses "
-                                              "of entity, unit and step) or gsm-check (the same templates, other "
-                                              "seeds).")] = "dev",
+                                              "of entity, unit and step), gsm-check (the same templates, other "
+                                              "seeds), varied-dev (44 varied families' even half: currencies, "
+                                              "multi-word objects, kin, split statements, near misses per slot "
+                                              "kind) or varied-check (the odd half, never used to choose "
+                                              "anything).")] = "dev",
     library: Annotated[Path | None, typer.Option(help="Library JSONL (id, question, answer, optional solution): "
                                                       "problems to solve and deposit.")] = None,
     eval_file: Annotated[Path | None, typer.Option("--eval", help="Eval JSONL (id, question, answer, role: "
@@ -227,6 +230,12 @@ def bench_flywheel(
     out.print(records_table(f"bench flywheel: {record['model']}, K={samples}, {record['dataset']}", rows,
                             ["phase", "arm", "correct", "wrong", "abstain", "decode_tokens_per_question",
                              "cpu_s_per_question"]))
+    refusals = [{"phase": role, "arm": arm, "refusals": "; ".join(f"{k} x{n}" for k, n in figures["refusals"].items())}
+                for role, phase in record["phases"].items()
+                for arm, figures in phase.get("transfer_methods", {}).items()
+                if figures and figures.get("refusals") and arm.startswith("program")]
+    if refusals:
+        out.print(records_table("program route refusals (failed_at: kind)", refusals, ["phase", "arm", "refusals"]))
     if record["library"] is not None:
         out.print(key_value_table("library (model-solved)", record["library"]))
     out.print(key_value_table("post-graft gate (model-solved library)", record["gate"]))

@@ -149,3 +149,19 @@ def test_the_routers_default_thresholds_are_the_ones_the_dev_set_picks() -> None
     from workers.flywheel.router import DEFAULT_BM25_THRESHOLD, DEFAULT_THRESHOLD
 
     assert chosen_thresholds() == {"lexical": DEFAULT_THRESHOLD, "bm25": DEFAULT_BM25_THRESHOLD}
+
+
+def test_program_route_refusals_are_reported_by_where_and_kind() -> None:
+    from bench.flywheel import refusal_reason
+
+    assert refusal_reason({}) == "route: no candidate"
+    binding = {"tried": [{"outcome": "not aligned", "alignment": {
+        "failed_at": "asked", "reason": "the asked sentence: 'pounds -> rupees' renames a currency unlike '£ -> $' "
+                                        "elsewhere (a question mixing currencies)"}}]}
+    assert refusal_reason(binding) == "asked: currencies mixed"
+    assert refusal_reason({"tried": [{"outcome": "the question renames objects (bike) and the program has "
+                                                 "constants of its own (2)"}]}) == "route: object constants"
+    tally = Tally()
+    tally.add("renamed", "program_gated", "q1", None, 5, 0, 0.0, binding=binding)
+    tally.add("renamed", "program_gated", "q2", "5", 5, 0, 0.0, binding={})
+    assert tally.arm("renamed", "program_gated")["refusals"] == {"asked: currencies mixed": 1}

@@ -196,3 +196,32 @@ def test_objects_renamed_over_a_program_with_constants_of_its_own_abstain(data_d
         assert "constants of its own (10)" in other.binding["tried"][0]["outcome"]
     finally:
         rt.close()
+
+
+def test_a_constant_a_kept_word_explains_does_not_block_an_object_rename() -> None:
+    from workers.flywheel.transfer import unexplained_constants
+
+    body = "print(kvp_0 - kvp_0 * kvp_1 // 100)"
+    assert unexplained_constants(body, "A hat costs $40. Ana buys it with 10% off. How many dollars does she pay?") \
+        == []
+    assert unexplained_constants("print(kvp_0 * 2)", "A shop has 5 bicycles. How many wheels?") == ["2"]
+    assert unexplained_constants("print(kvp_0 * 2)", "Ana eats 5 pies and Tom eats twice as many.") == []
+
+
+def test_a_question_whose_people_and_objects_are_all_new_is_found_by_its_shape() -> None:
+    from store.route_index import IndexedProblem, Retrieval, TermStats, index_terms
+    from workers.flywheel.router import ranked_indexed, ranked_shape, shape_query
+
+    base = "Mia picks 12 clams at the beach. She gives 5 clams to her brother. How many clams does Mia have left?"
+    other = "A train travels 60 miles per hour for 3 hours. How many miles does it travel?"
+    new = ("Tendai picks 20 shrimps at the beach. He gives 7 shrimps to his uncle. How many shrimps does Tendai have "
+           "left?")
+    docs = [IndexedProblem("base", "b1", tuple(index_terms(base))), IndexedProblem("other", "b2",
+                                                                                   tuple(index_terms(other)))]
+    terms = {t for d in docs for t in d.terms} | set(index_terms(new))
+    stats = TermStats(2, {t: sum(t in d.terms for d in docs) for t in terms})
+    found = Retrieval(docs, stats, (), False)
+    assert ranked_indexed(new, found, threshold=0.5, limit=8) == []  # by words it scores low
+    shaped = ranked_shape(new, found, threshold=0.5, limit=8)
+    assert [key for _, key in shaped] == ["base"] and shaped[0][0] > 0.9
+    assert "picks" in shape_query(new) and "tendai" not in shape_query(new) and "shrimps" not in shape_query(new)

@@ -111,6 +111,24 @@ GENDERED_NOUNS = {**dict.fromkeys("boy man brother son father dad uncle nephew h
                                   "prince gentleman sir mr".split(), "m"),
                   **dict.fromkeys("girl woman sister daughter mother mom mum aunt niece wife grandmother grandma "
                                   "queen princess lady madam mrs ms miss".split(), "f")}
+# kinship and role nouns: slots renamed consistently (uncle -> brother, teacher -> coach); a person for pronouns
+KIN = frozenset("brother sister uncle aunt cousin grandmother grandfather grandma grandpa mother father mom dad mum "
+                "son daughter niece nephew husband wife neighbor neighbour teacher coach boss "
+                "roommate grandson granddaughter stepbrother stepsister".split())
+# currencies: a symbol or a word, renamed as one consistent slot (its code) that the program does not depend on
+CURRENCY_SYMBOLS = {"$": "usd", "€": "eur", "£": "gbp", "¥": "jpy", "₹": "inr", "₱": "php", "₩": "krw", "₽": "rub",
+                    "₦": "ngn", "₺": "try", "₫": "vnd", "฿": "thb"}
+CURRENCY_WORDS = {**dict.fromkeys(("dollar", "dollars"), "usd"), **dict.fromkeys(("euro", "euros"), "eur"),
+                  **dict.fromkeys(("pound", "pounds"), "gbp"), "yen": "jpy",
+                  **dict.fromkeys(("rupee", "rupees"), "inr"), **dict.fromkeys(("peso", "pesos"), "php"),
+                  "yuan": "cny", **dict.fromkeys(("franc", "francs"), "chf"), "naira": "ngn",
+                  **dict.fromkeys(("ruble", "rubles", "rouble", "roubles"), "rub"), "baht": "thb",
+                  **dict.fromkeys(("lira", "liras"), "try"), "dong": "vnd"}
+_AMBIGUOUS_CURRENCY = {"pound": "£", "pounds": "£"}  # a weight unless the text writes its symbol
+_SUBJECTS = frozenset("he she they it we i you".split())
+# words after a person's name: what a person does (a name not in gender-guesser is a person by its role)
+_AFTER_PERSON = frozenset("is was has had and can will would could should does did wants needs gets got "
+                          "likes decides plans tries".split())
 # words after which the order of the statements matters (a running total, a reference back)
 ORDER_SENSITIVE = frozenset("rest remaining remainder left half twice double doubles doubled triple triples tripled "
                             "percent then now after afterwards later finally next again total money new same "
@@ -188,6 +206,50 @@ def sentences_of(tokens: Sequence[Token]) -> list[tuple[Token, ...]]:
     return out
 
 
+def _clause_break(tokens: Sequence[Token], k: int) -> bool:
+    """Whether the "and" at k joins two statements: after a comma ("..., and the teacher adds"), or before a
+    subject pronoun or a person's name that does not follow another name ("5 apples and he buys", not "Ana and
+    Bo")."""
+    tok = tokens[k]
+    if tok.kind != "word" or tok.key != "and" or k == 0 or k + 1 >= len(tokens):
+        return False
+    prev, nxt = tokens[k - 1], tokens[k + 1]
+    if prev.kind == "punct" and prev.text == ",":
+        return True
+    if nxt.kind == "word" and nxt.key in _SUBJECTS:
+        return True
+    return _is_name(nxt) and not _is_name(prev) and nxt.text[:1].isupper()
+
+
+def clauses_of(sentences: Sequence[Sequence[Token]], asked: int) -> tuple[list[tuple[Token, ...]], int]:
+    """The statements as clauses, so that sentence boundaries do not decide: every sentence but the asked one is
+    split where "and" joins two statements (_clause_break) or at a semicolon, and the joining comma, "and" and the
+    closing full stop are dropped ("Ana has 5 pens, and Bo has 3 pens." and "Ana has 5 pens. Bo has 3 pens." are
+    the same two clauses). The asked sentence stays whole. The clauses and the asked one's index."""
+    out: list[tuple[Token, ...]] = []
+    asked_at = 0
+    for i, sentence in enumerate(sentences):
+        if i == asked:
+            asked_at = len(out)
+            out.append(tuple(sentence))
+            continue
+        current: list[Token] = []
+        for k, tok in enumerate(sentence):
+            if _clause_break(sentence, k) or (tok.kind == "punct" and tok.text == ";"):
+                while current and current[-1].kind == "punct" and current[-1].text in ",;":
+                    current.pop()
+                if current:
+                    out.append(tuple(current))
+                current = []
+                continue
+            current.append(tok)
+        while current and current[-1].kind == "punct" and current[-1].text in _SENTENCE_END | {",", ";"}:
+            current.pop()
+        if current:
+            out.append(tuple(current))
+    return out, asked_at
+
+
 def asked_index(sentences: Sequence[Sequence[Token]]) -> int:
     """The sentence that asks: the last one ending in '?', else the last one starting with an asking word, else the
     last sentence (as structure.asked_sentence reads it)."""
@@ -256,20 +318,40 @@ def _referents(tokens: Sequence[Token]) -> tuple[dict[int, str], dict[int, str]]
     inside: dict[int, str] = {}
     opening: dict[int, str] = {}
     last, first, previous, start = "", "", "", True
+    named: list[str] = []  # the names of this sentence so far
     for k, tok in enumerate(tokens):
         if tok.kind == "punct" and tok.text in _SENTENCE_END:
-            last, previous, first, start = "", first, "", True
+            last, previous, first, start, named = "", first, "", True, []
             continue
         if tok.kind == "word" and tok.key in PRONOUNS:
             inside[k] = last
+            if _object_of_subject(tokens, k, last):  # "Tariq gives her 5 snails": her is not Tariq
+                earlier = [n for n in named if n != last]
+                inside[k] = earlier[-1] if earlier else ""
+                opening[k] = previous
             if start:
                 opening[k] = previous
                 last = previous  # "He gives 7 shrimps to his brother": his is He's
         elif _is_name(tok):
             last = lemma(tok.key)
             first = first or last
+            named.append(last)
         start = False
     return inside, opening
+
+
+def _object_of_subject(tokens: Sequence[Token], k: int, last: str) -> bool:
+    """Whether the pronoun at k is the object of a verb whose subject is the name right before the verb ("Tariq
+    gives her 5 snails", "Ana helps him"): an object pronoun never stands for its own clause's subject. "her"
+    before a content word is a possessive ("Mia rode her bike") and stays Mia's."""
+    tok = tokens[k]
+    if tok.key not in ("him", "her") or k < 2 or not last:
+        return False
+    nxt = tokens[k + 1] if k + 1 < len(tokens) else None
+    if tok.key == "her" and nxt is not None and nxt.kind == "word" and nxt.key not in FUNCTION:
+        return False
+    verb, subject = tokens[k - 1], tokens[k - 2]
+    return verb.kind == "word" and verb.key in VERBS and _is_name(subject) and lemma(subject.key) == last
 
 
 @lru_cache(maxsize=4096)
@@ -286,11 +368,58 @@ def _detector() -> Any:
     return gender_guesser.detector.Detector(case_sensitive=False)
 
 
+def _person_names(tokens: Sequence[Token]) -> frozenset[str]:
+    """The lemmas a text uses as people's names: first names gender-guesser knows, and any other capitalized word
+    by its role in the sentence: followed by a possessive ("Tendai's"), a verb or an auxiliary ("Tendai buys",
+    "Tendai has"), or, inside a sentence, ending a phrase ("gives 5 to Tendai."). Not a word after a number or
+    before a content word ("20 TikTok friends"), not a plural, not a word ending in -ing."""
+    out = set()
+    for k, tok in enumerate(tokens):
+        if not _is_name(tok) or tok.key in KIN or tok.key in CURRENCY_WORDS:
+            continue
+        if name_gender(tok.key):
+            out.add(lemma(tok.key))
+            continue
+        prev = tokens[k - 1] if k else None
+        nxt = tokens[k + 1] if k + 1 < len(tokens) else None
+        if (prev is not None and prev.kind == "number") or tok.key.endswith("ing") or lemma(tok.key) != tok.key:
+            continue
+        after = tokens[k + 2] if k + 2 < len(tokens) else None
+        appositive = nxt is not None and nxt.text == "," and after is not None and after.key in ("the", "a")
+        acts = nxt is not None and (nxt.kind == "poss" or (nxt.kind == "word" and (
+            nxt.key in _AFTER_PERSON or nxt.key in VERBS)))
+        ends = prev is not None and not (prev.kind == "punct" and prev.text in _SENTENCE_END) and (
+            nxt is None or nxt.kind == "punct" or (nxt.kind == "word" and nxt.key in FUNCTION))
+        if appositive or acts or ends:
+            out.add(lemma(tok.key))
+    return frozenset(out)
+
+
 def _persons(tokens: Sequence[Token]) -> dict[str, str]:
-    """The people of a text: its names' lemmas with their gender, where the name is a known first name."""
+    """The people of a text: its names' lemmas with their gender (gender-guesser's; for a name it does not know,
+    the gender of the pronouns that stand for it, where they agree), and the common nouns that name a person of a
+    gender (sister, uncle)."""
+    names = _person_names(tokens)
     people = {lemma(t.key): g for t in tokens if _is_name(t) and (g := name_gender(t.key)) is not None}
+    inside, opening = _referents(tokens)
+    votes: dict[str, set[str]] = {}
+    for k, tok in enumerate(tokens):
+        if tok.kind == "word" and tok.key in PRONOUNS:
+            ref = inside.get(k, "") or opening.get(k, "")
+            if ref in names and ref not in people:
+                votes.setdefault(ref, set()).add(PRONOUNS[tok.key][0])
+    people |= {name: next(iter(g)) for name, g in votes.items() if len(g) == 1}
     return people | {lemma(t.key): GENDERED_NOUNS[lemma(t.key)] for t in tokens
                      if t.kind == "word" and lemma(t.key) in GENDERED_NOUNS}
+
+
+def _currency(tok: Token, symbols: bool) -> str | None:
+    """The currency a token names (its code), or None; "pounds" is a currency only in a text that writes £."""
+    if tok.kind == "punct":
+        return CURRENCY_SYMBOLS.get(tok.text)
+    if tok.kind != "word" or tok.key not in CURRENCY_WORDS:
+        return None
+    return CURRENCY_WORDS[tok.key] if tok.key not in _AMBIGUOUS_CURRENCY or symbols else None
 
 
 @dataclass(frozen=True)
@@ -301,12 +430,28 @@ class _Texts:
     referents: tuple[tuple[dict[int, str], dict[int, str]], tuple[dict[int, str], dict[int, str]]]
     index: tuple[dict[int, int], dict[int, int]]  # id(token) -> position in its text
     persons: tuple[dict[str, str], dict[str, str]]  # name lemma -> gender
+    names: tuple[frozenset[str], frozenset[str]]  # the lemmas each text uses as people's names
+    pound_symbol: tuple[bool, bool]  # whether the text writes £ ("pounds" is then money)
+    tokens: tuple[Sequence[Token], Sequence[Token]]
 
     @classmethod
     def of(cls, theirs: Sequence[Token], mine: Sequence[Token]) -> _Texts:
         return cls((_nouns(theirs), _nouns(mine)), (_referents(theirs), _referents(mine)),
                    ({id(t): k for k, t in enumerate(theirs)}, {id(t): k for k, t in enumerate(mine)}),
-                   (_persons(theirs), _persons(mine)))
+                   (_persons(theirs), _persons(mine)), (_person_names(theirs), _person_names(mine)),
+                   (any(t.text == "£" for t in theirs), any(t.text == "£" for t in mine)), (theirs, mine))
+
+    def possessed(self, tok: Token, side: int) -> str:
+        """The kinship or gendered noun right after a possessive pronoun ("her uncle" -> uncle), else ""."""
+        tokens, k = self.tokens[side], self.index[side][id(tok)]
+        nxt = tokens[k + 1] if k + 1 < len(tokens) else None
+        if tok.key not in ("his", "her") or nxt is None or nxt.kind != "word":
+            return ""
+        word = lemma(nxt.key)
+        return word if word in KIN or word in GENDERED_NOUNS else ""
+
+    def currency(self, tok: Token, side: int) -> str | None:
+        return _currency(tok, self.pound_symbol[side])
 
     def referent(self, tok: Token, side: int, opening: bool = False) -> str:
         """The name before the pronoun in its sentence; with `opening`, else the previous sentence's first name
@@ -384,6 +529,19 @@ class _Mapping:
                            f"{routed.text!r} of the routed problem")
         self._seen((a, b), f"{routed.text}\0{mine.text}", asked)
 
+    def update(self, other: _Mapping) -> None:
+        self.__dict__.update(other.__dict__)
+
+    def link_key(self, a: str, b: str, shown: str, asked: bool, currency: bool = False) -> None:
+        """A rename by keys (an object of several words, a currency), a bijection like `link`."""
+        what = "currency" if currency else "object"
+        if self.forward.setdefault(a, b) != b or self.backward.setdefault(b, a) != a:
+            first = self.shown.get((a, self.forward[a])) or self.shown.get((self.backward[b], b)) or ""
+            raise _Refused(f"{shown.replace(chr(0), ' -> ')!r} renames a {what} unlike "
+                           f"{first.replace(chr(0), ' -> ')!r} elsewhere" + (" (a question mixing currencies)"
+                                                                             if currency else ""))
+        self._seen((a, b), shown, asked)
+
     def link_gender(self, routed: Token, mine: Token, referents: tuple[str, str]) -> None:
         """A pronoun for a pronoun: the same grammatical role, and the gender of each referent (the name before it
         in its sentence, else none) renamed alike everywhere. Whom it may stand for is checked once every name's
@@ -413,17 +571,29 @@ class _Mapping:
 
 def _fixed(key: str) -> bool:
     """A word no rename may touch: function words, MUST_AGREE (as written or in the singular), verbs."""
-    return any(w in FUNCTION or w in MUST_AGREE or w in VERBS for w in (key, lemma(key)))
+    return any(w in FUNCTION or w in MUST_AGREE or w in VERBS or w in CURRENCY_WORDS for w in (key, lemma(key)))
+
+
+def shape_word(word: str) -> bool:
+    """Whether a (case-folded) word is part of a problem's shape: a word no slot renames (verbs, units, time,
+    comparatives, quantifiers), currencies excepted (a currency is a slot)."""
+    return word not in CURRENCY_WORDS and lemma(word) not in KIN and _fixed(word)
 
 
 def rename_kind(routed: Token, mine: Token, texts: _Texts) -> str | None:
-    """`person` (two known first names), `object` (two words used as nouns in their texts, capitalized or not,
-    neither fixed), or None: not a rename."""
+    """`person` (two words each text uses as a person's name: a known first name, or a capitalized word by its role
+    in the sentence), `kin` (two kinship or role nouns: uncle -> brother), `object` (two words used as nouns in
+    their texts, capitalized or not, neither fixed), or None: not a rename."""
     a, b = routed.key, mine.key
+    if lemma(a) in KIN and lemma(b) in KIN:
+        return "kin"
     if _fixed(a) or _fixed(b) or any(w.endswith(("est", "ly")) and len(w) > 4 for w in (a, b)):
         return None  # superlatives and adverbs ("the cheapest", "weekly") qualify; they are never slots
-    if routed.text[:1].isupper() and mine.text[:1].isupper() and name_gender(a) and name_gender(b):
+    if routed.text[:1].isupper() and mine.text[:1].isupper() and lemma(a) in texts.names[0] \
+            and lemma(b) in texts.names[1]:
         return "person"
+    if lemma(a) in KIN or lemma(b) in KIN:
+        return None  # a person's kin for an object: another quantity
     if routed.text[:1].isupper() != mine.text[:1].isupper():
         return None
     return "object" if lemma(a) in texts.nouns[0] and lemma(b) in texts.nouns[1] else None
@@ -435,54 +605,126 @@ def _modifies(tokens: Sequence[Token], i: int, nouns: frozenset[str]) -> bool:
     return nxt is not None and nxt.kind == "word" and lemma(nxt.key) in nouns
 
 
+def _span_key(span: Sequence[Token]) -> str:
+    return " ".join(lemma(t.key) if t.kind == "word" else t.text for t in span)
+
+
+def _object_span(tokens: Sequence[Token], i1: int, i2: int, nouns: frozenset[str]) -> bool:
+    """Whether tokens[i1:i2] is one object's name of one or more words ("marbles", "toy trucks", "yo-yos"): a
+    noun of its text (counted or headed by a determiner) or a plural as its last word, after a number, a
+    function word that is no subject ("on stickers", "of the toy trucks") or a possessive; before it only words no
+    rule fixes (hyphens allowed); and the whole phrase: no content word right after it."""
+    span = tokens[i1:i2]
+    if not 1 <= len(span) <= 4 or span[-1].kind != "word":
+        return False
+    head = span[-1].key
+    prev = tokens[i1 - 1] if i1 else None
+    if prev is None or not (prev.kind in ("number", "poss") or (prev.kind == "word" and (
+            prev.key in ("many", "much") or (prev.key in FUNCTION and prev.key not in _SUBJECTS)))):
+        return False
+    plural = lemma(head) != head or isinstance(_inflect().singular_noun(head), str)
+    if lemma(head) not in nouns and not plural and not (prev.kind == "word" and prev.key in _DETERMINERS):
+        return False  # a singular noun must be counted or headed by a determiner ("a coffee shop")
+    if span[0].text[:1].isupper():
+        return False
+    # after an article and before no object, a noun phrase, verbs or not ("a bean plant"; not "her buy 3 apples")
+    after = tokens[i2] if i2 < len(tokens) else None
+    headed = prev.kind == "word" and prev.key in ("a", "an", "the") and not (
+        after is not None and (after.kind == "number" or after.key in _DETERMINERS))
+    for tok in span:
+        if tok.kind == "punct" and tok.text == "-":
+            continue
+        if tok.kind != "word" or tok.key in PRONOUNS or lemma(tok.key) in KIN or lemma(tok.key) in GENDERED_NOUNS:
+            return False
+        if _fixed(tok.key) and not (headed and not any(w in FUNCTION or w in MUST_AGREE or w in CURRENCY_WORDS
+                                                        for w in (tok.key, lemma(tok.key)))):
+            return False
+    nxt = tokens[i2] if i2 < len(tokens) else None
+    return not (nxt is not None and nxt.kind == "word" and not _fixed(nxt.key))
+
+
 def _pair(theirs: Sequence[Token], mine: Sequence[Token], asked: bool, mapping: _Mapping,
           texts: _Texts) -> list[tuple[Token, Token]]:
-    """Align one sentence of the question with one of the routed problem, adding to `mapping`; the (routed,
-    question) number pairs, or _Refused with the first difference that is not a slot."""
+    """Align one statement (clause) or the asked sentence of the question with one of the routed problem, adding
+    to `mapping`; the (routed, question) number pairs, or _Refused with the first difference that is not a
+    slot."""
     numbers: list[tuple[Token, Token]] = []
 
-    def gender(r: Token, m: Token) -> None:
-        mapping.link_gender(r, m, (texts.referent(r, 0), texts.referent(m, 1)))
+    def gender(into: _Mapping, r: Token, m: Token) -> None:
+        into.link_gender(r, m, (texts.referent(r, 0), texts.referent(m, 1)))
 
-    def same(r: Token, m: Token) -> None:
-        if r.kind == "number":
-            numbers.append((r, m))
-        elif r.kind == "word" and r.key in PRONOUNS:
-            gender(r, m)
-        elif r.kind == "word":
-            mapping.link(r, m, asked)
+    def one(into: _Mapping, r: Token, m: Token, found: list[tuple[Token, Token]]) -> None:
+        """One routed token against one question token."""
+        cr, cm = texts.currency(r, 0), texts.currency(m, 1)
+        if cr is not None or cm is not None:
+            if cr is None or cm is None or (r.kind == "punct") != (m.kind == "punct"):
+                raise _Refused(f"{r.text!r} -> {m.text!r} changes a word that must agree")
+            into.link_key(f"<cur:{cr}>", f"<cur:{cm}>", f"{r.text}\0{m.text}", asked, currency=True)
+        elif r.key == m.key or (r.kind == m.kind == "word" and lemma(r.key) == lemma(m.key)):
+            if r.kind == "number":
+                found.append((r, m))
+            elif r.kind == "word" and r.key in PRONOUNS:
+                gender(into, r, m)
+            elif r.kind == "word":
+                into.link(r, m, asked)
+        elif r.kind == m.kind == "word" and r.key in PRONOUNS and m.key in PRONOUNS:
+            gender(into, r, m)
+        elif r.kind == m.kind == "word" and (kind := rename_kind(r, m, texts)) is not None:
+            if kind == "object" and not r.text[:1].isupper() and (
+                    _modifies(theirs, theirs.index(r), texts.nouns[0])
+                    or _modifies(mine, mine.index(m), texts.nouns[1])):
+                raise _Refused(f"{r.text!r} -> {m.text!r} renames a word that qualifies a noun "
+                               f"(ripe/rotten, wrong/correct): it must agree")
+            into.link(r, m, asked)
+            if kind == "object":
+                into.objects.add(lemma(r.key))
+        else:
+            raise _Refused(f"{r.text!r} -> {m.text!r} changes a word that must agree")
 
     def routed_key(t: Token) -> str:  # the routed word as the renames so far write it in the question
+        if texts.currency(t, 0) is not None:
+            return "<cur>" if t.kind == "punct" else "<curw>"
         return mapping.forward.get(lemma(t.key), lemma(t.key)) if t.kind == "word" else t.key
 
-    matcher = difflib.SequenceMatcher(None, [routed_key(t) for t in theirs],
-                                      [lemma(t.key) if t.kind == "word" else t.key for t in mine], autojunk=False)
+    def key(t: Token) -> str:
+        if texts.currency(t, 1) is not None:
+            return "<cur>" if t.kind == "punct" else "<curw>"
+        return lemma(t.key) if t.kind == "word" else t.key
+
+    matcher = difflib.SequenceMatcher(None, [routed_key(t) for t in theirs], [key(t) for t in mine],
+                                      autojunk=False)
     for op, i1, i2, j1, j2 in matcher.get_opcodes():
-        if op == "equal" or (op == "replace" and i2 - i1 == j2 - j1):
-            for r, m in zip(theirs[i1:i2], mine[j1:j2], strict=True):
-                if r.key == m.key or (r.kind == m.kind == "word" and lemma(r.key) == lemma(m.key)):
-                    same(r, m)
-                elif r.kind == m.kind == "word" and r.key in PRONOUNS and m.key in PRONOUNS:
-                    gender(r, m)
-                elif r.kind == m.kind == "word" and (kind := rename_kind(r, m, texts)) is not None:
-                    if kind == "object" and not r.text[:1].isupper() and (
-                            _modifies(theirs, theirs.index(r), texts.nouns[0])
-                            or _modifies(mine, mine.index(m), texts.nouns[1])):
-                        raise _Refused(f"{r.text!r} -> {m.text!r} renames a word that qualifies a noun "
-                                       f"(ripe/rotten, wrong/correct): it must agree")
-                    mapping.link(r, m, asked)
-                    if kind == "object":
-                        mapping.objects.add(lemma(r.key))
-                else:
-                    raise _Refused(f"{r.text!r} -> {m.text!r} changes a word that must agree")
-            continue
         dropped = " ".join(t.text for t in theirs[i1:i2])
         added = " ".join(t.text for t in mine[j1:j2])
         if op == "delete":
             raise _Refused(f"the question drops {dropped!r}")
         if op == "insert":
             raise _Refused(f"the question adds {added!r}")
-        raise _Refused(f"{dropped!r} -> {added!r} is not a rename of the same length")
+        refusal = _Refused(f"{dropped!r} -> {added!r} is not a rename of the same length")
+        if i2 - i1 == j2 - j1:
+            trial, found = mapping.copy(), []
+            try:
+                for r, m in zip(theirs[i1:i2], mine[j1:j2], strict=True):
+                    one(trial, r, m, found)
+            except _Refused as why:
+                refusal = why
+            else:
+                mapping.update(trial)
+                numbers.extend(found)
+                continue
+        # an object of one or more words renamed as a whole ("marbles" -> "toy trucks")
+        if op == "replace" and _object_span(theirs, i1, i2, texts.nouns[0]) \
+                and _object_span(mine, j1, j2, texts.nouns[1]):
+            a, b = _span_key(theirs[i1:i2]), _span_key(mine[j1:j2])
+            trial = mapping.copy()
+            try:
+                trial.link_key(a, b, f"{dropped}\0{added}", asked)
+            except _Refused as why:
+                raise (refusal if i2 - i1 == j2 - j1 else why) from None
+            mapping.update(trial)
+            mapping.objects.add(a)
+            continue
+        raise refusal
     return numbers
 
 
@@ -553,8 +795,11 @@ def _people_agree(mapping: _Mapping, texts: _Texts) -> str | None:
     for r, m, _ in mapping.pronouns:
         ga, gb = PRONOUNS[r.key][0], PRONOUNS[m.key][0]
         ref_r, ref_m = texts.referent(r, 0, opening=True), texts.referent(m, 1, opening=True)
-        could = {mapping.forward.get(p, p) for p, g in theirs.items() if g == ga}
-        might = {p for p, g in mine.items() if g == gb}
+        # a possessive's own noun is not whom it stands for ("her uncle": her is not the uncle)
+        owned_r, owned_m = texts.possessed(r, 0), texts.possessed(m, 1)
+        could = {mapping.forward.get(p, p) for p, g in theirs.items() if g == ga and p != owned_r}
+        could.discard(mapping.forward.get(owned_r, owned_r) if owned_r else "")
+        might = {p for p, g in mine.items() if g == gb and p != owned_m}
         if could == might and (could or ga == gb):  # no person of the gender: a pronoun for a noun ("a farmer")
             continue
         if ref_r and ref_m and theirs.get(ref_r) == ga and mine.get(ref_m) == gb \
@@ -579,13 +824,14 @@ def _order_sensitive(theirs: Sequence[Sequence[Token]], order: list[int], asked:
                 shared = sorted(words[a] & words[b])[0]
                 return f"two statements it swaps both speak of {shared!r}"
     for sentence in theirs:
+        own = {lemma(t.key) for t in sentence if _is_name(t)} - {""}  # a pronoun's referent in its own clause
         for tok in sentence:
             if tok.kind != "word":
                 continue
             if tok.key in ORDER_SENSITIVE:
                 return f"the routed problem says {tok.text!r}"
             if sentence is not theirs[asked] and (tok.key in _BACK_REFERENCES or (
-                    tok.key in PRONOUNS and not texts.referent(tok, 0))):
+                    tok.key in PRONOUNS and texts.referent(tok, 0) not in own)):
                 return f"the routed problem's {tok.text!r} refers back to an earlier sentence"
     return None
 
@@ -595,25 +841,26 @@ def _asked_only_nouns(theirs: Sequence[Sequence[Token]], asked: int, texts: _Tex
     pears)."""
     stated = {lemma(t.key) for j, sentence in enumerate(theirs) if j != asked for t in sentence if t.kind == "word"}
     return [t.text for t in theirs[asked] if t.kind == "word" and lemma(t.key) in texts.nouns[0]
-            and lemma(t.key) not in stated]
+            and lemma(t.key) not in stated and not _fixed(t.key)]
 
 
 def align(question: str, routed: str) -> Alignment:
     """The slot alignment of `question` with the routed problem's question (see the module doc)."""
     mine_t, theirs_t = tokens_of(question), tokens_of(routed)
-    mine, theirs = sentences_of(mine_t), sentences_of(theirs_t)
-    if not mine or not theirs:
+    mine_s, theirs_s = sentences_of(mine_t), sentences_of(theirs_t)
+    if not mine_s or not theirs_s:
         return Alignment(False, "an empty question", "count")
+    (mine, asked_mine), (theirs, asked_theirs) = clauses_of(mine_s, asked_index(mine_s)), \
+        clauses_of(theirs_s, asked_index(theirs_s))
     if len(mine) != len(theirs):
-        return Alignment(False, f"{len(mine)} sentences in the question, {len(theirs)} in the routed problem",
-                         "count")
+        return Alignment(False, f"{len(mine) - 1} statements in the question, {len(theirs) - 1} in the routed "
+                         "problem", "count")
     if len(mine) > MAX_SENTENCES:
         return Alignment(False, f"more than {MAX_SENTENCES} sentences", "count")
     counts = (sum(t.kind == "number" for t in mine_t), sum(t.kind == "number" for t in theirs_t))
     if counts[0] != counts[1]:
         return Alignment(False, f"{counts[0]} numbers in the question, {counts[1]} in the routed problem", "count")
     texts = _Texts.of(theirs_t, mine_t)
-    asked_mine, asked_theirs = asked_index(mine), asked_index(theirs)
     body = [i for i in range(len(mine)) if i != asked_mine]
     order: dict[int, int] = {}
     numbers: list[tuple[Token, Token]] = []

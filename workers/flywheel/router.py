@@ -12,8 +12,9 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from store.route_index import STOP_WORDS, WORD_PATTERN, Retrieval, index_terms
+from store.route_index import NUMBER, STOP_WORDS, WORD_PATTERN, Retrieval, index_terms
 from store.route_index import idf as smoothed_idf
+from workers.flywheel.alignment import shape_word
 
 DEFAULT_THRESHOLD = 0.7  # chosen on the dev set by `kvgraft bench routing` (docs/FLYWHEEL.md)
 DEFAULT_BM25_THRESHOLD = 0.45  # likewise
@@ -85,6 +86,29 @@ def ranked_indexed(question: str, retrieval: Retrieval, *, threshold: float, lim
     """The candidates the routing index returned that reach `threshold`, best first (ties by problem id), at most
     `limit`: (score, problem id)."""
     scores = _scores(words(question), [(c.problem_id, list(c.terms)) for c in retrieval.candidates],
+                     retrieval.stats.idf)
+    return [(score, key) for score, key in scores if score >= threshold][:limit]
+
+
+def shape_terms(terms: Sequence[str]) -> list[str]:
+    """A problem's shape from its index terms: the words no slot renames (verbs, units, comparatives, ...) and the
+    number placeholder; people, objects, kin and currencies dropped. Two instances of one template whose people
+    and objects are all new have the same shape."""
+    return [t for t in terms if t == NUMBER or shape_word(t)]
+
+
+def shape_query(question: str) -> str:
+    """The question's shape as a text the routing index can search (every number written as 1)."""
+    return " ".join("1" if t == NUMBER else t for t in shape_terms(words(question)))
+
+
+def ranked_shape(question: str, retrieval: Retrieval, *, threshold: float, limit: int) -> list[tuple[float, str]]:
+    """The candidates ranked by tf-idf cosine of their shapes (shape_terms) with the question's, those reaching
+    `threshold`, best first, at most `limit`: (score, problem id)."""
+    query = shape_terms(words(question))
+    if not query:
+        return []
+    scores = _scores(query, [(c.problem_id, shape_terms(c.terms)) for c in retrieval.candidates],
                      retrieval.stats.idf)
     return [(score, key) for score, key in scores if score >= threshold][:limit]
 

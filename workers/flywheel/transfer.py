@@ -16,6 +16,7 @@ With an answer key (expected answer or verifier) the first verified answer wins.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -29,7 +30,7 @@ from workers.flywheel.attested import attested, prefill_classes
 from workers.flywheel.parameterize import ParameterizedProgram
 from workers.flywheel.prefix import GraftedPrefix
 from workers.flywheel.prompts import tokens_of, transfer_part
-from workers.flywheel.router import ranked_indexed, route_indexed
+from workers.flywheel.router import ranked_indexed, ranked_shape, route_indexed, shape_query
 from workers.flywheel.solve import SolveParams, sample_program, sample_seed
 from workers.flywheel.structure import structure_of
 from workers.flywheel.transfer_gate import answer_out_of_domain, asked_matches, program_fit, program_literals
@@ -39,7 +40,22 @@ from workers.verify.programs import extract_program, verify_program
 
 TRANSFER_METHODS = ("auto", "program", "graft")
 PROGRAM_ROUTE_FLOOR = 0.3  # lexical score a program-route candidate needs (alignment decides; docs/FLYWHEEL.md)
-PROGRAM_ROUTE_CANDIDATES = 8  # the best this many are aligned
+PROGRAM_ROUTE_CANDIDATES = 8  # the best this many are aligned (by words, and as many more by shape)
+SHAPE_FLOOR = 0.5  # shape score a program-route candidate found by shape needs (docs/FLYWHEEL.md)
+# a program constant that a word the alignment keeps fixed explains (the word must agree, so the constant holds for
+# the renamed question too): 100 for a percent, 2 for "twice", 60 for minutes per hour, ...
+_EXPLAINED = {"100": "percent % cent cents", "2": "twice double half halves weekend", "3": "triple thrice third thirds",
+              "4": "quarter quarters", "12": "dozen dozens", "7": "week weeks", "60": "minute minutes hour hours",
+              "24": "hour hours", "5": "weekday weekdays", "1000": "kilometers kilometer kilograms kilogram meters "
+              "meter grams gram liters liter milliliters milliliter"}
+
+
+def unexplained_constants(body: str, routed_question: str) -> list[str]:
+    """The program's own constants (other than 0 and 1) that no fixed word of the routed problem explains: a
+    constant the objects may carry ("5 bicycles" -> "5 tricycles" keeps the 2 wheels of a bicycle)."""
+    words = set(re.findall(r"[a-z]+|%", routed_question.casefold()))
+    return [c for c in sorted({str(v) for v in program_literals(body)} - {"0", "1"})
+            if not words & set(_EXPLAINED.get(c, "").split())]
 
 
 @dataclass(frozen=True)
@@ -83,11 +99,22 @@ def route_solution(rt: Runtime, engine: GraftEngine, question: str, team_id: int
 
 
 def program_candidates(rt: Runtime, engine: GraftEngine, question: str, team_id: int | None) -> list[Routed]:
-    """The solution problems the program route aligns the question with: score at least PROGRAM_ROUTE_FLOOR, the
-    best PROGRAM_ROUTE_CANDIDATES first."""
+    """The solution problems the program route aligns the question with: by words, score at least
+    PROGRAM_ROUTE_FLOOR, the best PROGRAM_ROUTE_CANDIDATES first; then by shape (numbers, people, objects, kin and
+    currencies masked: router.shape_terms), score at least SHAPE_FLOOR, the best PROGRAM_ROUTE_CANDIDATES not
+    already found. So an instance whose people and objects are all new still finds its problem; alignment
+    decides."""
     found = _retrieve(rt, engine, question, team_id, PROGRAM_ROUTE_FLOOR)
     blocks = {c.problem_id: c.block_id for c in found.candidates}
     ranked = ranked_indexed(question, found, threshold=PROGRAM_ROUTE_FLOOR, limit=PROGRAM_ROUTE_CANDIDATES)
+    shape = shape_query(question)
+    if shape:
+        shaped = _retrieve(rt, engine, shape, team_id, SHAPE_FLOOR)
+        blocks |= {c.problem_id: c.block_id for c in shaped.candidates}
+        seen = {key for _, key in ranked}
+        ranked += [(score, key) for score, key in ranked_shape(question, shaped, threshold=SHAPE_FLOOR,
+                                                               limit=PROGRAM_ROUTE_CANDIDATES + len(seen))
+                   if key not in seen][:PROGRAM_ROUTE_CANDIDATES]
     out = [_routed(rt, key, blocks[key], score, team_id) for score, key in ranked]
     return [r for r in out if r is not None]
 
@@ -155,7 +182,7 @@ def by_program(rt: Runtime, request: AnswerRequest, routed: Routed | None) -> Pr
                 != form.numbers:
             tried.append(_tried(candidate, alignment, "the routed problem's numbers are not the form's"))
             continue
-        constants = sorted({str(v) for v in program_literals(form.body)} - {"0", "1"})
+        constants = unexplained_constants(form.body, candidate.question)
         if alignment.objects and constants:  # "5 bicycles ... wheels" -> "5 tricycles": the 2 is the object's
             tried.append(_tried(candidate, alignment, f"the question renames objects ({', '.join(alignment.objects)})"
                                                       f" and the program has constants of its own "
