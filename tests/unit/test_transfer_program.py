@@ -225,3 +225,20 @@ def test_a_question_whose_people_and_objects_are_all_new_is_found_by_its_shape()
     shaped = ranked_shape(new, found, threshold=0.5, limit=8)
     assert [key for _, key in shaped] == ["base"] and shaped[0][0] > 0.9
     assert "picks" in shape_query(new) and "tendai" not in shape_query(new) and "shrimps" not in shape_query(new)
+
+
+def test_a_number_the_program_also_uses_as_a_constant_gives_no_form() -> None:
+    # "half" is `// 2` in the program and the question also says 2 boxes: binding both literals to the boxes would
+    # answer "3 boxes of 12" with 36 // 3 = 12 instead of 18, so the program has no parameterized form
+    question = ("Leo buys 2 boxes of 12 pencils. He gives half of the pencils to his sister. "
+                "How many pencils does he keep?")
+    program = "boxes = 2\nper_box = 12\ntotal = boxes * per_box\nprint(total // 2)\n"
+    assert substitute(program, question_numbers(question))[0].count("kvp_0") == 2
+    assert derive(program, question, "12") is None
+    # the same program without the coincidence keeps its form
+    assert derive(program.replace("boxes = 2", "boxes = 4"), question.replace("2 boxes", "4 boxes"), "24")
+    # a form stored before the rule is refused when read back
+    meta = {"body": "total = kvp_0 * kvp_1\nprint(total // kvp_0)\n", "params": 2, "units": ["box", "pencil"],
+            "asked": ["how", "many", "pencils"]}
+    assert ParameterizedProgram.from_meta(meta) is None
+    assert ParameterizedProgram.from_meta({**meta, "body": "print(kvp_0 * kvp_1 // 2)\n"}) is not None

@@ -62,7 +62,23 @@ class ParameterizedProgram:
         numbers = meta.get("numbers", [])
         if not (isinstance(numbers, list) and len(numbers) in (0, params) and all(isinstance(n, str) for n in numbers)):
             return None
+        if not bound_once(body):
+            return None  # a form deposited before the rule (module doc, (2)) is refused as ambiguous
         return cls(body, params, tuple(units), tuple(asked), tuple(numbers))
+
+
+def bound_once(body: str) -> bool:
+    """Whether every parameter name occurs at most once in a form's body (False when it does not tokenize)."""
+    seen: set[str] = set()
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(body).readline):
+            if tok.type == tokenize.NAME and tok.string.startswith(PARAM):
+                if tok.string in seen:
+                    return False
+                seen.add(tok.string)
+    except (tokenize.TokenError, IndentationError, SyntaxError):
+        return False
+    return True
 
 
 _PLAIN = re.compile(r"-?\d+(?:\.\d+|/\d+)?")
@@ -181,7 +197,7 @@ def derive(program: str, question: str, answer: str) -> ParameterizedProgram | N
     if PARAM in program:
         return None  # the program already uses our parameter names: binding would be ambiguous
     replaced = substitute(program, numbers)
-    if replaced is None or replaced[1] == 0:
+    if replaced is None or replaced[1] == 0 or not bound_once(replaced[0]):
         return None
     structure = structure_of(question)
     form = ParameterizedProgram(replaced[0], len(numbers), structure.units, structure.asked,
