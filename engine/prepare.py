@@ -18,6 +18,7 @@ import math
 import os
 import tempfile
 import time
+from collections import Counter
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -85,6 +86,15 @@ def file_type_name(model: LlamaModel) -> str:
     lib = llama()
     name = lib.llama_ftype_name(lib.llama_model_ftype(model.handle))
     return (name or b"unknown").decode().removeprefix("(guessed) ")
+
+
+def weight_tensor_types(path: Path) -> dict[str, int]:
+    """A GGUF's weight matrices per ggml type (1-d tensors, norms and biases, left out), read with the gguf
+    package: which kernels the model's matmuls can take (bench/kernel_map.py)."""
+    import gguf
+
+    reader = gguf.GGUFReader(str(path))
+    return dict(sorted(Counter(t.tensor_type.name for t in reader.tensors if len(t.shape) > 1).items()))
 
 
 def quantize_gguf(src: Path, dest: Path, weight_type: str, *, threads: int) -> None:

@@ -17,6 +17,7 @@ from engine.models import resolve_model
 from engine.prepare import perplexity, read_quality
 from engine.texts import sample_tokens
 from services.cli import app
+from store.db import AttestationRow
 from workers.runtime import open_runtime
 from workers.serving.batch_check import batching_policy
 from workers.settings import engine_config, load_settings
@@ -96,3 +97,6 @@ def test_models_list_shows_type_quality_and_the_recorded_batch_verdict(data_dir:
     assert after["tiny-q8_0"]["batches_exactly"] == expected
     assert after["tiny-q8_0"]["batch_attestation_id"] == policy.attestation_id
     assert after["tiny"]["batches_exactly"] == "not checked"  # another fingerprint: its own verdict
+    with open_runtime(settings) as rt, rt.session() as s:
+        row = s.get(AttestationRow, policy.attestation_id)
+        assert row is not None and row.profile["weights"] == {"file_type": "Q8_0", "tensors": {"Q8_0": 15}}
