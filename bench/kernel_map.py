@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import statistics
 import time
-from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -29,7 +28,7 @@ from engine.errors import ModelNotFoundError
 from engine.graft import EngineConfig, GraftEngine
 from engine.models import KNOWN_MODELS, prepared_name, resolve_model
 from engine.native import ContextConfig, DecodeRow, LlamaContext, LlamaModel
-from engine.prepare import file_type_name, prepare_model
+from engine.prepare import file_type_name, prepare_model, weight_tensor_types
 from engine.texts import sample_tokens
 from workers.settings import load_settings
 
@@ -68,14 +67,6 @@ def matmul_path(ggml_type: str, rows: int, *, repack: bool = True, llamafile: bo
     if llamafile and ggml_type in TINYBLAS and rows >= 2:
         return "tinyBLAS"
     return "vec_dot"
-
-
-def tensor_types(path: Path) -> dict[str, int]:
-    """Weight matrices per ggml type (1-d tensors, norms and biases, left out)."""
-    import gguf
-
-    reader = gguf.GGUFReader(str(path))
-    return dict(Counter(t.tensor_type.name for t in reader.tensors if len(t.shape) > 1))
 
 
 def paths_by_rows(types: dict[str, int], rows: Sequence[int], system_info: str) -> dict[str, str]:
@@ -158,7 +149,7 @@ def run_kernel_map(request: KernelMapRequest, progress: Progress = None) -> dict
         name = model_for(request.source, weight_type, settings.cache_dir, request.threads, say)
         config = EngineConfig(n_ctx=256, prefill_chunk=request.chunk, threads=request.threads)
         with GraftEngine.load(name, config, cache_dir=settings.cache_dir) as engine:
-            types = tensor_types(engine.model.path)
+            types = weight_tensor_types(engine.model.path)
             system_info = engine.fingerprint.system_info
             prompts = [sample_tokens(engine, m, start=3 * i) for i, m in enumerate(lengths)]
             per_seq = 256
