@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 import typer
+from rich.markup import escape
 
 from services.common import JsonOpt, cli_runtime, cli_settings, guard
 from services.output import key_value_table, out, print_json, records_table
@@ -61,5 +62,5 @@ def list_models(
         return
     rows = [{"name": r["name"], "type": r["file_type"] or "-", "source": r["source"] or "-",
              "perplexity delta %": "-" if r["perplexity_delta_pct"] is None else r["perplexity_delta_pct"],
-             "batches exactly here": r["batches_exactly"], "note": r["note"] or ""} for r in records]
+             "batches exactly here": r["batches_exactly"], "note": escape(r["note"] or "")} for r in records]
     out.print(records_table("models", rows, list(rows[0].keys())))

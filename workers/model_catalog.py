@@ -81,7 +81,7 @@ def list_models(rt: Runtime, names: list[str] | None = None) -> list[ModelListin
             fingerprint = engine.fingerprint.id
         note = None
         if quality is not None and quality.get("requantized_from"):
-            note = f"requantized from {quality['requantized_from']} (error compounds)"
+            note = f"requantized from {quality['requantized_from']}, not from the original weights"
         elif split_prepared_name(name) and quality is None:
             note = "no quality record: prepare it again"
         listings.append(ModelListing(
