@@ -166,6 +166,7 @@ def run_kernel_map(request: KernelMapRequest, progress: Progress = None) -> dict
                 results.append({
                     "weights": weight_type, "model": name, "file_type": file_type_name(engine.model),
                     "tensor_types": types, "flash_attn": flash_attn, "sequences": n,
+                    "ggml_env": engine.fingerprint.ggml_env,
                     "all": {k: together["all"][k] for k in ("positions_equal", "positions", "states_equal",
                                                             "states")},
                     "ragged": {k: together["ragged"][k] for k in ("positions_equal", "positions")},

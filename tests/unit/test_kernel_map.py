@@ -31,9 +31,11 @@ def test_matmul_path_follows_the_vendored_source() -> None:
     assert matmul_path("F16", 2, llamafile=False) == "vec_dot"
 
 
-def test_the_map_finds_rows_that_change_with_the_row_count(kvgraft_cache: Path) -> None:
+def test_the_map_finds_rows_that_change_with_the_row_count(kvgraft_cache: Path,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
     """The tiny model's F32 weights take tinyBLAS at two rows or more and vec_dot alone: not every position of a
     sequence decoded beside others equals it decoded alone (the `batch` check's pad rows exist for this)."""
+    monkeypatch.delenv("GGML_CPU_TILED_MM", raising=False)
     result = runner.invoke(app, ["bench", "batch-probe", "--model", "tiny", "--weights", "f32", "--rows", "1,2,4",
                                  "--steps", "3", "--chunk", "16", "--json"])
     assert result.exit_code == 0, result.output
@@ -41,6 +43,7 @@ def test_the_map_finds_rows_that_change_with_the_row_count(kvgraft_cache: Path) 
     assert [(r["weights"], r["flash_attn"]) for r in record["results"]] == [("f32", False), ("f32", True)]
     for r in record["results"]:
         assert r["model"] == "tiny" and r["tensor_types"] == {"F32": 15}
+        assert r["ggml_env"] == ""
         assert r["all"]["positions"] == 4 * 4 and r["all"]["positions_equal"] < r["all"]["positions"]
         assert set(r["decode_ms"]) == {"1", "2", "4"} and r["prefill_tokens_per_s"] > 0
         assert r["paths"]["1"] == "F32: vec_dot" and r["paths"]["2"] == "F32: tinyBLAS"
