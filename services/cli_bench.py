@@ -515,8 +515,13 @@ def bench_serve_load(
     concurrency: Annotated[str, typer.Option(help="Comma-separated concurrency levels.")] = "1,4,8,16",
     requests: Annotated[int | None, typer.Option(min=1, help="Requests per level (default the concurrency, "
                                                                "at least 4).")] = None,
-    prompt_tokens: Annotated[str, typer.Option(help="The prompts' token range, LOW,HIGH.")] = "200,2000",
-    max_tokens: Annotated[str, typer.Option(help="The outputs' token range, LOW,HIGH.")] = "64,256",
+    workload: Annotated[str, typer.Option(help="specified: 200-2,000-token prompts, 64-256 tokens out; decode: "
+                                          "20-100-token prompts, 256 tokens out (a decode-heavy load). "
+                                          "--prompt-tokens and --max-tokens override its ranges.")] = "specified",
+    prompt_tokens: Annotated[str | None, typer.Option(help="The prompts' token range, LOW,HIGH (default: the "
+                                                           "workload's).")] = None,
+    max_tokens: Annotated[str | None, typer.Option(help="The outputs' token range, LOW,HIGH (default: the "
+                                                        "workload's).")] = None,
     arms: Annotated[str, typer.Option(help="kvgraft_solo, kvgraft_batched, llama_server, llama_cpp_server.")
                     ] = "kvgraft_solo,kvgraft_batched,llama_server,llama_cpp_server",
     long_tokens: Annotated[int, typer.Option(min=16, max=2048, help="Team A's generation in the fairness and "
@@ -528,11 +533,15 @@ def bench_serve_load(
     from the same vendored source, -np = the concurrency) and llama_cpp.server, side by side; output tokens/s,
     time to first token, inter-token latency, every batched answer against its solo computation, fairness across
     teams and a client that disconnects."""
-    from bench.serve_load import ServeLoadBenchRequest, run_serve_load_bench
+    from bench.serve_load import WORKLOADS, ServeLoadBenchRequest, run_serve_load_bench
 
     def body() -> dict[str, Any]:
         levels = _ints(concurrency, "--concurrency")
-        prompts, outputs = _ints(prompt_tokens, "--prompt-tokens"), _ints(max_tokens, "--max-tokens")
+        if workload not in WORKLOADS:
+            raise ValueError(f"--workload takes {', '.join(WORKLOADS)}, not {workload!r}")
+        preset_prompts, preset_outputs = WORKLOADS[workload]
+        prompts = _ints(prompt_tokens, "--prompt-tokens") if prompt_tokens else preset_prompts
+        outputs = _ints(max_tokens, "--max-tokens") if max_tokens else preset_outputs
         if len(prompts) != 2 or len(outputs) != 2 or prompts[0] > prompts[1] or outputs[0] > outputs[1]:
             raise ValueError("--prompt-tokens and --max-tokens take LOW,HIGH")
         if outputs[1] > 2048:
@@ -541,7 +550,7 @@ def bench_serve_load(
         return run_serve_load_bench(ServeLoadBenchRequest(
             model=model_name(model), concurrency=levels, requests=requests, prompt_tokens=(prompts[0], prompts[1]),
             max_tokens=(outputs[0], outputs[1]), arms=tuple(a.strip() for a in arms.split(",") if a.strip()),
-            long_tokens=long_tokens, threads=threads), progress=progress)
+            long_tokens=long_tokens, threads=threads, workload=workload), progress=progress)
 
     record = _measured(body, json_out)
     if record is None:
