@@ -293,8 +293,8 @@ def run_serve_load_bench(request: ServeLoadBenchRequest, progress: Progress = No
     top = max(request.concurrency)
     # room for the longest prompt (the workload's counts leave out the chat markup) and its output, and for the
     # fairness measurement's long request (a 200-token system prompt, `long_tokens` out)
-    window = -(-(max(request.prompt_tokens[1], 200) * 5 // 4 + max(request.max_tokens[1], request.long_tokens) + 64)
-               // 256) * 256
+    need = max(request.prompt_tokens[1] * 5 // 4 + request.max_tokens[1], 200 * 5 // 4 + request.long_tokens) + 64
+    window = -(-need // 256) * 256
     try:
         with contextlib.ExitStack() as scope:
             base = {"KVGRAFT_DATABASE_URL": f"sqlite:///{tmp / 'catalogue.db'}", "KVGRAFT_MODEL": model,
