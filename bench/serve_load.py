@@ -48,6 +48,8 @@ from workers.settings import load_settings
 
 Progress = Callable[[str], None] | None
 ARMS = ("kvgraft_solo", "kvgraft_batched", "llama_server", "llama_cpp_server")
+# the workloads by name: (prompt token range, output token range); `decode` is decode-heavy
+WORKLOADS = {"specified": ((200, 2000), (64, 256)), "decode": ((20, 100), (256, 256))}
 TOPICS = ["harbour", "mill", "orchard", "railway", "library", "foundry", "vineyard", "observatory", "ferry", "quarry",
           "bakery", "lighthouse", "granary", "tannery", "brewery", "smithy"]
 
@@ -59,6 +61,7 @@ class ServeLoadBenchRequest:
     requests: int | None = None  # per level; default the concurrency, at least 4
     prompt_tokens: tuple[int, int] = (200, 2000)
     max_tokens: tuple[int, int] = (64, 256)
+    workload: str = "specified"  # the name of the ranges' preset (WORKLOADS), recorded
     arms: tuple[str, ...] = ARMS
     long_tokens: int = 2000  # team A's generation in the fairness and cancellation measurements
     threads: int | None = None
@@ -288,8 +291,10 @@ def run_serve_load_bench(request: ServeLoadBenchRequest, progress: Progress = No
     tmp = Path(tempfile.mkdtemp(prefix="kvgraft-bench-serve-load-"))
     model = request.model or load_settings().model
     top = max(request.concurrency)
-    # room for the longest prompt (the workload's counts leave out the chat markup) and its output
-    window = -(-(request.prompt_tokens[1] * 5 // 4 + request.max_tokens[1] + 64) // 256) * 256
+    # room for the longest prompt (the workload's counts leave out the chat markup) and its output, and for the
+    # fairness measurement's long request (a 200-token system prompt, `long_tokens` out)
+    need = max(request.prompt_tokens[1] * 5 // 4 + request.max_tokens[1], 200 * 5 // 4 + request.long_tokens) + 64
+    window = -(-need // 256) * 256
     try:
         with contextlib.ExitStack() as scope:
             base = {"KVGRAFT_DATABASE_URL": f"sqlite:///{tmp / 'catalogue.db'}", "KVGRAFT_MODEL": model,
@@ -328,7 +333,8 @@ def run_serve_load_bench(request: ServeLoadBenchRequest, progress: Progress = No
             extra = {"kvgraft": {"digests": True}}
             record: dict[str, Any] = {"benchmark": "serve-load", "model": engine.name, "threads": threads,
                                       "flash_attn": flash_attn, "window_tokens": window,
-                                      "workload": {"prompt_tokens": list(request.prompt_tokens),
+                                      "workload": {"name": request.workload,
+                                                   "prompt_tokens": list(request.prompt_tokens),
                                                    "max_tokens": list(request.max_tokens),
                                                    "requests": {c: len(r) for c, r in levels.items()}}}
             record["settings"] = changed  # every setting this benchmark changed, per arm

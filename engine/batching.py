@@ -122,7 +122,8 @@ def _prefill_cuts(engine: GraftEngine, start: int, n: int, captures: tuple[int, 
 class BatchCore:
     """The active sequences of one context, advanced by `step()` (from one thread only)."""
 
-    def __init__(self, engine: GraftEngine, ctx: LlamaContext, *, pad_to: int = 1, prefill_per_step: int = 1) -> None:
+    def __init__(self, engine: GraftEngine, ctx: LlamaContext, *, pad_to: int = 1, prefill_per_step: int = 1,
+                 fill_gaps: bool = True) -> None:
         if pad_to not in (1, 2):
             raise ValueError(f"pad_to must be 1 or 2, not {pad_to}")
         self.engine, self.ctx = engine, ctx
@@ -134,6 +135,12 @@ class BatchCore:
         if pad_to > 1 and self.max_seqs < 2:
             raise ValueError("pad rows need a context of two sequences or more")
         self.prefill_per_step = prefill_per_step  # prefill chunks per step (each its own call)
+        # a pad row (no logits) in each free slot between decoding ones: llama.cpp (a KV stream per sequence) makes
+        # one ubatch of each run of consecutive sequence ids in a call, so a gap would split the step into ubatches
+        # that share no weight reads (docs/ENGINE.md). A gap a prefilling sequence holds stays a gap
+        self.fill_gaps = fill_gaps
+        self.decode_calls = 0
+        self.decode_ubatches = 0  # runs of consecutive sequence ids over the decode calls (llama.cpp's ubatches)
         self.pad_token = engine.model.token_bos() if engine.model.token_bos() >= 0 else 0
         self.held: list[tuple[str, tuple[int, ...]] | None] = [None] * self.max_seqs  # what each free slot holds
         self.active: dict[int, _Seq] = {}
@@ -336,15 +343,26 @@ class BatchCore:
                 pads.append(free[0])
         return chosen, pads
 
+    def _gap_pads(self, slots: set[int]) -> list[int]:
+        """The free slots between the lowest and the highest of `slots` (a resident prompt there is dropped)."""
+        if not self.fill_gaps or not slots:
+            return []
+        return [j for j in range(min(slots), max(slots) + 1) if j not in slots and j not in self.active]
+
     def _decode(self, decoding: list[_Seq], done: list[SequenceResult]) -> None:
         decoding, pads = self._padded(decoding)
         if not decoding:
             return
         rows = [DecodeRow(int(s.next_token), s.pos, s.slot) for s in decoding]
         real = len(rows)
-        # a pad row keeps its logits too, so that the output projection also sees two rows or more
-        rows = sorted(rows + [DecodeRow(self.pad_token, 0, j) for j in pads], key=lambda r: r.seq_id)
+        gaps = self._gap_pads({s.slot for s in decoding} | set(pads))
+        # a pad row keeps its logits too, so that the output projection also sees two rows or more; a gap's does not
+        rows = sorted(rows + [DecodeRow(self.pad_token, 0, j) for j in pads]
+                      + [DecodeRow(self.pad_token, 0, j, logits=False) for j in gaps], key=lambda r: r.seq_id)
+        pads = pads + gaps
         batch_index = {r.seq_id: i for i, r in enumerate(rows)}  # llama_get_logits_ith takes the batch row
+        self.decode_calls += 1
+        self.decode_ubatches += 1 + sum(b.seq_id != a.seq_id + 1 for a, b in itertools.pairwise(rows))
         try:
             for j in pads:
                 self.held[j] = None

@@ -75,6 +75,27 @@ def _ggml_build_info() -> dict[str, str]:
     return info
 
 
+# Environment variables ggml-cpu reads that change which kernel computes a matmul or a fused op (grep getenv in the
+# vendored ggml/src/ggml-cpu): the tiled K-quant matmul's master switch and its force flag (tiled/tiled.cpp), op
+# fusion (ggml-cpu.c), KleidiAI's SME kernels (ARM). The others ggml reads (backtraces, debug output, OpenMP's
+# KMP_BLOCKTIME) change no result.
+GGML_KERNEL_SWITCHES = ("GGML_CPU_TILED_MM", "GGML_CPU_TILED_MM_FORCE", "GGML_CPU_DISABLE_FUSION", "GGML_KLEIDIAI_SME")
+
+
+def ggml_env() -> str:
+    """The kernel switches set in this process, as ggml itself reads them: through the C library's getenv (they are
+    ggml's configuration, not kvgraft's, which the engine never takes from the environment)."""
+    libc = ctypes.CDLL(None)
+    libc.getenv.restype = ctypes.c_char_p
+    libc.getenv.argtypes = [ctypes.c_char_p]
+    found = []
+    for name in GGML_KERNEL_SWITCHES:
+        value = libc.getenv(name.encode())
+        if value is not None:
+            found.append(f"{name}={value.decode(errors='replace')}")
+    return " ".join(found)
+
+
 def build_info() -> dict[str, str]:
     lib = llama()
     info = {
@@ -113,13 +134,19 @@ class ArchitectureFingerprint:
     cuda_runtime: str | None = None
     cublas: str | None = None
     cuda_build: str | None = None
+    # ggml's own kernel switches as ggml sees them in this process (GGML_KERNEL_SWITCHES, `NAME=value` joined by
+    # spaces); left out of the parts when none is set, so fingerprints made before it was recorded keep their ids
+    ggml_env: str = ""
 
     @property
     def id(self) -> str:
         return _digest_id(self.parts())
 
     def parts(self) -> dict[str, Any]:
-        return {k: v for k, v in asdict(self).items() if v is not None or k not in _GPU_PARTS}
+        out = {k: v for k, v in asdict(self).items() if v is not None or k not in _GPU_PARTS}
+        if not out["ggml_env"]:
+            del out["ggml_env"]
+        return out
 
     def differences(self, other_parts: dict[str, Any]) -> dict[str, tuple[Any, Any]]:
         """Parts that differ: {name: (this engine's value, the other value)}."""
@@ -242,4 +269,5 @@ def fingerprint_of(
         n_seq_max=config.n_seq_max,
         kv_unified=config.kv_unified,
         **(gpu_parts(gpus) if gpus else {}),
+        ggml_env=ggml_env(),
     )

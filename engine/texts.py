@@ -9,6 +9,8 @@ from importlib import resources
 
 from engine.graft import GraftEngine
 
+PERPLEXITY_TEXT = "engine/data/passages.txt"  # the fixed text model quality is measured on (engine/prepare.py)
+
 
 @lru_cache(maxsize=1)
 def passages() -> tuple[str, ...]:

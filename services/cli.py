@@ -12,6 +12,7 @@ from services.cli_api import serve, submit, teams_app, tokens_app
 from services.cli_audit import audit_app, db_app
 from services.cli_bench import bench_app
 from services.cli_flywheel import ask, beat, requeue, run, worker, workers
+from services.cli_models import models_app
 from services.cli_store import attest, blocks_app, deposit
 from services.common import JsonOpt, ModelOpt, cli_runtime, cli_settings, guard, model_name
 from services.output import err, key_value_table, out, print_json, records_table
@@ -25,6 +26,7 @@ app.add_typer(sandbox_app, name="sandbox")
 app.add_typer(blocks_app, name="blocks")
 app.add_typer(audit_app, name="audit")
 app.add_typer(db_app, name="db")
+app.add_typer(models_app, name="models")
 app.command()(deposit)
 app.command()(attest)
 app.command()(run)

@@ -388,13 +388,26 @@ def bench_batch_probe(
                            ] = "short,long",
     steps: Annotated[int, typer.Option(min=1, max=64, help="Greedy decode steps per sequence.")] = 8,
     chunk: Annotated[int, typer.Option(min=1, max=512, help="The prefill grid (tokens per call).")] = 64,
-    threads: Annotated[str, typer.Option(help="Comma-separated thread counts (default: the engine's).")] = "",
+    threads: Annotated[str, typer.Option(help="Comma-separated thread counts (default: the engine's; the kernel "
+                                          "map: the first, else 2).")] = "",
+    weights: Annotated[str, typer.Option(help="The kernel map instead: comma-separated weight types (q4_0, q4_1, "
+                                         "q5_0, q8_0, q4_k_m, q6_k, f16, bf16, ...), each a copy of --model "
+                                         "(prepared when missing), flash attention off and on: batch "
+                                         "invariance at 1..max(--rows) sequences, decode ms per row count, prefill "
+                                         "tokens/s and the ggml path per row count.")] = "",
+    rows: Annotated[str, typer.Option(help="The kernel map's row counts (sequences decoded in one call).")
+                    ] = "1,2,3,4,8,12,16",
     json_out: JsonOpt = False,
 ) -> None:
     """Which configurations keep each sequence's logits byte-identical inside a multi-sequence decode call
     (flash attention on/off, a KV stream per sequence or unified, threads), under three compositions of the calls,
-    and the batched step's speed against the solo steps it replaces."""
+    and the batched step's speed against the solo steps it replaces. With --weights: the kernel map of weight
+    types (docs/ENGINE.md)."""
     from bench.batch_probe import PROMPT_SETS, BatchProbeRequest, run_batch_probe
+
+    if weights:
+        _kernel_map(model, weights, rows, threads, steps, chunk, json_out)
+        return
 
     def body() -> dict[str, Any]:
         sets = tuple(p.strip() for p in prompt_sets.split(",") if p.strip())
@@ -417,6 +430,35 @@ def bench_batch_probe(
              "states equal": f"{r['all']['states_equal']}/{r['all']['states']}",
              "speedup": r["all"].get("speedup")} for r in record["results"]]
     out.print(records_table(f"bench batch-probe: {record['model']}", rows, list(rows[0].keys())))
+
+
+def _kernel_map(model: str | None, weights: str, rows: str, threads: str, steps: int, chunk: int,
+                json_out: bool) -> None:
+    from bench.kernel_map import KernelMapRequest, run_kernel_map
+    from engine.models import WEIGHT_TYPES
+
+    def body() -> dict[str, Any]:
+        types = tuple(w.strip().lower() for w in weights.split(",") if w.strip())
+        unknown = [w for w in types if w not in WEIGHT_TYPES]
+        if not types or unknown:
+            raise ValueError(f"--weights takes {', '.join(WEIGHT_TYPES)}, not {', '.join(unknown) or 'nothing'}")
+        counts = _ints(rows, "--rows")
+        if max(counts) > 16:
+            raise ValueError("--rows: at most 16 sequences")
+        thread_counts = _ints(threads, "--threads") if threads.strip() else (2,)
+        return run_kernel_map(KernelMapRequest(weights=types, source=model or "smollm2-135m", rows=counts,
+                                               steps=min(steps, 8), chunk=chunk, threads=thread_counts[0]),
+                              progress=_progress("batch-probe", json_out))
+
+    record = _measured(body, json_out)
+    if record is None:
+        return
+    table = [{"weights": r["weights"], "FA": "on" if r["flash_attn"] else "off",
+              "all equal": f"{r['all']['positions_equal']}/{r['all']['positions']}",
+              "ragged equal": f"{r['ragged']['positions_equal']}/{r['ragged']['positions']}",
+              **{f"{k} rows ms": v for k, v in r["decode_ms"].items()},
+              "prefill tok/s": r["prefill_tokens_per_s"]} for r in record["results"]]
+    out.print(records_table(f"bench batch-probe kernel map: {record['source']}", table, list(table[0].keys())))
 
 
 @bench_app.command("graft-batch")
@@ -482,8 +524,13 @@ def bench_serve_load(
     concurrency: Annotated[str, typer.Option(help="Comma-separated concurrency levels.")] = "1,4,8,16",
     requests: Annotated[int | None, typer.Option(min=1, help="Requests per level (default the concurrency, "
                                                                "at least 4).")] = None,
-    prompt_tokens: Annotated[str, typer.Option(help="The prompts' token range, LOW,HIGH.")] = "200,2000",
-    max_tokens: Annotated[str, typer.Option(help="The outputs' token range, LOW,HIGH.")] = "64,256",
+    workload: Annotated[str, typer.Option(help="specified: 200-2,000-token prompts, 64-256 tokens out; decode: "
+                                          "20-100-token prompts, 256 tokens out (a decode-heavy load). "
+                                          "--prompt-tokens and --max-tokens override its ranges.")] = "specified",
+    prompt_tokens: Annotated[str | None, typer.Option(help="The prompts' token range, LOW,HIGH (default: the "
+                                                           "workload's).")] = None,
+    max_tokens: Annotated[str | None, typer.Option(help="The outputs' token range, LOW,HIGH (default: the "
+                                                        "workload's).")] = None,
     arms: Annotated[str, typer.Option(help="kvgraft_solo, kvgraft_batched, llama_server, llama_cpp_server.")
                     ] = "kvgraft_solo,kvgraft_batched,llama_server,llama_cpp_server",
     long_tokens: Annotated[int, typer.Option(min=16, max=2048, help="Team A's generation in the fairness and "
@@ -495,11 +542,15 @@ def bench_serve_load(
     from the same vendored source, -np = the concurrency) and llama_cpp.server, side by side; output tokens/s,
     time to first token, inter-token latency, every batched answer against its solo computation, fairness across
     teams and a client that disconnects."""
-    from bench.serve_load import ServeLoadBenchRequest, run_serve_load_bench
+    from bench.serve_load import WORKLOADS, ServeLoadBenchRequest, run_serve_load_bench
 
     def body() -> dict[str, Any]:
         levels = _ints(concurrency, "--concurrency")
-        prompts, outputs = _ints(prompt_tokens, "--prompt-tokens"), _ints(max_tokens, "--max-tokens")
+        if workload not in WORKLOADS:
+            raise ValueError(f"--workload takes {', '.join(WORKLOADS)}, not {workload!r}")
+        preset_prompts, preset_outputs = WORKLOADS[workload]
+        prompts = _ints(prompt_tokens, "--prompt-tokens") if prompt_tokens else preset_prompts
+        outputs = _ints(max_tokens, "--max-tokens") if max_tokens else preset_outputs
         if len(prompts) != 2 or len(outputs) != 2 or prompts[0] > prompts[1] or outputs[0] > outputs[1]:
             raise ValueError("--prompt-tokens and --max-tokens take LOW,HIGH")
         if outputs[1] > 2048:
@@ -508,7 +559,7 @@ def bench_serve_load(
         return run_serve_load_bench(ServeLoadBenchRequest(
             model=model_name(model), concurrency=levels, requests=requests, prompt_tokens=(prompts[0], prompts[1]),
             max_tokens=(outputs[0], outputs[1]), arms=tuple(a.strip() for a in arms.split(",") if a.strip()),
-            long_tokens=long_tokens, threads=threads), progress=progress)
+            long_tokens=long_tokens, threads=threads, workload=workload), progress=progress)
 
     record = _measured(body, json_out)
     if record is None:

@@ -33,6 +33,7 @@ from engine.batching import BatchCore, SequenceJob, SequenceResult
 from engine.errors import EngineError
 from engine.graft import GraftEngine
 from engine.logits import Divergence, LogitsRows, compare, merge
+from engine.prepare import file_type_name, weight_tensor_types
 from engine.sampling import SamplingParams
 from store.repository import latest_attestation, record_attestation
 from workers.flywheel.prompts import recurrence_query, style_for, tokens_of
@@ -42,7 +43,7 @@ from workers.serving.exactness import PROBE_TEXT
 
 log = structlog.get_logger(__name__)
 
-CHECK_VERSION = "batch-check-v6"  # in the batch profile: a verdict of another version is not reused
+CHECK_VERSION = "batch-check-v7"  # in the batch profile: a verdict of another version is not reused
 PROBE_LENGTHS = (9, 70, 270, 37, 130, 20, 100, 45)
 PROBE_TOKENS = (12, 6, 10, 8, 4, 12, 6, 10)
 
@@ -237,6 +238,12 @@ class BatchPolicy:
                 "max_seqs": self.max_seqs, "pad_rows": self.pad_to > 1}
 
 
+def weights_of(engine: GraftEngine) -> dict[str, object]:
+    """The weight types a verdict was decided for (recorded in the `batch` attestation's profile): the file's type
+    and its weight matrices per ggml type, which decide the matmul kernels a row meets (docs/ENGINE.md)."""
+    return {"file_type": file_type_name(engine.model), "tensors": weight_tensor_types(engine.model.path)}
+
+
 def batching_policy(rt: Runtime, engine: GraftEngine, max_seqs: int) -> BatchPolicy:
     """Batching of up to `max_seqs` sequences where this host's `batch` attestation (recorded now if there is
     none) found it exact; else one completion at a time, saying why."""
@@ -259,7 +266,8 @@ def batching_policy(rt: Runtime, engine: GraftEngine, max_seqs: int) -> BatchPol
         with rt.session() as s:
             attestation_id = record_attestation(
                 s, kind="batch", block_id=None, probe_digest=None, fingerprint=engine.fingerprint.id,
-                profile={**profile.as_dict(), "pad_to": check.pad_to, "grafts": check.grafts_exact},
+                profile={**profile.as_dict(), "pad_to": check.pad_to, "grafts": check.grafts_exact,
+                         "weights": weights_of(engine)},
                 profile_id=profile.id, host=host,
                 status="attested" if check.exact else "functional", floor_equal=check.reproducible,
                 continuation_equal=None, recapture_equal=None, reason=reason,
