@@ -47,8 +47,10 @@ def _validation_message(error: Any) -> str:
 def attach_runtime(app: FastAPI, rt: Runtime) -> None:
     """Give the app its runtime and work executor (done by the lifespan; tests may do it themselves)."""
     app.state.runtime = rt
-    if not rt.settings.broker_url:  # embedded: the serving engine's thread computes for the work thread too, from
-        app.state.serving = Serving(rt)  # the first decode (a second OpenMP team would slow both: BENCHMARKS.md)
+    # the serving engine first: embedded, its thread computes for the work thread too, from the first decode (a
+    # second OpenMP team would slow both: BENCHMARKS.md); its checks start now, in the background (/readyz)
+    app.state.serving = Serving(rt)
+    app.state.serving.start_checks()
     app.state.work = Work(rt)
 
 
@@ -127,13 +129,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             yield
             return
         attach_runtime(app, open_runtime(settings))
-        mine = app.state.work
+        mine, my_serving = app.state.work, app.state.serving
         try:
             yield
         finally:
             if getattr(app.state, "work", None) is mine:
                 detach_runtime(app)
-            else:  # someone re-attached meanwhile: close only what this lifespan opened
+            else:  # someone re-attached meanwhile: close only what this lifespan opened (its checks stopped first)
+                my_serving.close()
                 mine.close()
                 mine.rt.close()
 

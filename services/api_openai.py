@@ -173,6 +173,7 @@ def serving_of(request: Request) -> Serving:
         with _serving_lock:
             if getattr(state, "serving", None) is None:
                 state.serving = Serving(rt_of(request))
+                state.serving.start_checks()
     return state.serving  # type: ignore[no-any-return]
 
 

@@ -175,7 +175,7 @@ class Settings(BaseSettings):
 
     @property
     def block_signing(self) -> str:
-        """How blocks are protected, in words (shown by /healthz and `kvgraft fingerprint`)."""
+        """How blocks are protected, in words (shown by /v1/status and `kvgraft fingerprint`)."""
         if self.block_key is None:
             return "off: KVGRAFT_BLOCK_KEY is unset, blocks are unsigned (write access to the store can inject one)"
         return "hmac-sha256 over the whole block header (format 2)"
