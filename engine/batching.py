@@ -277,7 +277,10 @@ class BatchCore:
             self._prefill_chunk(prefilling[next(self._turn) % len(prefilling)], done)
         decoding = sorted((s for s in self.active.values() if not s.cuts), key=lambda s: s.slot)
         for seq in decoding:
-            if seq.next_token is not None and seq.pos >= self.ctx.n_seq_ctx:
+            if seq.next_token is not None and self._cancelled(seq):  # cancelled during this step's prefill call
+                seq.gen.end("cancelled")
+                seq.next_token = None
+            elif seq.next_token is not None and seq.pos >= self.ctx.n_seq_ctx:
                 seq.gen.end("context")
                 seq.next_token = None
             if seq.next_token is None:
