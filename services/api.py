@@ -54,13 +54,17 @@ def attach_runtime(app: FastAPI, rt: Runtime) -> None:
     app.state.work = Work(rt)
 
 
-def detach_runtime(app: FastAPI) -> None:
+def detach_runtime(app: FastAPI, grace_s: float | None = None) -> None:
+    """Close what attach_runtime opened; with `grace_s` (a process told to stop) each part gets at most that long:
+    a running check stops at its next decode, completions still running are cancelled, queued work is dropped
+    (pending rows, requeued later), and a task still running after it is abandoned with the runtime it uses."""
     serving = getattr(app.state, "serving", None)
     if serving is not None:  # the OpenAI endpoints' engine: pending prefix deposits finish first
-        serving.close()
+        serving.close(timeout=60 if grace_s is None else grace_s)
         app.state.serving = None
-    app.state.work.close()
-    app.state.runtime.close()
+    stopped = app.state.work.close(grace_s)
+    if stopped:  # never close the engine under a task still running on it (the process is exiting anyway)
+        app.state.runtime.close()
     del app.state.work, app.state.runtime
 
 
@@ -134,7 +138,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             yield
         finally:
             if getattr(app.state, "work", None) is mine:
-                detach_runtime(app)
+                detach_runtime(app, getattr(app.state, "shutdown_grace_s", None))
             else:  # someone re-attached meanwhile: close only what this lifespan opened (its checks stopped first)
                 my_serving.close()
                 mine.close()

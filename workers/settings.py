@@ -47,6 +47,8 @@ class Settings(BaseSettings):
     team_max_pending_queries: int = 64  # questions a team may have in flight (POST /v1/queries); more get 429
     team_max_pending_batches: int = 32  # batches a team may have queued or running; more get 429
     busy_retry_after_s: int = 5  # the Retry-After (seconds) of those 429 and 503 answers
+    # SIGTERM: how long `kvgraft serve` lets in-flight requests and work finish before cancelling them and exiting 0
+    shutdown_grace_s: float = Field(10.0, ge=0, le=3600)
     serving_team_max_in_flight: int = 4  # OpenAI completions a team may have waiting or running here; more get 429
     serving_queue_max: int = 32  # OpenAI completions waiting or running in this process (all teams); more get 429
     # sequences the serving engine decodes in one call (continuous batching; 1: one completion at a time), used
