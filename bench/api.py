@@ -93,8 +93,9 @@ def _spawn(argv: list[str], env: dict[str, str], log: Path, ready: Callable[[], 
 
 def _process(args: list[str], env: dict[str, str], log: Path, ready: Callable[[], bool]
              ) -> contextlib.AbstractContextManager[None]:
-    """A `kvgraft` command (`python -m services.cli ARGS`) as _spawn runs it."""
-    return _spawn([sys.executable, "-m", "services.cli", *args], env, log, ready)
+    """A `kvgraft` command (`python -m services.cli ARGS`) as _spawn runs it (a `serve` is ready once its
+    checks have finished, /readyz: minutes on a loaded machine)."""
+    return _spawn([sys.executable, "-m", "services.cli", *args], env, log, ready, timeout=1800)
 
 
 def run_api_bench(request: ApiBenchRequest, progress: Callable[[str], None] | None = None) -> dict[str, Any]:
@@ -140,7 +141,7 @@ def run_api_bench(request: ApiBenchRequest, progress: Callable[[str], None] | No
                 with _process(["worker", "graft"], child_env, worker_log,
                               lambda log=worker_log: "ready" in log.read_text()), \
                         _process(["serve", "--port", str(port), "--log-level", "warning"], dict(os.environ),
-                                 tmp / f"api-{label}.log", lambda: _answers(f"http://127.0.0.1:{port}/healthz")):
+                                 tmp / f"api-{label}.log", lambda: _answers(f"http://127.0.0.1:{port}/readyz")):
                     say(f"distributed ({label} worker caches): {request.queries} recurring queries over HTTP")
                     remote[label] = _over_http(port, token, questions)
     finally:

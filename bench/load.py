@@ -91,7 +91,7 @@ def run_load_bench(request: LoadBenchRequest, progress: Callable[[str], None] | 
 
     try:
         with _process(["serve", "--port", str(port), "--log-level", "warning"], env, tmp / "api.log",
-                      lambda: _answers(f"{url}/healthz")):
+                      lambda: _answers(f"{url}/readyz")):
             say("seeding the recurring questions (a shared batch)")
             with httpx.Client(base_url=url, timeout=120, headers={"Authorization": f"Bearer {tokens[0]}"}) as c:
                 seed = c.post("/v1/batches", json={"problems": SEED, "shared": True})

@@ -123,14 +123,14 @@ def _median(values: list[float]) -> float:
 
 @contextlib.contextmanager
 def _pod(env: dict[str, str], tmp: Path, name: str, headers: dict[str, str], model: str) -> Iterator[int]:
-    """A `kvgraft serve` process, warmed up by one short unrelated request (its serving engine loaded and the
-    composition check run), so no arm's first request pays for them (the warm-up prompt is shorter than a chunk:
+    """A `kvgraft serve` process, ready (its serving engine loaded and its checks run: /readyz) and warmed up by one
+    short unrelated request, so no arm's first request pays for them (the warm-up prompt is shorter than a chunk:
     it stores nothing)."""
     port = free_port()
     with _process(["serve", "--port", str(port), "--log-level", "warning"], env, tmp / f"{name}.log",
-                  lambda: _answers(f"http://127.0.0.1:{port}/healthz")):
+                  lambda: _answers(f"http://127.0.0.1:{port}/readyz")):
         with httpx.Client(base_url=f"http://127.0.0.1:{port}", headers=headers, timeout=600) as c:
-            _post(c, model, [{"role": "user", "content": "Warm up."}], 2, cache=True)  # runs the composition check
+            _post(c, model, [{"role": "user", "content": "Warm up."}], 2, cache=True)
         yield port
 
 

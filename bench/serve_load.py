@@ -177,12 +177,12 @@ def _level(ports: Callable[[str], int], headers: dict[str, dict[str, str]], mode
 def _pod(env: dict[str, str], tmp: Path, name: str) -> Iterator[int]:
     port = free_port()
     with _process(["serve", "--port", str(port), "--log-level", "warning"], env, tmp / f"{name}.log",
-                  lambda: _answers(f"http://127.0.0.1:{port}/healthz")):
+                  lambda: _answers(f"http://127.0.0.1:{port}/readyz")):
         yield port
 
 
 def _warm(port: int, headers: dict[str, str], model: str) -> None:
-    """One short request: the serving engine loaded and its checks run before any timed request."""
+    """One short request after the pod is ready (its checks run: /readyz) and before any timed request."""
     with httpx.Client(base_url=f"http://127.0.0.1:{port}", headers=headers, timeout=1800) as c:
         c.post("/v1/chat/completions", json={"model": model, "messages": [{"role": "user", "content": "Warm up."}],
                                              "max_tokens": 2, "temperature": 0}).raise_for_status()

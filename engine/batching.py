@@ -284,7 +284,10 @@ class BatchCore:
             self._prefill_chunk(prefilling[next(self._turn) % len(prefilling)], done)
         decoding = sorted((s for s in self.active.values() if not s.cuts), key=lambda s: s.slot)
         for seq in decoding:
-            if seq.next_token is not None and seq.pos >= self.ctx.n_seq_ctx:
+            if seq.next_token is not None and self._cancelled(seq):  # cancelled during this step's prefill call
+                seq.gen.end("cancelled")
+                seq.next_token = None
+            elif seq.next_token is not None and seq.pos >= self.ctx.n_seq_ctx:
                 seq.gen.end("context")
                 seq.next_token = None
             if seq.next_token is None:
@@ -446,6 +449,7 @@ class BatchScheduler:
     def __init__(self, name: str = "kvgraft-serving-engine") -> None:
         self._cv = threading.Condition()
         self._calls: deque[tuple[Callable[[], Any], Future[Any]]] = deque()
+        self._idle_calls: deque[tuple[Callable[[], Any], Future[Any]]] = deque()  # run only while nothing is served
         self._waiting: list[_Waiting] = []
         self._core: BatchCore | None = None
         self._owner_max = 1
@@ -463,6 +467,20 @@ class BatchScheduler:
             if self._closed:
                 raise RuntimeError("the compute thread is closed")
             self._calls.append((lambda: fn(*args, **kwargs), future))
+            self._cv.notify()
+        return future.result()
+
+    def call_idle(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """Run `fn` on the compute thread once no sequence is active or waiting (background work, such as a check
+        that must never delay a request: each of its calls waits while anything is served). RuntimeError once
+        closed."""
+        if threading.current_thread() is self._thread:
+            return fn(*args, **kwargs)
+        future: Future[T] = Future()
+        with self._cv:
+            if self._closed:
+                raise RuntimeError("the compute thread is closed")
+            self._idle_calls.append((lambda: fn(*args, **kwargs), future))
             self._cv.notify()
         return future.result()
 
@@ -521,10 +539,16 @@ class BatchScheduler:
                     if self._closed:  # what still runs ends now, cancelled: the context is closed after this
                         if self._core is not None:
                             self._core.cancel_all()
+                        for _, idle in self._idle_calls:
+                            idle.set_exception(RuntimeError("the compute thread is closed"))
+                        self._idle_calls.clear()
                         return
                     admit = self._admissible()
                     if admit or (self._core is not None and self._core.active):
                         fn = None
+                        break
+                    if self._idle_calls and not self._waiting:
+                        fn, fut = self._idle_calls.popleft()
                         break
                     self._cv.wait()
             if fn is not None:

@@ -52,6 +52,16 @@ def compute_thread() -> Callable[[Callable[[], int]], int] | None:
     return _compute_runner
 
 
+_this_thread = threading.local()
+
+
+def set_thread_runner(runner: Callable[[Callable[[], int]], int] | None) -> None:
+    """Route the calling thread's llama_decode calls through `runner`, over the process's (a serving engine's
+    background check: its decodes wait until nothing is served, and stop when that engine closes, whatever
+    runner the process has by then)."""
+    _this_thread.runner = runner
+
+
 _log_callback = None  # keeps the ctypes callback alive for the life of the process
 _last_level = 1
 
@@ -297,7 +307,7 @@ class LlamaContext:
             batch.seq_id[i][0] = row.seq_id
             batch.logits[i] = 1 if row.logits else 0
         batch.n_tokens = n
-        runner = _compute_runner
+        runner = getattr(_this_thread, "runner", None) or _compute_runner
         try:
             rc = lib.llama_decode(handle, batch) if runner is None else runner(lambda: lib.llama_decode(handle, batch))
         except RuntimeError:  # the compute thread closed meanwhile (a stopping process): compute here

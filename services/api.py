@@ -48,18 +48,24 @@ def _validation_message(error: Any) -> str:
 def attach_runtime(app: FastAPI, rt: Runtime) -> None:
     """Give the app its runtime and work executor (done by the lifespan; tests may do it themselves)."""
     app.state.runtime = rt
-    if not rt.settings.broker_url:  # embedded: the serving engine's thread computes for the work thread too, from
-        app.state.serving = Serving(rt)  # the first decode (a second OpenMP team would slow both: BENCHMARKS.md)
+    # the serving engine first: embedded, its thread computes for the work thread too, from the first decode (a
+    # second OpenMP team would slow both: BENCHMARKS.md); its checks start now, in the background (/readyz)
+    app.state.serving = Serving(rt)
+    app.state.serving.start_checks()
     app.state.work = Work(rt)
 
 
-def detach_runtime(app: FastAPI) -> None:
+def detach_runtime(app: FastAPI, grace_s: float | None = None) -> None:
+    """Close what attach_runtime opened; with `grace_s` (a process told to stop) each part gets at most that long:
+    a running check stops at its next decode, completions still running are cancelled, queued work is dropped
+    (pending rows, requeued later), and a task still running after it is abandoned with the runtime it uses."""
     serving = getattr(app.state, "serving", None)
     if serving is not None:  # the OpenAI endpoints' engine: pending prefix deposits finish first
-        serving.close()
+        serving.close(timeout=60 if grace_s is None else grace_s)
         app.state.serving = None
-    app.state.work.close()
-    app.state.runtime.close()
+    stopped = app.state.work.close(grace_s)
+    if stopped:  # never close the engine under a task still running on it (the process is exiting anyway)
+        app.state.runtime.close()
     del app.state.work, app.state.runtime
 
 
@@ -130,13 +136,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             yield
             return
         attach_runtime(app, open_runtime(settings))
-        mine = app.state.work
+        mine, my_serving = app.state.work, app.state.serving
         try:
             yield
         finally:
             if getattr(app.state, "work", None) is mine:
-                detach_runtime(app)
-            else:  # someone re-attached meanwhile: close only what this lifespan opened
+                detach_runtime(app, getattr(app.state, "shutdown_grace_s", None))
+            else:  # someone re-attached meanwhile: close only what this lifespan opened (its checks stopped first)
+                my_serving.close()
                 mine.close()
                 mine.rt.close()
 

@@ -15,7 +15,7 @@ import threading
 import time
 import types
 import typing
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import Any, Literal
 
 from fastapi import APIRouter, Request
@@ -214,6 +214,7 @@ def serving_of(request: Request) -> Serving:
         with _serving_lock:
             if getattr(state, "serving", None) is None:
                 state.serving = Serving(rt_of(request))
+                state.serving.start_checks()
     return state.serving  # type: ignore[no-any-return]
 
 
@@ -288,9 +289,11 @@ async def _run(serving: Serving, body: _Sampling, build: Callable[[], Completion
     digests = body.kvgraft.digests
     param = "messages" if kind == "chat" else "prompt"
     if not body.stream:
+        cancel = threading.Event()  # the client went away: the sequence stops before its next step, like a stream
         try:
             req = await run_in_threadpool(build)
-            c = await run_in_threadpool(serving.complete, req, None, None, digests)
+            c = await _unless_disconnected(run_in_threadpool(serving.complete, req, None, cancel, digests), request,
+                                           cancel)
         except Exception as exc:
             refusal = _refusal(serving, exc, param)
             if refusal is None:
@@ -344,6 +347,23 @@ async def _run(serving: Serving, body: _Sampling, build: Callable[[], Completion
 
 
 DISCONNECT_POLL_S = 0.05
+
+
+async def _unless_disconnected(work: Awaitable[Completion], request: Request, cancel: threading.Event) -> Completion:
+    """Await a non-streamed completion while listening on the request's channel: once its client has gone (or the
+    request's task is cancelled) `cancel` is set, and the sequence stops before its next step and frees its slot."""
+
+    async def listen() -> None:
+        while (await request.receive())["type"] != "http.disconnect":
+            pass
+        cancel.set()
+
+    listener = asyncio.ensure_future(listen())
+    try:
+        return await work
+    finally:
+        listener.cancel()
+        cancel.set()  # a no-op once it has ended
 
 
 async def _stream(serving: Serving, body: _Sampling, req: CompletionRequest, pieces: asyncio.Queue[tuple[str, Any]],

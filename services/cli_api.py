@@ -19,12 +19,27 @@ teams_app = typer.Typer(no_args_is_help=True, help="Teams, and which teams' shar
 def serve(host: Annotated[str, typer.Option(help="Interface to listen on.")] = "127.0.0.1",
           port: Annotated[int, typer.Option(min=1, max=65535)] = 8000,
           log_level: Annotated[str, typer.Option(help="uvicorn log level.")] = "info") -> None:
-    """Serve the HTTP API (FastAPI under uvicorn)."""
+    """Serve the HTTP API (FastAPI under uvicorn). SIGTERM or SIGINT: stop admitting, let in-flight requests finish
+    for KVGRAFT_SHUTDOWN_GRACE_S (then cancel them), stop a running check, and exit 0."""
+    import os
+    import signal
+    import threading
+
     import uvicorn
 
     from services.api import create_app
 
-    uvicorn.run(create_app(cli_settings()), host=host, port=port, log_level=log_level)
+    settings = cli_settings()
+    app = create_app(settings)
+    app.state.shutdown_grace_s = settings.shutdown_grace_s  # the lifespan's bound on closing the runtime
+    server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level=log_level,
+                                           timeout_graceful_shutdown=max(1, round(settings.shutdown_grace_s))))
+    for sig in (signal.SIGTERM, signal.SIGINT):  # uvicorn re-raises the signal it stopped for: this handler takes
+        signal.signal(sig, lambda *_: None)     # it, so that a stop it was asked for exits 0
+    server.run()
+    if any(t.is_alive() and not t.daemon for t in threading.enumerate() if t is not threading.main_thread()):
+        err.print("stopped; abandoning work still running after the grace period (it is redelivered)")
+        os._exit(0)  # a thread still running work would hold the interpreter's exit
 
 
 @tokens_app.command("create")

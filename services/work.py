@@ -13,6 +13,7 @@ team's limit holds exactly per API process and across N processes admits at most
 from __future__ import annotations
 
 import threading
+import time
 from collections import Counter
 from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -215,6 +216,20 @@ class Work:
             log.warning("api.queue_depth_unavailable", error=str(exc))
             return {}
 
-    def close(self) -> None:
-        if self.local is not None:
+    def close(self, timeout: float | None = None) -> bool:
+        """Stop the embedded work thread: with a timeout (a process told to stop), work still queued is dropped (its
+        rows stay pending for `kvgraft requeue` and beat) and the task running is waited for that long; without,
+        everything queued finishes first. Whether the thread has stopped."""
+        if self.local is None:
+            return True
+        if timeout is None:
             self.local.shutdown(wait=True, cancel_futures=False)
+            return True
+        self.local.shutdown(wait=False, cancel_futures=True)
+        deadline = time.monotonic() + timeout
+        for thread in list(getattr(self.local, "_threads", ())):
+            thread.join(max(0.0, deadline - time.monotonic()))
+        running = any(t.is_alive() for t in getattr(self.local, "_threads", ()))
+        if running:
+            log.warning("api.work_abandoned", grace_s=timeout)  # its delivery is redelivered as a lost one
+        return not running

@@ -49,6 +49,8 @@ class Settings(BaseSettings):
     team_max_pending_queries: int = 64  # questions a team may have in flight (POST /v1/queries); more get 429
     team_max_pending_batches: int = 32  # batches a team may have queued or running; more get 429
     busy_retry_after_s: int = 5  # the Retry-After (seconds) of those 429 and 503 answers
+    # SIGTERM: how long `kvgraft serve` lets in-flight requests and work finish before cancelling them and exiting 0
+    shutdown_grace_s: float = Field(10.0, ge=0, le=3600)
     # THE per-team limit of the serving engine (docs/OPERATIONS.md, "Admission"): OpenAI completions a team may have
     # waiting or running in this process (more get 429), and so the sequences it may hold in the batch at once.
     # Default: KVGRAFT_SERVING_MAX_SEQS - 1 (at least 1), so another team finds a slot
@@ -212,7 +214,7 @@ class Settings(BaseSettings):
 
     @property
     def block_signing(self) -> str:
-        """How blocks are protected, in words (shown by /healthz and `kvgraft fingerprint`)."""
+        """How blocks are protected, in words (shown by /v1/status and `kvgraft fingerprint`)."""
         if self.block_key is None:
             return "off: KVGRAFT_BLOCK_KEY is unset, blocks are unsigned (write access to the store can inject one)"
         return "hmac-sha256 over the whole block header (format 2)"

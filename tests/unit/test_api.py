@@ -16,6 +16,7 @@ from fastapi.testclient import TestClient
 from services.api import create_app
 from store.db import AnswerRow, BlockRow, ProblemRow
 from store.repository import create_api_token, get_or_create_team, revoke_token, set_team_trusted
+from tests.fixtures.ready import wait_ready
 from workers.runtime import open_runtime
 from workers.settings import Settings
 
@@ -73,10 +74,18 @@ def batch_a(api: dict[str, Any]) -> dict[str, Any]:
 
 
 def test_health_needs_no_token_and_metrics_are_for_operators(api: dict[str, Any]) -> None:
-    """Health is public; the metrics are every team's work together (store bytes, evictions, answers), so neither
-    an anonymous caller nor a submitter reads them: an operator or auditor token does."""
+    """Health and readiness are public and say nothing about the deployment; its state (the store, the broker,
+    how blocks are protected) and the metrics are every team's business together (store bytes, evictions,
+    answers), so neither an anonymous caller nor a submitter reads them: an operator or auditor token does."""
+    wait_ready(api["client"])
     health = api["client"].get("/healthz").json()
-    assert health["status"] == "ok" and health["blocks_signed"] is False and health["block_signing"].startswith("off")
+    assert health == {"status": "ready", "checking": []}
+    assert api["client"].get("/readyz").json() == health
+    assert api["client"].get("/v1/status").status_code == 401
+    assert api["client"].get("/v1/status", headers=_h(api, "a")).status_code == 403
+    status = api["client"].get("/v1/status", headers=_h(api, "operator")).json()
+    assert status["status"] == "ready" and status["store"].startswith("file://") and status["broker"] is False
+    assert status["blocks_signed"] is False and status["block_signing"].startswith("off")
     assert api["client"].get("/metrics").status_code == 401
     refused = api["client"].get("/metrics", headers=_h(api, "a"))
     assert refused.status_code == 403 and refused.json()["error"]["code"] == "forbidden"

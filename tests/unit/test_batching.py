@@ -155,6 +155,45 @@ def test_one_owners_long_sequences_do_not_hold_another_owners_short_one(engine: 
         ctx.close()
 
 
+def test_background_calls_run_only_while_nothing_is_served(engine: GraftEngine) -> None:
+    """A check's calls (`call_idle`) never run while a sequence is active or waiting: a request arriving while a
+    check computes waits for at most the one call in progress, and the check resumes once it has finished."""
+    scheduler = BatchScheduler("kvgraft-test-compute")
+    seen: list[tuple[int, int]] = []
+    stop = threading.Event()
+
+    def background() -> None:
+        while not stop.is_set():
+            scheduler.call_idle(lambda: seen.append((scheduler.load()["active"], scheduler.load()["waiting"])))
+
+    try:
+        ctx = scheduler.call(engine.open_batch_context, 2)
+        scheduler.attach(BatchCore(engine, ctx), owner_max_seqs=2)
+        checker = threading.Thread(target=background, daemon=True)
+        checker.start()
+        while len(seen) < 10:  # the check runs while nothing is served
+            time.sleep(0.001)
+        before = len(seen)
+        served = [scheduler.submit(SequenceJob(tuple(sample_tokens(engine, 30, start=i)),
+                                               SamplingParams(max_tokens=40, temperature=0.9, seed=i), owner=str(i)))
+                  for i in range(3)]
+        assert all(len(f.result(timeout=60).generated.tokens) == 40 for f in served)
+        during = len(seen)
+        deadline = time.monotonic() + 30
+        while len(seen) < during + 10:  # and resumes after
+            assert time.monotonic() < deadline
+            time.sleep(0.001)
+        stop.set()
+        checker.join(10)
+        assert before >= 10 and all(active == 0 and waiting == 0 for active, waiting in seen), seen
+    finally:
+        stop.set()
+        scheduler.close()
+        ctx.close()
+    with pytest.raises(RuntimeError, match="closed"):
+        scheduler.call_idle(lambda: None)
+
+
 def test_the_batch_check_finds_decode_calls_as_they_come_inexact_here_and_pad_rows_exact(
         kvgraft_cache: Path) -> None:
     """The tiny model's F32 weights: one row through ggml's dot products, two or more through tinyBLAS, so decoding

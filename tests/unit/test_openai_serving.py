@@ -24,8 +24,9 @@ from engine.sampling import SamplingParams
 from services.api import create_app
 from store.db import AttestationRow, BlockOwnerRow, BlockRow, PrefixRow
 from store.repository import create_api_token, get_or_create_team
+from tests.fixtures.ready import wait_ready
 from workers.runtime import open_runtime
-from workers.serving.exactness import COMPOSITION, CompositionCheck, SplitResult
+from workers.serving.exactness import COMPOSITION, CompositionCheck, CompositionVerdict, SplitResult
 from workers.settings import Settings
 
 pytestmark = pytest.mark.unit
@@ -45,6 +46,7 @@ def _serve(monkeypatch: pytest.MonkeyPatch, **env: str) -> Iterator[dict[str, An
                   for name in ("team-a", "team-b")}
     rt.close()
     with TestClient(create_app(settings)) as client:
+        wait_ready(client)  # traffic after the checks, as a load balancer sends it (the checks: test_serving_checks)
         yield {"client": client, "h": {n: {"Authorization": f"Bearer {t}"} for n, t in tokens.items()},
                "app": client.app}
 
@@ -422,9 +424,9 @@ def _refuse(api: dict[str, Any], check: CompositionCheck) -> None:
     _complete(api)  # loads the serving engine and runs the real check (exact here)
     rt = api["app"].state.runtime
     entries = rt.memo.entries(COMPOSITION)
-    assert entries and all(v[0].exact for _, v in entries)
+    assert entries and all(v.exact for _, v in entries)
     for k, _ in entries:
-        rt.memo.put(COMPOSITION, k, (check, None))
+        rt.memo.put(COMPOSITION, k, CompositionVerdict.of(check, None))
 
 
 def _check(aligned: bool, unaligned: bool) -> CompositionCheck:
@@ -553,9 +555,9 @@ def test_a_prefix_from_the_resident_context_equals_one_from_its_block_and_fresh(
     question = "Which way are the valves turned to close?"
     via_context = _chat(api, question)
     rt = api["app"].state.runtime
-    check = rt.memo.entries(COMPOSITION)[0][1][0]
+    verdict = rt.memo.entries(COMPOSITION)[0][1]
     # where the composition check found truncation not exact here, the block is restored instead
-    assert via_context["kvgraft"]["restored"][0]["from"] == ("context" if check.trim_exact else "block")
+    assert via_context["kvgraft"]["restored"][0]["from"] == ("context" if verdict.resident else "block")
     answers = [via_context]
     if serving == "one_slot":  # (with several slots, a new request takes an empty one: the resident stays)
         _complete(api, prompt="Something else entirely, to displace the context. " * 4)

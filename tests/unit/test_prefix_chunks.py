@@ -20,6 +20,7 @@ from engine.texts import sample_tokens
 from services.api import create_app
 from store.db import BlockOwnerRow, BlockRow, PrefixRow, utcnow
 from store.repository import create_api_token, get_or_create_team
+from tests.fixtures.ready import wait_ready
 from workers.runtime import open_runtime
 from workers.serving.prompt_cache import chain_hashes, lookup
 from workers.settings import Settings
@@ -61,6 +62,7 @@ def api(data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, A
         token = create_api_token(s, team=get_or_create_team(s, name="team-a"), role="submitter")[1]
     rt.close()
     with TestClient(create_app(settings)) as client:
+        wait_ready(client)
         yield {"client": client, "h": {"Authorization": f"Bearer {token}"}, "app": client.app}
 
 

@@ -20,6 +20,7 @@ from services.api import create_app
 from store.db import BlockOwnerRow, BlockRow, TeamRow
 from store.repository import create_api_token, get_or_create_team
 from store.retention import team_bytes
+from tests.fixtures.ready import wait_ready
 from workers.runtime import open_runtime
 from workers.settings import Settings
 
@@ -89,6 +90,7 @@ def _world(data: Path, monkeypatch: pytest.MonkeyPatch, secret: str) -> Iterator
     sa.event.listen(sa.engine.Engine, "before_cursor_execute", work.note_statement)
     try:
         with TestClient(create_app(settings)) as client:
+            wait_ready(client)  # the serving checks' own reads and writes are nobody's
             app_rt = client.app.state.runtime  # type: ignore[attr-defined]
             objects = app_rt.blocks.objects
             for name in ("put", "open", "exists", "delete", "list", "replace"):

@@ -1,11 +1,12 @@
 """When the prompt cache may be used, and where a stored prefix may end, decided by measurement on this machine,
 not assumed.
 
-Before the first served prompt of a fingerprint and profile, the composition check computes a probe prompt of a
-few chunks twice fresh (the control: fresh computation must be reproducible here) and then composed at several
-split points: the tokens before the split prefilled and captured, the block written and read back, restored into
-another context, the rest prefilled on the absolute grid (the calls a fresh prefill makes after that point). The
-cache is used only if the split at a chunk boundary is SHA-256-equal to fresh.
+When a serving process starts (in the background, never inside a request: workers/serving/service.py), unless a
+verdict for the same fingerprint, profile and check version is recorded on this host, the composition check
+computes a probe prompt of a few chunks twice fresh (the control: fresh computation must be reproducible here)
+and then composed at several split points: the tokens before the split prefilled and captured, the block written
+and read back, restored into another context, the rest prefilled on the absolute grid (the calls a fresh prefill
+makes after that point). The cache is used only if the split at a chunk boundary is SHA-256-equal to fresh.
 
 A cut inside a chunk changes how the rows around it are batched (partial calls where fresh makes a full one).
 Whether that changes any byte depends on the kernels (KV bytes depend on the partition, docs/ENGINE.md; a
@@ -14,17 +15,16 @@ shapes serving makes (see `_granule_trials`): the boundary granule is the first 
 exact; a prefix may end at a multiple of it (a chat message's end, rounded down), else only at chunk boundaries.
 This is evidence from those shapes on this machine, not a proof for every position: every response reports its
 first logits digest, and `kvgraft bench prompt-cache` compares each cached and capturing answer of a workload with
-a fresh one. The verdict is recorded as a `composition` probe attestation. A sliding-window model is never served
-from the cache past its window (masked cells are not restored exactly with swa_full off)."""
+a fresh one. The verdict is recorded as a `composition` probe attestation, which later processes on this host
+reuse; until a process has a verdict, its prompts are served without the cache. A sliding-window model is never
+served from the cache past its window (masked cells are not restored exactly with swa_full off)."""
 
 from __future__ import annotations
 
 import hashlib
 import socket
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Any
 
 import numpy as np
 import structlog
@@ -32,7 +32,7 @@ import structlog
 from engine.errors import DecodeError, EngineError
 from engine.graft import GraftEngine
 from engine.logits import Divergence, LogitsRows, compare
-from store.repository import record_attestation
+from store.repository import latest_attestation, record_attestation
 from workers.gate_records import divergence_fields, status_of
 from workers.runtime import MemoSlot, Runtime
 from workers.seam import block_file_roundtrip
@@ -200,13 +200,41 @@ def _sha(row: np.ndarray) -> str:
     return hashlib.sha256(row.tobytes()).hexdigest()
 
 
+CHECK_VERSION = "composition-check-v1"  # in the attestation's profile: a verdict of another version is not reused
+
+
+@dataclass(frozen=True)
+class CompositionVerdict:
+    """What the composition check decided for one fingerprint and profile on this host: measured now, or read
+    back from the `composition` attestation an earlier process on this host recorded (so a restart does not
+    check again)."""
+
+    exact: bool  # a prefix ending at a chunk boundary may be restored
+    granule: int  # where a stored prefix may end: multiples of this
+    resident: bool  # a context still holding the prefix may be truncated to it (CompositionCheck.trim_exact)
+    refusal: str | None  # why the cache is off here (None: it may be used)
+    attestation_id: int | None
+
+    @classmethod
+    def of(cls, check: CompositionCheck, attestation_id: int | None) -> CompositionVerdict:
+        refusal = None if check.exact else (
+            "composition_not_exact: on this machine a restored prefix followed by the rest of the prompt is not "
+            f"byte-equal to a fresh prefill (fresh {check.fresh_sha256[:12]}, composed "
+            f"{check.splits[0].composed_sha256[:12] if check.splits else '-'}"
+            f"{'' if check.reproducible else ', and fresh is not reproducible'})")
+        return cls(check.exact, check.granule, check.trim_exact, refusal, attestation_id)
+
+
 def record_check(rt: Runtime, engine: GraftEngine, check: CompositionCheck) -> int:
-    """The check as a probe attestation of the serving profile on this host (what an auditor reads)."""
+    """The check as a probe attestation of the serving profile on this host (what an auditor reads, and what a
+    later process on this host reuses: the granule and the resident verdict ride in its profile)."""
     profile = engine.profile(check.chunk)
     with rt.session() as s:
         row = record_attestation(
             s, kind="composition", block_id=None, probe_digest=check.fresh_sha256, fingerprint=engine.fingerprint.id,
-            profile=profile.as_dict(), profile_id=profile.id, host=socket.gethostname(),
+            profile={**profile.as_dict(), "check": CHECK_VERSION, "granule": check.granule,
+                     "resident": check.trim_exact},
+            profile_id=profile.id, host=socket.gethostname(),
             status=status_of(check.exact, check.reproducible), floor_equal=check.reproducible,
             continuation_equal=None, recapture_equal=None, **divergence_fields(check.divergence),
             reason=check.summary(), timings={"composition_check_ms": check.ms})
@@ -221,59 +249,80 @@ class CachePolicy:
     resident: bool = False  # a context still holding the prefix may be truncated to it instead of a restore
 
 
-Compute = Callable[..., Any]  # runs a function with its arguments somewhere and returns its result
+COMPOSITION: MemoSlot[tuple[str, str], CompositionVerdict] = MemoSlot("composition")  # by fingerprint and profile
 
 
-# the composition check and its attestation id (None: not recorded), or why it could not be measured
-MeasuredCheck = tuple[CompositionCheck | str, int | None]
-COMPOSITION: MemoSlot[tuple[str, str], MeasuredCheck] = MemoSlot("composition")  # by fingerprint and profile
+def _key(engine: GraftEngine) -> tuple[str, str]:
+    return engine.fingerprint.id, engine.profile(engine.config.prefill_chunk).id
 
 
-def _here(fn: Callable[..., Any], *args: Any) -> Any:
-    return fn(*args)
+def recorded_verdict(rt: Runtime, engine: GraftEngine) -> CompositionVerdict | None:
+    """The verdict this process already has, else the one recorded on this host for the same fingerprint, profile
+    and check version (kept in the memo), else None."""
+    key = _key(engine)
+    known = rt.memo.get(COMPOSITION, key)
+    if known is not None:
+        return known
+    with rt.session() as s:
+        row = latest_attestation(s, block_id=None, fingerprint=key[0], profile_id=key[1], kind="composition",
+                                 host=socket.gethostname())
+        if row is None or (row.profile or {}).get("check") != CHECK_VERSION:
+            return None
+        c = engine.config.prefill_chunk
+        exact = row.status == "attested"
+        refusal = None if exact else (
+            "composition_not_exact: on this machine a restored prefix followed by the rest of the prompt is not "
+            f"byte-equal to a fresh prefill ({row.reason})")
+        verdict = CompositionVerdict(exact, int(row.profile.get("granule", c)) if exact else c,
+                                     exact and bool(row.profile.get("resident", False)), refusal, row.id)
+    log.info("serve.composition_reused", attestation_id=verdict.attestation_id, exact=verdict.exact)
+    return rt.memo.put(COMPOSITION, key, verdict)
 
 
-def _measured(rt: Runtime, engine: GraftEngine, key: tuple[str, str]) -> MeasuredCheck:
-    """The composition check for `key`, measured (and recorded) unless this process already has it."""
-    entry = rt.memo.get(COMPOSITION, key)
-    if entry is not None:  # measured meanwhile, by a request that got here first
-        return entry
+def composition_verdict(rt: Runtime, engine: GraftEngine) -> CompositionVerdict:
+    """The verdict for this engine's fingerprint and profile: known (this process, or recorded on this host), else
+    measured now and recorded. Its decodes run wherever the process's compute runner puts them (the serving
+    engine's checks: only while nothing is served)."""
+    known = recorded_verdict(rt, engine)
+    if known is not None:
+        return known
+    c = engine.config.prefill_chunk
     try:
-        check: CompositionCheck | str = composition_check(engine)
+        check = composition_check(engine)
     except EngineError as exc:  # a model whose state cannot be captured, restored or cut this way
         log.warning("serve.composition_failed", error=str(exc))
-        check = f"{type(exc).__name__}: {exc}"
-    entry = rt.memo.put(COMPOSITION, key, (check, None))  # measured once per process, recorded or not
-    if isinstance(check, CompositionCheck):
-        try:
-            entry = rt.memo.put(COMPOSITION, key, (check, record_check(rt, engine, check)))
-        except Exception as exc:  # noqa: BLE001 - the verdict stands; only its audit row is missing
-            log.warning("serve.composition_unrecorded", error=str(exc))
-    return entry
+        return rt.memo.put(COMPOSITION, _key(engine), CompositionVerdict(
+            False, c, False, f"composition_check_failed: {type(exc).__name__}: {exc}", None))
+    attestation_id = None
+    try:
+        attestation_id = record_check(rt, engine, check)
+    except Exception as exc:  # noqa: BLE001 - the verdict stands; only its audit row is missing
+        log.warning("serve.composition_unrecorded", error=str(exc))
+    return rt.memo.put(COMPOSITION, _key(engine), CompositionVerdict.of(check, attestation_id))
 
 
-def cache_policy(rt: Runtime, engine: GraftEngine, n_prompt: int,
-                 compute: Compute = _here) -> CachePolicy:
-    """Whether the prompt cache may serve this prompt here, and at which boundaries prefixes may end. The check
-    itself, the first time, runs through `compute` (the serving engine's compute thread); once it is known, the
-    answer comes from this process's memo on the caller's thread."""
+def unverified(rt: Runtime, engine: GraftEngine, reason: str) -> CompositionVerdict:
+    """The verdict where the check could not run (the cache stays off, saying why), unless one is known."""
+    return rt.memo.get(COMPOSITION, _key(engine)) or rt.memo.put(COMPOSITION, _key(engine), CompositionVerdict(
+        False, engine.config.prefill_chunk, False, f"composition_check_failed: {reason}", None))
+
+
+CHECKING = ("checking: the composition check has not finished on this host; served without the prompt cache "
+            "(nothing restored, nothing stored) until it has")
+
+
+def cache_policy(rt: Runtime, engine: GraftEngine, n_prompt: int) -> CachePolicy:
+    """Whether the prompt cache may serve this prompt here, and at which boundaries prefixes may end: from the
+    verdict this process holds (never computed inside a request: before it, the cache is off and says why)."""
     c = engine.config.prefill_chunk
     swa = engine.model.n_swa
     if swa and n_prompt > swa:
         return CachePolicy(f"sliding_window: the model attends over a window of {swa} tokens and the prompt is "
                            f"{n_prompt}; a prefix restored past the window is not exact with swa_full off", c, None)
-    key = (engine.fingerprint.id, engine.profile(c).id)
-    entry = rt.memo.get(COMPOSITION, key)
-    if entry is None:
-        entry = compute(_measured, rt, engine, key)
-    check, attestation_id = entry
-    if isinstance(check, str):
-        return CachePolicy(f"composition_check_failed: {check}", c, None)
-    if not check.exact:
-        return CachePolicy("composition_not_exact: on this machine a restored prefix followed by the rest of the "
-                           f"prompt is not byte-equal to a fresh prefill (fresh {check.fresh_sha256[:12]}, "
-                           f"composed {check.splits[0].composed_sha256[:12]}"
-                           f"{'' if check.reproducible else ', and fresh is not reproducible'})", c,
-                           attestation_id)
+    verdict = rt.memo.get(COMPOSITION, _key(engine))
+    if verdict is None:
+        return CachePolicy(CHECKING, c, None)
+    if verdict.refusal is not None:
+        return CachePolicy(verdict.refusal, c, verdict.attestation_id)
     sliding = bool(swa) and not engine.config.swa_full  # cells before the window may have been overwritten
-    return CachePolicy(None, check.granule, attestation_id, check.trim_exact and not sliding)
+    return CachePolicy(None, verdict.granule, verdict.attestation_id, verdict.resident and not sliding)
