@@ -37,7 +37,7 @@ from engine import seqchunks
 from engine.errors import StateRestoreError
 from engine.graft import GraftEngine, KVSnapshot
 from store.db import owner_key
-from store.repository import owned_prefix_rows, record_block, record_prefix
+from store.repository import owned_prefix_rows, record_block, record_prefix, set_quarantined
 from store.retention import ensure_quota, prune, record_use
 from workers.runtime import Runtime
 from workers.seam import block_to_snapshot, read_or_miss, snapshot_to_block
@@ -168,12 +168,42 @@ def _joined(engine: GraftEngine, blocks: list[Any], end: int) -> KVSnapshot:
                       fingerprint=first.fingerprint, fingerprint_parts=first.fingerprint_parts, profile=first.profile)
 
 
-def lookup(rt: Runtime, engine: GraftEngine, hashes: dict[int, str], team_id: int) -> Lookup:
+def _chain_mismatch(engine: GraftEngine, chain: list[_Owned], blocks: list[Any], end: int, hashes: dict[int, str],
+                    tokens: Sequence[int] | None, store_chunk: int | None) -> tuple[str, str] | None:
+    """(block id, why) of the first chunk that is not the prompt's own, else None: each chunk starts where its row
+    says and where the one before ends, the joined token ids equal the prompt's, and the chain hash recomputed from
+    the joined chunks' own tokens equals the one the catalogue matched (a wrong row, by a bug, a hand-edited
+    database or a repair gone wrong, is never restored)."""
+    at = 0
+    joined: list[int] = []
+    for row, block in zip(chain, blocks, strict=True):
+        ident = block.identity
+        if ident.pos_start != row.start or ident.pos_start != at or ident.pos_end != row.end:
+            return row.block_id, (f"chunk holds [{ident.pos_start}, {ident.pos_end}), its row says "
+                                  f"[{row.start}, {row.end}) after {at}")
+        joined.extend(ident.tokens)
+        at = ident.pos_end
+        if tokens is not None and list(ident.tokens) != list(tokens[ident.pos_start:ident.pos_end]):
+            return row.block_id, "the chunk's token ids are not the prompt's"
+    if at != end:
+        return chain[-1].block_id, f"the chain ends at {at}, not {end}"
+    if store_chunk is not None:
+        # the prompt's token after the prefix (or any) only lets chain_hashes name `end` itself
+        probe = joined + [0]
+        if chain_hashes(engine, probe, [end], store_chunk).get(end) != hashes[end]:
+            return chain[-1].block_id, "the chain hash of the joined chunks is not the catalogue's"
+    return None
+
+
+def lookup(rt: Runtime, engine: GraftEngine, hashes: dict[int, str], team_id: int, *,
+           tokens: Sequence[int] | None = None, store_chunk: int | None = None) -> Lookup:
     """In one query, the prompt's prefix chunks this team owns; the longest prefix whose whole chain of chunks is
     owned, not quarantined and readable is read (its chunks concurrently), verified and joined (a damaged or
     missing chunk is a miss, and the next longest prefix is tried), and the owned chunks' spans tell which the
     request need not store again (not one that is quarantined or could not be read: the request captures it, and
-    its deposit restores the block). An unreachable object store raises ObjectStoreUnavailableError (the
+    its deposit restores the block). With the prompt's `tokens` and `store_chunk`, the joined chain is checked
+    to be the prompt's (_chain_mismatch) before it is used; a chunk that is not is quarantined and a miss. An
+    unreachable object store raises ObjectStoreUnavailableError (the
     request is then served uncached)."""
     if not hashes:
         return Lookup(None)
@@ -203,6 +233,13 @@ def lookup(rt: Runtime, engine: GraftEngine, hashes: dict[int, str], team_id: in
             if missing:
                 refused.update(r.block_id for r in missing)
                 unreadable.update(r.chain_hash for r in missing)
+                continue
+            wrong = _chain_mismatch(engine, chain, blocks, end, hashes, tokens, store_chunk)
+            if wrong is not None:  # a catalogue row pointing the chain at another prompt's chunk: a miss
+                log.error("prompt_cache.chain_mismatch", chain_hash=hashes[end], block_id=wrong[0], error=wrong[1])
+                with rt.session() as s:
+                    set_quarantined(s, block_id=wrong[0], quarantined=True)
+                refused.add(wrong[0])
                 continue
             try:
                 snapshot = _joined(engine, blocks, end)
