@@ -132,6 +132,21 @@ class BlockStore:
                  created=result.created, store=self.url)
         return StoredBlock(block.block_id, block.fingerprint, key, len(data), result.created)
 
+    def encode(self, block: Block) -> bytes:
+        """The block's object bytes (sealed under the newest key where a keyring is set)."""
+        return encode(block, self.keyring)
+
+    def write(self, block: Block, data: bytes) -> StoredBlock:
+        """Write `data` (this block's encode) by the backend's atomic replace, whether or not the key holds an
+        object: the same object-store and file-system calls either way (a deposit must not take another course
+        because another team stored, or once stored, the same content). Cached copies are kept: the content
+        under a block id is the same whoever wrote it."""
+        key = block_key(block.fingerprint, block.block_id)
+        self.objects.replace(key, data, sha256=hashlib.sha256(data).hexdigest())
+        log.info("store.block_written", block_id=block.block_id, fingerprint=block.fingerprint, bytes=len(data),
+                 store=self.url)
+        return StoredBlock(block.block_id, block.fingerprint, key, len(data), True)
+
     def get(self, fingerprint: str, block_id: str, *, use_cache: bool = True, scope: str | None = None) -> Block:
         """Read and verify a block (hash, id, fingerprint, HMAC when a key is set), or return the copy this process
         verified before; `use_cache=False` reads the origin store directly (verification, attestation, copies).

@@ -14,12 +14,14 @@ the state captured in one piece; a chain is usable up to its first missing, evic
 captures its state once, at its longest kept boundary, and every chunk it needs is cut from that capture. With
 the chunk setting 0 each prefix is one block from position 0 (and such blocks, stored before chunks, still read).
 
-Prefix blocks are deposited after the request, off the request's path (a background thread), write-once and
-deduplicated: the same prefix from another team is the same block (its header names no team and no time), and the
-team becomes one more owner of it, within its quota. A team only ever finds prefixes it owns (its own deposits), so
-one team's prompts are never revealed to another: a lookup of another team's prefix is a miss like any other, and
-a deposit takes the same work whether or not another team stored the same prefix. Every restore is recorded as a
-use (on the same background thread), the block's and the team's own."""
+Prefix blocks are deposited after the request, off the request's path (a background thread), deduplicated (the
+object is written by an atomic replace under the row's lock whether the content is new, live under another owner or
+evicted: the same statements, object-store and file-system calls in every case): the same prefix from another team
+is the same block (its header names no team and no time), and the team becomes one more owner of it, within its
+quota. A team only ever finds prefixes it owns (its own deposits), so one team's prompts are never revealed to
+another: a lookup of another team's prefix is a miss like any other, and a deposit takes the same work whether or
+not another team stored the same prefix. Every restore is recorded as a use (on the same background thread), the
+block's and the team's own."""
 
 from __future__ import annotations
 
@@ -36,6 +38,7 @@ import structlog
 from engine import seqchunks
 from engine.errors import StateRestoreError
 from engine.graft import GraftEngine, KVSnapshot
+from store.blocks import block_key
 from store.db import owner_key
 from store.repository import owned_prefix_rows, record_block, record_prefix, set_quarantined
 from store.retention import ensure_quota, prune, record_use
@@ -265,7 +268,7 @@ def chunk_snapshot(state: KVSnapshot, start: int, end: int) -> KVSnapshot:
 class PendingPrefix:
     chain_hash: str
     snapshot: KVSnapshot
-    replace: bool = False  # the team's stored block for it could not be read: overwrite the damaged object
+    replace: bool = False  # the team's stored block for it could not be read (every deposit overwrites it now)
 
 
 class PrefixDepositor:
@@ -327,18 +330,21 @@ def deposit_prefix(rt: Runtime, engine: GraftEngine, item: PendingPrefix, team_i
     block = snapshot_to_block(item.snapshot, kind="prefix", meta=meta, key=rt.settings.block_key_bytes)
     ensure_quota(rt.session, rt.blocks, team_id=team_id, block_id=block.block_id,
                  incoming_bytes=block.identity.payload_bytes)
-    stored = rt.blocks.replace(block) if item.replace else rt.blocks.put(block)
+    data = rt.blocks.encode(block)
     with rt.session() as s:
-        record_block(s, block_id=block.block_id, fingerprint=block.fingerprint, kind="prefix",
-                     n_tokens=item.snapshot.n_tokens, bytes=stored.size,
-                     payload_sha256=block.identity.payload_sha256, object_key=stored.key,
-                     store_url=rt.blocks.url, profile=item.snapshot.profile.as_dict(), meta=meta, source=None,
-                     team_id=team_id, shared=False, restore_object=lambda: rt.blocks.put(block))
+        # the object written under the row's lock, new, live under another owner or evicted alike (the same
+        # statements, object-store and file-system calls): the deposit's work tells nothing of another team
+        _, created = record_block(
+            s, block_id=block.block_id, fingerprint=block.fingerprint, kind="prefix",
+            n_tokens=item.snapshot.n_tokens, bytes=len(data), payload_sha256=block.identity.payload_sha256,
+            object_key=block_key(block.fingerprint, block.block_id), store_url=rt.blocks.url,
+            profile=item.snapshot.profile.as_dict(), meta=meta, source=None, team_id=team_id, shared=False,
+            write_object=lambda: rt.blocks.write(block, data))
         record_prefix(s, chain_hash=item.chain_hash, block_id=block.block_id, fingerprint=block.fingerprint,
                       profile_id=serving_profile_id(engine), n_tokens=item.snapshot.pos_end)
     rt.blocks.remember(block, scope=owner_key(team_id))  # the team's next request on this pod: from memory
     log.info("prompt_cache.deposited", block_id=block.block_id, start=item.snapshot.pos_start,
-             end=item.snapshot.pos_end, created=stored.created)
+             end=item.snapshot.pos_end, created=created)
     if rt.settings.store_budget_bytes is not None:
         prune(rt.session, rt.blocks, budget_bytes=rt.settings.store_budget_bytes)
     return block.block_id
