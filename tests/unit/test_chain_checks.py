@@ -4,15 +4,20 @@ quarantined, never restored; the request is still byte-equal to computing it fre
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 import sqlalchemy as sa
 
+from engine import seqchunks
+from engine.graft import EngineConfig, GraftEngine
 from store.db import BlockRow, PrefixRow
 from store.repository import get_or_create_team
 from tests.unit import test_prefix_chunks
 from tests.unit.test_prefix_chunks import SYSTEM, TURNS, _chat
+from workers.serving.exactness import composition_check
 from workers.serving.prompt_cache import chain_hashes, lookup
 
 pytestmark = [pytest.mark.unit, pytest.mark.timeout(300)]
@@ -54,3 +59,36 @@ def test_a_row_pointing_a_chain_at_another_prompts_chunk_is_a_miss_not_a_restore
     again = _chat(api, mine)
     assert again["kvgraft"]["first_logits_sha256"] == fresh["kvgraft"]["first_logits_sha256"]
     assert wrong not in [c for r in again["kvgraft"]["restored"] for c in r["chunks"]]
+
+
+@pytest.fixture()
+def engine(kvgraft_cache: Path) -> Iterator[GraftEngine]:
+    with GraftEngine.load("tiny", EngineConfig(n_ctx=512, prefill_chunk=16, flash_attn=False, threads=2),
+                          cache_dir=kvgraft_cache) as e:
+        yield e
+
+
+def test_the_composition_check_refuses_the_cache_when_a_joined_chain_is_not_exact(
+        engine: GraftEngine, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The composition check restores the probe's prefix from chunks joined as the prompt cache stores and joins
+    them: with a cut that takes its cells one position late (the right positions in the cells' headers, the next
+    cell's K and V bytes), whole-state splits are still exact, but the joined chain is not, so the cache is
+    refused and the attestation's reason says which trial differed."""
+    good = composition_check(engine)  # the control: chains joined from correct cuts are exact here
+    assert good.exact and good.chains and all(c.exact for c in good.chains)
+    assert "joined chain of chunks ending 16+32: exact" in good.summary()
+    real_cut = seqchunks.cut
+
+    def late_cut(payload: bytes | bytearray, start: int, end: int) -> bytes:
+        right = real_cut(payload, start, end)
+        if end + 1 > seqchunks.positions(payload)[1]:
+            return right
+        head = 16 + 12 * (end - start)  # magic, seq id, streams, cell count; then 12 bytes per cell
+        return right[:head] + real_cut(payload, start + 1, end + 1)[head:]
+
+    monkeypatch.setattr(seqchunks, "cut", late_cut)
+    bad = composition_check(engine)
+    assert bad.reproducible and all(s.exact for s in bad.splits if s.granule == bad.chunk)
+    assert bad.chains and not bad.chains[0].exact and bad.chains[0].composed_sha256 != bad.fresh_sha256
+    assert not bad.exact
+    assert "joined chain of chunks ending 16+32: differs" in bad.summary()
