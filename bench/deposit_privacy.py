@@ -11,13 +11,15 @@ One pair runs the three arms back to back, the order alternated from pair to pai
 each arm: a process's first pays for imports and statement compilation); ratios are per pair. Beside the
 total, each deposit's time in the object write (`write_ms`, BlockStore.write) and in SQL statements (`sql_ms`,
 cursor execute to its return; the rest is encoding, the commit and Python), its statement count, and the bytes it
-appended to SQLite's write-ahead log (`wal_bytes`: the pages its transactions changed) say where a difference comes
-from."""
+appended to SQLite's write-ahead log (`wal_bytes`: the pages its transactions changed) and which table or index each
+of those pages belongs to (`wal_pages`) say where a difference comes from."""
 
 from __future__ import annotations
 
 import hashlib
+import sqlite3
 import statistics
+import struct
 import tempfile
 import time
 from collections.abc import Callable
@@ -81,6 +83,28 @@ class _Meter:
         return self.wal.stat().st_size if self.wal.exists() else 0
 
 
+def _wal_tables(db: Path, wal: Path, start: int) -> list[str]:
+    """The table or index of each page the WAL gained from byte `start` on (frame headers name the page; SQLite's
+    dbstat table names its b-tree), in order."""
+    data = wal.read_bytes()
+    if len(data) < 32:
+        return []
+    page_size = struct.unpack(">I", data[8:12])[0]
+    pages = []
+    off = max(start, 32)
+    while off + 24 + page_size <= len(data):
+        pages.append(struct.unpack(">I", data[off:off + 4])[0])
+        off += 24 + page_size
+    con = sqlite3.connect(str(db))
+    try:
+        names = dict(con.execute("SELECT pageno, name FROM dbstat").fetchall())
+    except sqlite3.Error:  # an SQLite built without dbstat: the page numbers
+        names = {}
+    finally:
+        con.close()
+    return [str(names.get(p, p)) for p in pages]
+
+
 def _one(request: DepositPrivacyRequest, arm: str) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="kvgraft-bench-deposit-") as tmp:
         settings = Settings(data_dir=Path(tmp), model=request.model, database_url=None, store_url=None,
@@ -107,7 +131,8 @@ def _one(request: DepositPrivacyRequest, arm: str) -> dict[str, Any]:
             deposit_prefix(rt, engine, guess, b)
             total = time.perf_counter() - t0
             return {"total_ms": total * 1000, "write_ms": meter.write * 1000, "sql_ms": meter.sql * 1000,
-                    "statements": meter.statements, "wal_bytes": meter.wal_size() - wal0}
+                    "statements": meter.statements, "wal_bytes": meter.wal_size() - wal0,
+                    "wal_pages": _wal_tables(Path(tmp) / "kvgraft.db", meter.wal, wal0)}
 
 
 def _spread(values: list[float], digits: int = 3) -> dict[str, Any]:
@@ -132,7 +157,8 @@ def run_deposit_privacy_bench(request: DepositPrivacyRequest,
         if progress:
             progress(f"pair {i + 1}/{request.pairs}")
     arms = {arm: {key: _spread([r[key] for r in rs]) for key in ("total_ms", "write_ms", "sql_ms")}
-            | {"statements": sorted({r["statements"] for r in rs}), "wal_bytes": sorted({r["wal_bytes"] for r in rs})}
+            | {"statements": sorted({r["statements"] for r in rs}), "wal_bytes": sorted({r["wal_bytes"] for r in rs}),
+               "wal_pages": sorted({tuple(sorted(r["wal_pages"])) for r in rs})}
             for arm, rs in runs.items()}
     ratios = {}
     for arm in ("evicted", "live"):

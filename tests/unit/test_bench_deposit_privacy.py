@@ -20,6 +20,7 @@ def test_deposit_privacy_bench_reports_three_paired_arms(data_dir: object) -> No
         assert a["write_ms"]["median"] > 0 and a["sql_ms"]["median"] > 0
         assert a["total_ms"]["median"] >= max(a["write_ms"]["median"], a["sql_ms"]["median"])
         assert len(a["wal_bytes"]) == 1 and a["wal_bytes"][0] > 0
+        assert a["wal_pages"] and all("block_owners" in pages for pages in a["wal_pages"])  # B's owner row
     # the same statements whether B's content is new, live under A, or evicted from A
     assert record["arms"]["evicted"]["statements"] == record["arms"]["wrong"]["statements"] == \
         record["arms"]["live"]["statements"]
