@@ -209,6 +209,10 @@ class BatchCore:
                     self.ctx.seq_remove(slot)
                 if job.restore is not None:
                     try:
+                        if job.restore.pos_start != 0 or tuple(job.restore.tokens) != tuple(
+                                job.tokens[:job.restore.n_tokens]):  # never another prompt's state
+                            raise StateRestoreError("the prefix to restore is not this prompt's (its token ids or "
+                                                    "positions differ)")
                         self.engine.restore(self.ctx, job.restore, seq_id=slot, payload_verified=True)
                         start = job.restore.n_tokens
                     except StateRestoreError as exc:  # e.g. a layout the stream transcoder refuses: prefill it

@@ -572,3 +572,30 @@ def bench_serve_load(
         "batched_checked": record["batched_checked"], "batched_mismatches": record["batched_mismatches"],
         **{f"fairness {k}": v for k, v in record.get("fairness", {}).items()},
         **{f"cancel {k}": v for k, v in record.get("cancel", {}).items()}, **record["ratios"]}))
+
+
+@bench_app.command("deposit-privacy")
+def bench_deposit_privacy(
+    model: Annotated[str, typer.Option(help="Model whose prefix states are deposited.")] = "tiny",
+    tokens: Annotated[int, typer.Option(min=2, max=8192, help="Prefix length in tokens (every arm the same).")] = 256,
+    pairs: Annotated[int, typer.Option(min=1, max=200, help="Pairs of the three arms, the order alternated.")] = 9,
+    json_out: JsonOpt = False,
+) -> None:
+    """Team B's prefix deposit when team A's same block was evicted, is live, or never existed (a wrong guess of
+    the same length): paired times and ratios, where the time goes (object write, SQL) and the WAL bytes written."""
+    from bench.deposit_privacy import DepositPrivacyRequest, run_deposit_privacy_bench
+
+    def body() -> dict[str, Any]:
+        return run_deposit_privacy_bench(DepositPrivacyRequest(model=model, tokens=tokens, pairs=pairs),
+                                         progress=_progress("deposit-privacy", json_out))
+
+    record = _measured(body, json_out)
+    if record is None:
+        return
+    rows = [{"arm": arm, **{k: v["median"] for k, v in a.items() if isinstance(v, dict)},
+             "statements": a["statements"], "wal_bytes": a["wal_bytes"]} for arm, a in record["arms"].items()]
+    out.print(records_table(f"bench deposit-privacy: {record['model']}, {tokens} tokens, {pairs} pairs (medians)",
+                            rows, list(rows[0].keys())))
+    out.print(key_value_table("paired ratios (median, p25-p75)", {
+        k: f"{v['median']} ({v['p25']}-{v['p75']}), slower in {v['slower_in']} of {v['pairs']}"
+        for k, v in record["paired_ratios"].items()}))

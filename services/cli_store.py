@@ -227,7 +227,8 @@ def blocks_verify(
     json_out: JsonOpt = False,
 ) -> None:
     """Re-hash every stored object, of every fingerprint in the catalogue and the store, and report missing,
-    corrupted and orphaned blocks (exit 1 on missing or corrupted; orphans are warnings unless --strict). Narrowed
+    corrupted, unsealed (stored in the clear under a keyring: its row quarantined until `blocks rekey`) and orphaned
+    blocks (exit 1 on missing, corrupted or unsealed; orphans are warnings unless --strict). Narrowed
     with --model or --fingerprint, it names the fingerprints it skipped, and exits 1 if it checked nothing while
     other fingerprints hold blocks."""
     from store.integrity import catalogued_fingerprints, verify_blocks
@@ -312,8 +313,11 @@ def blocks_rekey(
 ) -> None:
     """Re-encrypt every stored block under the newest block encryption key (blocks stored in the clear are
     encrypted, those under an older key re-encrypted; each read and verified first). A block that cannot be read,
-    damaged or under a key not configured here, is reported and left as it is (exit 1)."""
+    damaged or under a key not configured here, is reported and left as it is (exit 1). With a keyring every other
+    read refuses clear blocks: this is the one way to seal them (sign blocks too, KVGRAFT_BLOCK_KEY, so that a
+    clear block planted in the bucket is refused here as well)."""
     from store.integrity import rekey_blocks
+    from store.repository import set_quarantined
 
     def body() -> dict[str, Any]:
         with cli_runtime() as rt:
@@ -322,9 +326,14 @@ def blocks_rekey(
                                  "KVGRAFT_BLOCK_ENCRYPTION_KEY_FILE (the newest key last)")
             with Progress(console=err, disable=json_out, transient=True) as bar:
                 task = bar.add_task("re-encrypting blocks", total=None)
-                outcomes = rekey_blocks(rt.blocks, fingerprint=fingerprint, progress=lambda o: bar.advance(task))
+                outcomes = rekey_blocks(rt.blocks, fingerprint=fingerprint, sessions=rt.session,
+                                        progress=lambda o: bar.advance(task))
+            with rt.session() as s:  # a clear block `blocks verify` quarantined is sealed now, and read back whole
+                for o in outcomes:
+                    if o.outcome == "encrypted":
+                        set_quarantined(s, block_id=o.block_id, quarantined=False)
             counts = {k: sum(o.outcome == k for o in outcomes) for k in ("rekeyed", "encrypted", "current",
-                                                                         "refused")}
+                                                                         "evicted", "refused")}
             return {"key_id": rt.blocks.keyring.newest, **counts,
                     "refused_blocks": [{"block_id": o.block_id, "fingerprint": o.fingerprint, "error": o.error}
                                        for o in outcomes if o.outcome == "refused"]}
@@ -347,7 +356,8 @@ def blocks_repair(
 ) -> None:
     """Repair a damaged block: re-derive it (captured again from tokens known to be its own, kept only under the same
     id) or quarantine it (raw bytes moved to quarantine/, the row marked; readers treat it as a miss). Exit 0 when
-    the block is intact or re-derived, 1 when it was quarantined."""
+    the block is intact or re-derived (or evicted: nothing to repair, never written back), 1 when it was
+    quarantined."""
     from workers.upkeep.repair import repair_block
 
     def body() -> dict[str, Any]:

@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from store.block_crypto import TAG_BYTES, Encryption, Keyring, no_keyring_error
-from store.errors import BlockAuthError, BlockFormatError, BlockIntegrityError
+from store.errors import BlockAuthError, BlockFormatError, BlockIntegrityError, BlockUnsealedError
 from store.hashed_read import read_decrypted_hashed, read_hashed, remaining_bytes
 
 MAGIC = b"KVGRAFT\x00"
@@ -290,10 +290,14 @@ class BlockHeader:
     encryption: Encryption | None = None  # the payload is sealed under this key id
 
 
-def read_header(stream: IO[bytes], keyring: Keyring | None = None) -> BlockHeader:
+def read_header(stream: IO[bytes], keyring: Keyring | None = None, *, allow_clear: bool = False) -> BlockHeader:
     """Parse and type-check the prefix and JSON header; leaves the stream at the first payload byte. Nothing here is
     authenticated yet (read_block checks the id, the payload and the signature), except a sealed header, which is
-    decrypted under `keyring` (BlockKeyError when it holds no such key or the header does not authenticate)."""
+    decrypted under `keyring` (BlockKeyError when it holds no such key or the header does not authenticate).
+
+    With a `keyring`, encryption is required: a block stored in the clear is refused (BlockUnsealedError) before
+    its header is parsed, since whoever can write the bucket could have written it with any header. Only
+    `kvgraft blocks rekey`, which seals such blocks, reads them, with `allow_clear`."""
     magic, version, flags, header_len = _PREFIX.unpack(_read_exact(stream, _PREFIX.size, "the prefix"))
     if magic != MAGIC:
         raise BlockFormatError("not a kvgraft block (bad magic)")
@@ -304,6 +308,10 @@ def read_header(stream: IO[bytes], keyring: Keyring | None = None) -> BlockHeade
         raise BlockFormatError(f"unsupported block flags {flags:#x}")
     if header_len > MAX_HEADER_BYTES:
         raise BlockFormatError(f"block header of {header_len} bytes exceeds {MAX_HEADER_BYTES}")
+    if keyring is not None and not flags & FLAG_ENCRYPTED and not allow_clear:
+        raise BlockUnsealedError("a block stored in the clear, while block encryption is configured: refused (its "
+                                 "header is not authenticated; `kvgraft blocks rekey` seals the clear blocks this "
+                                 "deployment wrote before it had a key)")
     raw = _read_exact(stream, header_len, "the header")
     try:
         header = json.loads(raw.decode("utf-8"))
@@ -348,12 +356,14 @@ def _opened(clear: dict[str, Any], keyring: Keyring | None) -> tuple[dict[str, A
 
 
 def read_block(stream: IO[bytes], *, expected_id: str | None = None, key: bytes | None = None,
-               expected_fingerprint: str | None = None, keyring: Keyring | None = None) -> Block:
+               expected_fingerprint: str | None = None, keyring: Keyring | None = None,
+               allow_clear: bool = False) -> Block:
     """Read and verify one block. The payload is read straight into one buffer and hashed chunk by chunk. With a
     `key`, the block must carry a valid version-2 signature over its whole header (BlockAuthError otherwise). An
     encrypted payload is decrypted under `keyring` (BlockKeyError when it holds no such key, or the payload does not
-    authenticate under it), then hashed like any other."""
-    head = read_header(stream, keyring)
+    authenticate under it), then hashed like any other; with a keyring, a clear block is refused unless
+    `allow_clear` (read_header)."""
+    head = read_header(stream, keyring, allow_clear=allow_clear)
     block_id, identity, meta, mac = head.block_id, head.identity, head.meta, head.hmac
     if expected_id is not None and block_id != expected_id:
         raise BlockIntegrityError(f"object holds block {block_id}, expected {expected_id}")

@@ -132,6 +132,21 @@ class BlockStore:
                  created=result.created, store=self.url)
         return StoredBlock(block.block_id, block.fingerprint, key, len(data), result.created)
 
+    def encode(self, block: Block) -> bytes:
+        """The block's object bytes (sealed under the newest key where a keyring is set)."""
+        return encode(block, self.keyring)
+
+    def write(self, block: Block, data: bytes) -> StoredBlock:
+        """Write `data` (this block's encode) by the backend's atomic replace, whether or not the key holds an
+        object: the same object-store and file-system calls either way (a deposit must not take another course
+        because another team stored, or once stored, the same content). Cached copies are kept: the content
+        under a block id is the same whoever wrote it."""
+        key = block_key(block.fingerprint, block.block_id)
+        self.objects.replace(key, data, sha256=hashlib.sha256(data).hexdigest())
+        log.info("store.block_written", block_id=block.block_id, fingerprint=block.fingerprint, bytes=len(data),
+                 store=self.url)
+        return StoredBlock(block.block_id, block.fingerprint, key, len(data), True)
+
     def get(self, fingerprint: str, block_id: str, *, use_cache: bool = True, scope: str | None = None) -> Block:
         """Read and verify a block (hash, id, fingerprint, HMAC when a key is set), or return the copy this process
         verified before; `use_cache=False` reads the origin store directly (verification, attestation, copies).
@@ -152,9 +167,11 @@ class BlockStore:
         block = self._read(key, block_id, fingerprint, cache_key if use_cache else None)
         return self._remember(cache_key, block) if use_cache else block
 
-    def _read(self, key: str, block_id: str, fingerprint: str, cache_key: str | None) -> Block:
+    def _read(self, key: str, block_id: str, fingerprint: str, cache_key: str | None,
+              allow_clear: bool = False) -> Block:
+        # the keyring goes to every read: with one, a block stored in the clear is refused there (BlockUnsealedError)
         checks: dict[str, Any] = {"expected_id": block_id, "expected_fingerprint": fingerprint,
-                                  "key": self.hmac_key, "keyring": self.keyring}
+                                  "key": self.hmac_key, "keyring": self.keyring, "allow_clear": allow_clear}
         if self.cache is None or cache_key is None:
             with self.objects.open(key) as stream:
                 return read_block(stream, **checks)
@@ -183,39 +200,53 @@ class BlockStore:
             raise BlockIntegrityError(f"object {block_key(fingerprint, block_id)} holds block {head.block_id}")
         return head.identity, head.meta
 
-    def rekey(self, fingerprint: str, block_id: str) -> str:
-        """Write a block under the keyring's newest key: `current` (it already is), `encrypted` (it was stored in
-        the clear) or `rekeyed` (it was under an older key). It is read and verified first (signature, payload
-        hash, decryption under its key), so a damaged block or one under a key not held is refused, not
-        rewritten; readers see the old or the new object, never a mix."""
+    def rekey(self, fingerprint: str, block_id: str) -> tuple[str, int]:
+        """Write a block under the keyring's newest key: (`current`, it already is; `encrypted`, it was stored in
+        the clear; or `rekeyed`, it was under an older key) and the object's size now. It is read and verified
+        first (signature, payload hash, decryption under its key), so a damaged block or one under a key not held
+        is refused, not rewritten; the rewrite is atomic (the old object until the new one is whole) and read back
+        verified, else the old bytes are put back (_overwrite). The one reader of clear blocks under a keyring."""
         if self.keyring is None:
             raise ValueError("no block encryption key is configured (KVGRAFT_BLOCK_ENCRYPTION_KEY or "
                              "KVGRAFT_BLOCK_ENCRYPTION_KEY_FILE)")
         key = block_key(fingerprint, block_id)
         with self.objects.open(key) as stream:
-            head = read_header(stream, self.keyring)
+            raw = stream.read()
+        head = read_header(io.BytesIO(raw), self.keyring, allow_clear=True)
         if head.encryption is not None and head.encryption.key_id == self.keyring.newest:
-            return "current"
-        self._overwrite(self.get(fingerprint, block_id, use_cache=False))
+            return "current", len(raw)
+        block = read_block(io.BytesIO(raw), expected_id=block_id, expected_fingerprint=fingerprint,
+                           key=self.hmac_key, keyring=self.keyring, allow_clear=True)
+        stored = self._overwrite(block, previous=raw)
         outcome = "encrypted" if head.encryption is None else "rekeyed"
         log.info("store.block_rekeyed", block_id=block_id, fingerprint=fingerprint, outcome=outcome,
                  key_id=self.keyring.newest, previous_key_id=head.encryption.key_id if head.encryption else None)
-        return outcome
+        return outcome, stored.size
 
     def replace(self, block: Block) -> StoredBlock:
         """Overwrite a damaged object with a block re-derived under the same id (the write-once put would keep the
-        damaged bytes), atomically where the backend can: readers see the old or the new object, never a mix."""
+        damaged bytes), atomically on every backend: readers see the old or the new object, never a mix or
+        nothing; read back verified."""
         stored = self._overwrite(block)
         log.warning("store.block_replaced", block_id=block.block_id, fingerprint=block.fingerprint)
         return stored
 
-    def _overwrite(self, block: Block) -> StoredBlock:
-        """The object written again under the same key (encrypted under the newest key where a keyring is set),
-        atomically where the backend can, and every cached copy of the old one dropped."""
+    def _overwrite(self, block: Block, *, previous: bytes | None = None) -> StoredBlock:
+        """The object written again under the same key (encrypted under the newest key where a keyring is set)
+        by the backend's atomic replace, every cached copy of the old one dropped, and the new object read back
+        and verified; if it does not verify, `previous` (the old object's bytes, when the caller holds them) is put
+        back before the error is raised, so that a rewrite never leaves less than it found."""
         data = encode(block, self.keyring)
         key = block_key(block.fingerprint, block.block_id)
         self.objects.replace(key, data, sha256=hashlib.sha256(data).hexdigest())
         self._forget(key)
+        try:
+            self._read(key, block.block_id, block.fingerprint, None)
+        except (BlockIntegrityError, BlockFormatError):
+            if previous is not None:
+                self.objects.replace(key, previous, sha256=hashlib.sha256(previous).hexdigest())
+                log.error("store.rewrite_undone", block_id=block.block_id, fingerprint=block.fingerprint)
+            raise
         return StoredBlock(block.block_id, block.fingerprint, key, len(data), True)
 
     def quarantine(self, fingerprint: str, block_id: str, *, stamp: str) -> str | None:

@@ -28,6 +28,12 @@ class BlockKeyMissingError(BlockKeyError):
     key): never re-derived or quarantined over, since that would destroy a block its owner can read."""
 
 
+class BlockUnsealedError(BlockAuthError):
+    """A block stored in the clear read while a keyring is configured (encryption is required): never used, since
+    whoever can write the bucket could have put it there with any header; `kvgraft blocks rekey` seals the clear
+    blocks a deployment wrote before it had a keyring."""
+
+
 class BlockNotFoundError(StoreError):
     """No object is stored under the requested key."""
 

@@ -14,7 +14,9 @@ from sqlalchemy.orm import Session
 
 from store.blocks import BlockObject, BlockStore
 from store.db import BlockRow, utcnow
-from store.errors import BlockFormatError, BlockIntegrityError, BlockNotFoundError
+from store.errors import BlockFormatError, BlockIntegrityError, BlockNotFoundError, BlockUnsealedError
+from store.repository import lock_block_row, set_quarantined
+from store.retention import Sessions
 
 log = structlog.get_logger(__name__)
 
@@ -26,7 +28,7 @@ MIN_ORPHAN_AGE = timedelta(minutes=10)  # a deposit writes its object before its
 class BlockCheck:
     block_id: str
     fingerprint: str
-    status: str  # ok | missing | corrupted | orphan | elsewhere | evicted (its object still there: gc reaps it)
+    status: str  # ok | missing | corrupted | unsealed | orphan | elsewhere | evicted (its object there: gc reaps it)
     detail: str = ""
 
 
@@ -36,7 +38,7 @@ class VerifyReport:
     counts: dict[str, int] = field(default_factory=dict)
 
     def failed(self, *, strict: bool = False) -> bool:
-        bad = {"missing", "corrupted", "elsewhere"} | ({"orphan"} if strict else set())
+        bad = {"missing", "corrupted", "unsealed", "elsewhere"} | ({"orphan"} if strict else set())
         return any(c.status in bad for c in self.checks)
 
 
@@ -67,6 +69,11 @@ def verify_blocks(blocks: BlockStore, session: Session, *, fingerprint: str | No
         seen.add(obj.block_id)
         try:
             blocks.get(obj.fingerprint, obj.block_id, use_cache=False)
+        except BlockUnsealedError as exc:  # stored in the clear under a keyring: quarantined until rekey seals it
+            checks.append(BlockCheck(obj.block_id, obj.fingerprint, "unsealed",
+                                     f"{exc}; its row is quarantined" if obj.block_id in rows else str(exc)))
+            if obj.block_id in rows:
+                set_quarantined(session, block_id=obj.block_id, quarantined=True)
         except (BlockIntegrityError, BlockFormatError) as exc:
             checks.append(BlockCheck(obj.block_id, obj.fingerprint, "corrupted", str(exc)))
         else:
@@ -158,18 +165,50 @@ def copy_blocks(source: BlockStore, dest: BlockStore, *, fingerprint: str | None
 class RekeyOutcome:
     block_id: str
     fingerprint: str
-    outcome: str  # current | encrypted | rekeyed | refused
+    outcome: str  # current | encrypted | rekeyed | evicted (its row evicted: never written back) | refused
     error: str | None = None
 
 
-def rekey_blocks(blocks: BlockStore, *, fingerprint: str | None = None,
+def rewrite_under_row_lock(sessions: Sessions | None, blocks: BlockStore, block_id: str,
+                           write: Callable[[], int]) -> bool:
+    """Run `write` (an atomic rewrite of the block's object, read back verified; returns the object's size) under
+    the block's catalogue row lock, the one eviction and reaping take: a block whose row is evicted is never
+    written back (False; an eviction that comes later deletes what this wrote). The row's `bytes` is set to the
+    object's size in the same transaction, committed only after the object verified. Without `sessions` (a store
+    without a catalogue) `write` alone."""
+    if sessions is None:
+        write()
+        return True
+    with sessions() as s:
+        lock_block_row(s, block_id=block_id)
+        row = s.get(BlockRow, block_id, populate_existing=True)
+        if row is not None and row.evicted_at is not None:
+            log.info("store.rewrite_skipped", block_id=block_id, reason="evicted")
+            return False
+        size = write()
+        if row is not None and row.store_url == blocks.url and row.bytes != size:
+            row.bytes = size
+    return True
+
+
+def rekey_blocks(blocks: BlockStore, *, fingerprint: str | None = None, sessions: Sessions | None = None,
                  progress: Callable[[RekeyOutcome], None] | None = None) -> list[RekeyOutcome]:
     """Every block (of one fingerprint, or all) written under the keyring's newest key; one that cannot be read
-    (damaged, or under a key not held) is reported `refused` and left as it is."""
+    (damaged, or under a key not held) is reported `refused` and left as it is. With `sessions`, each is rewritten
+    under its row lock (rewrite_under_row_lock): an evicted block is left to its reaper (`evicted`), and the row's
+    bytes follow the object."""
     outcomes = []
     for obj in list(blocks.list(fingerprint)):
+        done: list[str] = []
+
+        def write(o: BlockObject = obj, done: list[str] = done) -> int:
+            outcome, size = blocks.rekey(o.fingerprint, o.block_id)
+            done.append(outcome)
+            return size
+
         try:
-            outcome = RekeyOutcome(obj.block_id, obj.fingerprint, blocks.rekey(obj.fingerprint, obj.block_id))
+            written = rewrite_under_row_lock(sessions, blocks, obj.block_id, write)
+            outcome = RekeyOutcome(obj.block_id, obj.fingerprint, done[0] if written else "evicted")
         except (BlockIntegrityError, BlockFormatError, BlockNotFoundError) as exc:
             outcome = RekeyOutcome(obj.block_id, obj.fingerprint, "refused", str(exc))
         outcomes.append(outcome)

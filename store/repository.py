@@ -200,7 +200,8 @@ def record_block(session: Session, *, block_id: str, fingerprint: str, kind: str
                  meta: dict[str, Any] | None = None, source: dict[str, Any] | None = None,
                  team_id: int | None = None, shared: bool = False,
                  text_digest: str | None = None, verified_by_team_id: int | None = None,
-                 restore_object: Callable[[], object] | None = None) -> tuple[BlockRow, bool]:
+                 restore_object: Callable[[], object] | None = None,
+                 write_object: Callable[[], object] | None = None) -> tuple[BlockRow, bool]:
     """Catalogue a stored block, idempotently by block id, and record this deposit's owner (team, shared, whose key
     verified it, its own source and size): returns the row and whether this call created it.
 
@@ -212,6 +213,11 @@ def record_block(session: Session, *, block_id: str, fingerprint: str, kind: str
     the block first; a block that was evicted is restored: `restore_object` writes its object again (the eviction
     may have deleted it after this deposit's own write found it still there), then the mark is cleared, so the row
     never says live while its object is gone. Without `restore_object` an evicted block is refused (StoreError).
+
+    With `write_object` instead (the prompt cache's deposits), the object is written under the row's lock in every
+    case, new, live under another owner or evicted (an atomic replace: the same object-store and file-system
+    calls), and the row's eviction and quarantine marks are cleared by the same UPDATE in every case: the deposit's
+    work never depends on another team's history.
     """
     values = {"id": block_id, "fingerprint": fingerprint, "kind": kind, "n_tokens": n_tokens, "bytes": bytes,
               "payload_sha256": payload_sha256, "object_key": object_key, "store_url": store_url,
@@ -222,13 +228,18 @@ def record_block(session: Session, *, block_id: str, fingerprint: str, kind: str
     row = session.get(BlockRow, block_id, populate_existing=True)
     if row is None:
         raise StoreError(f"block {block_id} was neither inserted nor found")
-    if row.evicted_at is not None:  # evicted under a budget, and deposited again
+    if write_object is not None:
+        write_object()
+        session.execute(sa.update(BlockRow).where(BlockRow.id == block_id)
+                        .values(evicted_at=None, quarantined_at=None).execution_options(synchronize_session=False))
+        session.refresh(row)
+    elif row.evicted_at is not None:  # evicted under a budget, and deposited again
         if restore_object is None:
             raise StoreError(f"block {block_id} was evicted; depositing it again must restore its object")
         restore_object()
         row.evicted_at = None
         log.info("db.block_restored", block_id=block_id)
-    if row.quarantined_at is not None and not created:  # the caller has just stored and verified a fresh object
+    if write_object is None and row.quarantined_at is not None and not created:  # a fresh object just stored
         row.quarantined_at = None
         log.info("db.block_unquarantined", block_id=block_id)
     record_owner(session, block_id=block_id, team_id=team_id, shared=shared, verified_by_team_id=verified_by_team_id,

@@ -10,6 +10,9 @@ Contract, the same for every implementation:
   ever overwritten. Keys are content addresses (block ids), so a second writer holds the same bytes anyway.
 * Whole or nothing. Readers never see half an object: a local object appears under its key by an atomic link of a
   fully written, fsynced temporary file; an S3 object appears when its single PUT or multipart upload completes.
+* `replace`, the one overwrite (rekey, repair), is atomic at every size: the new bytes are written beside the old
+  object (a temporary file renamed over it; a single PUT, or a multipart upload whose completion swaps it in) and a
+  failure at any step leaves the old object; never delete-then-put.
 * The caller's SHA-256 of the data is checked before anything is published, and sent to S3 as the object's
   checksum (per part for multipart uploads) so servers that validate checksums refuse corrupted uploads.
 * Verify on read. The store does not vouch for what it returns: kvgraft re-verifies every download (the block

@@ -86,11 +86,11 @@ class ObjectStore(ABC):
         with self.open(key) as stream:
             return stream.read()
 
+    @abstractmethod
     def replace(self, key: str, data: Buffer, *, sha256: str) -> PutResult:
-        """Overwrite `key` (the one exception to write-once: repairing a damaged object under its content address).
-        Backends override this with an atomic overwrite; this fallback deletes, then puts."""
-        self.delete(key)
-        return self.put(key, data, sha256=sha256)
+        """Overwrite `key` atomically, at every size (the one exception to write-once: a block rewritten under its
+        content address by rekey or repair): the new bytes are written beside the old object, which readers see
+        until the new one is whole; a failure at any step leaves the old object as it was. Never delete-then-put."""
 
     @abstractmethod
     def exists(self, key: str) -> bool:

@@ -228,18 +228,30 @@ class S3ObjectStore(ObjectStore):
         return PutResult(key, created, view.nbytes)
 
     def replace(self, key: str, data: Buffer, *, sha256: str) -> PutResult:
-        """An unconditional PUT replaces the object atomically (readers see the old or the new bytes); objects past
-        the multipart threshold fall back to delete-then-put."""
-        from botocore.exceptions import BotoCoreError, ClientError
-
+        """Atomic at every size: a single unconditional PUT, or past the multipart threshold a multipart upload whose
+        parts lie beside the old object until its completion swaps them in (readers see the old or the new bytes,
+        never neither); a failure before the completion aborts the upload and leaves the old object as it was."""
+        full = self._full(key)
         view = check_sha256(key, data, sha256)
         if view.nbytes >= self.multipart_threshold:
-            return super().replace(key, data, sha256=sha256)
-        try:
-            self.client.put_object(Bucket=self.bucket, Key=self._full(key), Body=view.tobytes(),
-                                   ChecksumSHA256=base64.b64encode(bytes.fromhex(sha256)).decode())
-        except (BotoCoreError, ClientError) as exc:
-            self._translate(exc, "replace", key)
+            with self._errors("replace (create multipart upload)", key):
+                upload_id = self.client.create_multipart_upload(
+                    Bucket=self.bucket, Key=full, ChecksumAlgorithm="SHA256")["UploadId"]
+            completed = False
+            try:
+                parts = self._upload_parts(key, full, view, upload_id)
+                with self._errors("replace (complete multipart upload)", key):
+                    self.client.complete_multipart_upload(Bucket=self.bucket, Key=full, UploadId=upload_id,
+                                                          MultipartUpload={"Parts": parts})
+                completed = True
+            finally:
+                if not completed:
+                    self._abort(full, upload_id)
+        else:
+            with self._errors("replace", key):
+                self.client.put_object(Bucket=self.bucket, Key=full, Body=view.tobytes(),
+                                       ChecksumSHA256=base64.b64encode(bytes.fromhex(sha256)).decode())
+        log.debug("object_store.replace", store=self.url, key=key, size=view.nbytes)
         return PutResult(key, True, view.nbytes)
 
     def _write_if_absent(self, key: str, op: str, write: Callable[[dict[str, str]], object]) -> bool:

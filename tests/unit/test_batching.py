@@ -254,3 +254,34 @@ def test_a_restore_the_context_refuses_is_prefilled_instead(engine: GraftEngine,
         monkeypatch.undo()
     assert result.restored_tokens == 0
     assert (result.generated.tokens, result.generated.digests) == _alone(engine, replace(job, restore=None))
+
+
+@pytest.mark.timeout(120)
+def test_a_restore_that_is_not_this_prompts_prefix_is_prefilled_instead(engine: GraftEngine) -> None:
+    """The engine restores only the prompt's own prefix: a state whose token ids are another prompt's, or whose
+    positions do not start at 0, is refused before it is set (prefilled instead), so the request still equals
+    itself computed alone and fresh, whatever a caller hands it."""
+    tokens = tuple(sample_tokens(engine, 60))
+    other = tuple(sample_tokens(engine, 60, start=7))
+    assert other[:32] != tokens[:32]
+    with engine.open_context() as ctx:
+        engine.prefill(ctx, other[:32])
+        foreign = engine.snapshot(ctx, other[:32], n_query=16)
+    with engine.open_context() as ctx:
+        engine.prefill(ctx, tokens[:32])
+        own = engine.snapshot(ctx, tokens[:32], n_query=16)
+    shifted = replace(own, pos_start=4)  # this prompt's tokens, claimed at other positions
+    params = SamplingParams(max_tokens=6, seed=3)
+    alone = _alone(engine, SequenceJob(tokens, params, owner="a", digests=True))
+    assert alone == _alone(engine, SequenceJob(tokens, params, owner="a", digests=True))  # the control
+    for restore in (shifted, foreign):
+        job = SequenceJob(tokens, params, owner="a", restore=restore, digests=True)
+        with engine.open_batch_context(4) as ctx:
+            result = BatchCore(engine, ctx, pad_to=2).run_all([(0, job)])[0]
+        assert result.restored_tokens == 0
+        assert (result.generated.tokens, result.generated.digests) == alone
+    job = SequenceJob(tokens, params, owner="a", restore=own, digests=True)  # this prompt's own prefix: restored
+    with engine.open_batch_context(4) as ctx:
+        result = BatchCore(engine, ctx, pad_to=2).run_all([(0, job)])[0]
+    assert result.restored_tokens == 32
+    assert (result.generated.tokens, result.generated.digests) == alone

@@ -26,7 +26,7 @@ from store.db import AttestationRow, BlockOwnerRow, BlockRow, PrefixRow
 from store.repository import create_api_token, get_or_create_team
 from tests.fixtures.ready import wait_ready
 from workers.runtime import open_runtime
-from workers.serving.exactness import COMPOSITION, CompositionCheck, CompositionVerdict, SplitResult
+from workers.serving.exactness import COMPOSITION, ChainResult, CompositionCheck, CompositionVerdict, SplitResult
 from workers.settings import Settings
 
 pytestmark = pytest.mark.unit
@@ -417,6 +417,7 @@ def test_the_composition_check_is_an_attestation(api: dict[str, Any]) -> None:
         assert row is not None and row.block_id is None and row.status == "attested" and row.byte_exact
         assert row.kind == "composition" and row.reason.startswith("composition check")
         assert "exact at 32 (granule 16)" in row.reason
+        assert "joined chain of chunks ending 16+32: exact" in row.reason
         assert row.profile["prefill_chunk"] == 16
 
 
@@ -433,7 +434,8 @@ def _check(aligned: bool, unaligned: bool) -> CompositionCheck:
     div = Divergence(True, 1, 1, 0.0, 0.0, 1, 0.0)
     splits = (SplitResult((32,), 16, aligned, "b" * 64),) + tuple(SplitResult((s,), 1, unaligned, "c" * 64)
                                                                  for s in (17, 31, 33))
-    return CompositionCheck(True, "a" * 64, 16, 39, splits, div, 1.0)
+    return CompositionCheck(True, "a" * 64, 16, 39, splits, div, 1.0,
+                            chains=(ChainResult((16, 32), True, "d" * 64),))
 
 
 def test_a_composition_the_check_refuses_is_served_uncached_and_says_why(api: dict[str, Any]) -> None:

@@ -57,6 +57,10 @@ class Work:
         if self.recording:
             self.calls.append(f"object.{name}")
 
+    def note_fs_call(self, name: str) -> None:
+        if self.recording:
+            self.calls.append(f"fs.{name}")
+
     def wrap(self, ensure_quota: Callable[..., Any]) -> Callable[..., Any]:
         def recorded(*args: Any, **kwargs: Any) -> Any:
             if kwargs.get("team_id") != self.team_id:
@@ -74,10 +78,35 @@ class Work:
         return recorded
 
 
+class _RecordingOS:
+    """The `os` module as the local object store sees it, every call noted (fsync, link, replace, utime, open...)."""
+
+    def __init__(self, work: Work) -> None:
+        self._work = work
+
+    def __getattr__(self, name: str) -> Any:
+        import os
+
+        attr = getattr(os, name)
+        if not callable(attr) or isinstance(attr, type):
+            return attr
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            self._work.note_fs_call(name)
+            return attr(*args, **kwargs)
+        return call
+
+
 @contextmanager
-def _world(data: Path, monkeypatch: pytest.MonkeyPatch, secret: str) -> Iterator[dict[str, Any]]:
-    """A deployment where team A has chatted with `secret` as its system prompt (and its prefixes are stored)."""
+def _world(data: Path, monkeypatch: pytest.MonkeyPatch, secret: str,
+           evicted: bool = False) -> Iterator[dict[str, Any]]:
+    """A deployment where team A has chatted with `secret` as its system prompt (and its prefixes are stored;
+    `evicted`: then evicted under a budget, rows kept and objects deleted, before B comes)."""
+    from datetime import timedelta
+
+    import store.objects.local as local_objects
     import workers.serving.prompt_cache as prompt_cache
+    from store.retention import prune
 
     settings = _settings(data)
     with open_runtime(settings) as rt, rt.session() as s:
@@ -87,6 +116,7 @@ def _world(data: Path, monkeypatch: pytest.MonkeyPatch, secret: str) -> Iterator
         team_b = get_or_create_team(s, name="team-b").id
     work = Work(team_b)
     monkeypatch.setattr(prompt_cache, "ensure_quota", work.wrap(prompt_cache.ensure_quota))
+    monkeypatch.setattr(local_objects, "os", _RecordingOS(work))  # the file-system calls of B's object writes
     sa.event.listen(sa.engine.Engine, "before_cursor_execute", work.note_statement)
     try:
         with TestClient(create_app(settings)) as client:
@@ -101,6 +131,11 @@ def _world(data: Path, monkeypatch: pytest.MonkeyPatch, secret: str) -> Iterator
                      "app": client.app, "rt": app_rt, "team_b": team_b, "work": work}
             for _ in range(2):  # A asks twice: its prefixes are stored, then used
                 _chat(world, "a", secret, QUESTION)
+            world["evicted"] = set()
+            if evicted:  # every block A holds evicted (rows kept with evicted_at, objects deleted)
+                world["evicted"] = {v.block_id for v in prune(app_rt.session, app_rt.blocks, budget_bytes=0,
+                                                              grace=timedelta(0))[1]}
+                assert world["evicted"]
             yield world
     finally:
         sa.event.remove(sa.engine.Engine, "before_cursor_execute", work.note_statement)
@@ -186,8 +221,8 @@ def test_a_guessed_system_prompt_is_unconfirmable_through_every_observable(tmp_p
         engine = rt.engine()
         assert len(engine.tokenize(GUESS)) == len(engine.tokenize(OTHER))  # A's two secrets cost the same
     observed = {}
-    for world, secret in (("right", GUESS), ("wrong", OTHER)):
-        with monkeypatch.context() as m, _world(tmp_path / world, m, secret) as w:
+    for world, secret, evicted in (("right", GUESS, False), ("wrong", OTHER, False), ("evicted", GUESS, True)):
+        with monkeypatch.context() as m, _world(tmp_path / world, m, secret, evicted) as w:
             observed[world] = _b_observes(w)
             with w["rt"].session() as s:  # the worlds do differ: in one, B's guess deduplicated with A's prefix
                 shared = s.scalar(sa.select(sa.func.count()).select_from(BlockRow).where(sa.exists(
@@ -196,10 +231,17 @@ def test_a_guessed_system_prompt_is_unconfirmable_through_every_observable(tmp_p
                     & sa.exists(sa.select(BlockOwnerRow.id).where(BlockOwnerRow.block_id == BlockRow.id,
                                                                BlockOwnerRow.owner_key == "2"))))
                 observed[world]["_co_owned"] = shared
-    right, wrong = observed["right"], observed["wrong"]
-    assert right.pop("_co_owned") >= 1 and wrong.pop("_co_owned") == 0
-    for key in right:
-        assert right[key] == wrong[key], _first_difference(key, right[key], wrong[key])
+                b_owns = set(s.scalars(sa.select(BlockOwnerRow.block_id).where(BlockOwnerRow.owner_key == "2")))
+                observed[world]["_b_redeposited_evicted"] = len(b_owns & w["evicted"])
+    right, wrong, evicted = observed["right"], observed["wrong"], observed["evicted"]
+    assert right.pop("_co_owned") >= 1 and wrong.pop("_co_owned") == 0 and evicted.pop("_co_owned") == 0
+    # the evicted world differs too: B's guess deposited again blocks A's eviction had taken
+    assert evicted.pop("_b_redeposited_evicted") >= 1 and right.pop("_b_redeposited_evicted") == 0
+    wrong.pop("_b_redeposited_evicted")
+    assert any(c.startswith("fs.fsync") for c in right["work"])  # the recorder sees the file-system calls
+    for other in (wrong, evicted):
+        for key in right:
+            assert right[key] == other[key], _first_difference(key, right[key], other[key])
     assert right["metrics"] == [403, 401]
 
 

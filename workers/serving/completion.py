@@ -152,7 +152,7 @@ def plan(rt: Runtime, engine: GraftEngine, request: CompletionRequest,
     ends = _ends(request.keep_boundaries, n, policy.granule)
     hashes = chain_hashes(engine, tokens, ends, store_chunk) if policy.refusal is None else {}
     try:
-        found = lookup(rt, engine, hashes, request.team_id)
+        found = lookup(rt, engine, hashes, request.team_id, tokens=tokens, store_chunk=store_chunk)
     except ObjectStoreUnavailableError as exc:  # served uncached: nothing restored, nothing captured
         log.warning("serve.store_unavailable", error=str(exc))
         policy = CachePolicy(f"store_unavailable: {exc}", c, policy.attestation_id)

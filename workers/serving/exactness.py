@@ -15,9 +15,13 @@ shapes serving makes (see `_granule_trials`): the boundary granule is the first 
 exact; a prefix may end at a multiple of it (a chat message's end, rounded down), else only at chunk boundaries.
 This is evidence from those shapes on this machine, not a proof for every position: every response reports its
 first logits digest, and `kvgraft bench prompt-cache` compares each cached and capturing answer of a workload with
-a fresh one. The verdict is recorded as a `composition` probe attestation, which later processes on this host
-reuse; until a process has a verdict, its prompts are served without the cache. A sliding-window model is never
-served from the cache past its window (masked cells are not restored exactly with swa_full off)."""
+a fresh one. Joined chains are checked too (`_chained`): the probe's prefix stored as chunks the way the prompt
+cache stores it (each chunk cut from a capture, the first from a capture of another prompt that shares only its
+tokens, written as a prefix block and read back), the chunks joined, restored, the rest prefilled: the cache is used
+only if that too is SHA-256-equal to fresh. The verdict is recorded as a `composition` probe attestation (its reason
+names the chain trials), which later processes on this host reuse; until a process has a verdict, its prompts are
+served without the cache. A sliding-window model is never served from the cache past its window (masked cells are not
+restored exactly with swa_full off)."""
 
 from __future__ import annotations
 
@@ -29,13 +33,15 @@ from dataclasses import dataclass, replace
 import numpy as np
 import structlog
 
+from engine import seqchunks
 from engine.errors import DecodeError, EngineError
-from engine.graft import GraftEngine
+from engine.graft import GraftEngine, KVSnapshot
 from engine.logits import Divergence, LogitsRows, compare
 from store.repository import latest_attestation, record_attestation
 from workers.gate_records import divergence_fields, status_of
 from workers.runtime import MemoSlot, Runtime
 from workers.seam import block_file_roundtrip
+from workers.serving.prompt_cache import chunk_snapshot
 
 log = structlog.get_logger(__name__)
 
@@ -49,6 +55,13 @@ PROBE_TAIL = 7  # tokens after the last full chunk of the probe (a partial last 
 class SplitResult:
     cuts: tuple[int, ...]  # where the probe was captured, stored, read back and restored, in order
     granule: int  # the granule this trial tests (the chunk itself for the aligned split)
+    exact: bool
+    composed_sha256: str
+
+
+@dataclass(frozen=True)
+class ChainResult:
+    ends: tuple[int, ...]  # the chunks' ends: [0, ends[0]), [ends[0], ends[1]), ... joined and restored
     exact: bool
     composed_sha256: str
 
@@ -70,6 +83,7 @@ class CompositionCheck:
     divergence: Divergence  # fresh vs the aligned composition
     ms: float
     trims: tuple[TrimResult, ...] = ()  # a resident context truncated to the prefix instead of a restore
+    chains: tuple[ChainResult, ...] = ()  # a prefix restored from chunks joined (the prompt cache's chunked form)
 
     @property
     def trim_exact(self) -> bool:
@@ -78,8 +92,10 @@ class CompositionCheck:
 
     @property
     def exact(self) -> bool:
-        """The aligned composition (a prefix ending at a chunk boundary) is byte-equal to fresh here."""
-        return self.reproducible and all(s.exact for s in self.splits if s.granule == self.chunk)
+        """The aligned composition (a prefix ending at a chunk boundary), whole and joined from chunks, is
+        byte-equal to fresh here."""
+        return (self.reproducible and all(s.exact for s in self.splits if s.granule == self.chunk)
+                and bool(self.chains) and all(c.exact for c in self.chains))
 
     @property
     def granule(self) -> int:
@@ -95,6 +111,8 @@ class CompositionCheck:
     def summary(self) -> str:
         parts = [f"{'exact' if s.exact else 'differs'} at {'+'.join(map(str, s.cuts))} (granule {s.granule})"
                  for s in self.splits]
+        parts += [f"joined chain of chunks ending {'+'.join(map(str, c.ends))}: {'exact' if c.exact else 'differs'}"
+                  for c in self.chains]
         parts += [f"truncated at {t.cut}: {'exact' if t.exact else 'differs'}" for t in self.trims]
         return (f"composition check over {self.probe_tokens} tokens, chunk {self.chunk}: " + "; ".join(parts)
                 + f"; fresh {'reproducible' if self.reproducible else 'NOT reproducible'}; boundary granule "
@@ -124,6 +142,33 @@ def _composed(engine: GraftEngine, tokens: list[int], cuts: tuple[int, ...]) -> 
         if restored is not None:
             engine.restore(ctx, restored, payload_verified=True)
         return engine.prefill_for_generation(ctx, tokens[pos:], pos0=pos, origin=0).copy()
+
+
+def _captured(engine: GraftEngine, tokens: list[int]) -> KVSnapshot:
+    with engine.pooled_context() as ctx:
+        engine.prefill(ctx, tokens, pos0=0, origin=0)
+        return engine.snapshot(ctx, tokens, n_query=engine.config.prefill_chunk)
+
+
+def _chained(engine: GraftEngine, tokens: list[int], ends: tuple[int, ...]) -> np.ndarray:
+    """The probe computed as the prompt cache computes a prompt whose prefix it stored as chunks: each chunk
+    [a, b) cut (prompt_cache.chunk_snapshot, as a deposit cuts) from a capture that runs past b, the first from a
+    capture of another prompt sharing only its tokens, every chunk written as a prefix block file and read back;
+    the chunks joined (engine/seqchunks.join, as a lookup joins them), restored into another context; then the
+    rest on the absolute grid, with the logits of the last token."""
+    last = ends[-1]
+    other = tokens[:ends[0]] + list(reversed(tokens[ends[0]:last + 1]))  # shares tokens[:ends[0]] only
+    own = _captured(engine, tokens[:last + 1])
+    chunks = []
+    for i, (a, b) in enumerate(zip((0, *ends), ends, strict=False)):
+        chunk = chunk_snapshot(_captured(engine, other) if i == 0 else own, a, b)
+        chunks.append(block_file_roundtrip(chunk, kind="prefix"))
+    payload = seqchunks.join([c.payload for c in chunks])
+    joined = replace(chunks[0], tokens=tuple(t for c in chunks for t in c.tokens), pos_start=0, payload=payload,
+                     payload_sha256=hashlib.sha256(payload).hexdigest())
+    with engine.pooled_context() as ctx:
+        engine.restore(ctx, joined, payload_verified=True)
+        return engine.prefill_for_generation(ctx, tokens[last:], pos0=last, origin=0).copy()
 
 
 def _trimmed(engine: GraftEngine, tokens: list[int], cut: int) -> np.ndarray:
@@ -181,10 +226,16 @@ def composition_check(engine: GraftEngine) -> CompositionCheck:
                 trial(cuts, g)
             if all(s.exact for s in splits if s.granule == g):
                 break
+    if splits[0].exact:  # the aligned prefix stored as two chunks, joined at the chunk boundary
+        ends = (c, 2 * c)
+        chained = _chained(engine, tokens, ends)
+        chains = (ChainResult(ends, chained.tobytes() == fresh.tobytes(), _sha(chained)),)
+    else:
+        chains = ()
     pos = len(tokens) - 1
     divergence = compare(LogitsRows(pos, fresh[None, :]), LogitsRows(pos, aligned[None, :]))
     result = CompositionCheck(fresh.tobytes() == control.tobytes(), _sha(fresh), c, len(tokens), tuple(splits),
-                              divergence, 0.0)
+                              divergence, 0.0, chains=chains)
     trims: list[TrimResult] = []
     if result.exact:  # a resident context truncated at chunk boundaries and where a message's end may be
         g = result.granule
@@ -192,15 +243,24 @@ def composition_check(engine: GraftEngine) -> CompositionCheck:
                  if cut < len(tokens)]
     result = replace(result, trims=tuple(trims), ms=round((time.perf_counter() - t0) * 1000, 1))
     log.info("serve.composition_checked", exact=result.exact, reproducible=result.reproducible,
-             granule=result.granule, fingerprint=engine.fingerprint.id, chunk=c, ms=result.ms)
+             granule=result.granule, chains_exact=all(x.exact for x in chains) if chains else None,
+             fingerprint=engine.fingerprint.id, chunk=c, ms=result.ms)
     return result
+
+
+def _chain_note(check: CompositionCheck) -> str:
+    if not check.chains:
+        return ", joined chunks not tried"
+    bad = [c for c in check.chains if not c.exact]
+    return f", joined from chunks {bad[0].composed_sha256[:12]}" if bad else ""
 
 
 def _sha(row: np.ndarray) -> str:
     return hashlib.sha256(row.tobytes()).hexdigest()
 
 
-CHECK_VERSION = "composition-check-v1"  # in the attestation's profile: a verdict of another version is not reused
+# in the attestation's profile: a verdict of another version is not reused (v2: joined chains are checked too)
+CHECK_VERSION = "composition-check-v2"
 
 
 @dataclass(frozen=True)
@@ -220,7 +280,7 @@ class CompositionVerdict:
         refusal = None if check.exact else (
             "composition_not_exact: on this machine a restored prefix followed by the rest of the prompt is not "
             f"byte-equal to a fresh prefill (fresh {check.fresh_sha256[:12]}, composed "
-            f"{check.splits[0].composed_sha256[:12] if check.splits else '-'}"
+            f"{check.splits[0].composed_sha256[:12] if check.splits else '-'}{_chain_note(check)}"
             f"{'' if check.reproducible else ', and fresh is not reproducible'})")
         return cls(check.exact, check.granule, check.trim_exact, refusal, attestation_id)
 

@@ -14,12 +14,14 @@ the state captured in one piece; a chain is usable up to its first missing, evic
 captures its state once, at its longest kept boundary, and every chunk it needs is cut from that capture. With
 the chunk setting 0 each prefix is one block from position 0 (and such blocks, stored before chunks, still read).
 
-Prefix blocks are deposited after the request, off the request's path (a background thread), write-once and
-deduplicated: the same prefix from another team is the same block (its header names no team and no time), and the
-team becomes one more owner of it, within its quota. A team only ever finds prefixes it owns (its own deposits), so
-one team's prompts are never revealed to another: a lookup of another team's prefix is a miss like any other, and
-a deposit takes the same work whether or not another team stored the same prefix. Every restore is recorded as a
-use (on the same background thread), the block's and the team's own."""
+Prefix blocks are deposited after the request, off the request's path (a background thread), deduplicated (the
+object is written by an atomic replace under the row's lock whether the content is new, live under another owner or
+evicted: the same statements, object-store and file-system calls in every case): the same prefix from another team
+is the same block (its header names no team and no time), and the team becomes one more owner of it, within its
+quota. A team only ever finds prefixes it owns (its own deposits), so one team's prompts are never revealed to
+another: a lookup of another team's prefix is a miss like any other, and a deposit takes the same work whether or
+not another team stored the same prefix. Every restore is recorded as a use (on the same background thread), the
+block's and the team's own."""
 
 from __future__ import annotations
 
@@ -36,8 +38,9 @@ import structlog
 from engine import seqchunks
 from engine.errors import StateRestoreError
 from engine.graft import GraftEngine, KVSnapshot
+from store.blocks import block_key
 from store.db import owner_key
-from store.repository import owned_prefix_rows, record_block, record_prefix
+from store.repository import owned_prefix_rows, record_block, record_prefix, set_quarantined
 from store.retention import ensure_quota, prune, record_use
 from workers.runtime import Runtime
 from workers.seam import block_to_snapshot, read_or_miss, snapshot_to_block
@@ -168,12 +171,42 @@ def _joined(engine: GraftEngine, blocks: list[Any], end: int) -> KVSnapshot:
                       fingerprint=first.fingerprint, fingerprint_parts=first.fingerprint_parts, profile=first.profile)
 
 
-def lookup(rt: Runtime, engine: GraftEngine, hashes: dict[int, str], team_id: int) -> Lookup:
+def _chain_mismatch(engine: GraftEngine, chain: list[_Owned], blocks: list[Any], end: int, hashes: dict[int, str],
+                    tokens: Sequence[int] | None, store_chunk: int | None) -> tuple[str, str] | None:
+    """(block id, why) of the first chunk that is not the prompt's own, else None: each chunk starts where its row
+    says and where the one before ends, the joined token ids equal the prompt's, and the chain hash recomputed from
+    the joined chunks' own tokens equals the one the catalogue matched (a wrong row, by a bug, a hand-edited
+    database or a repair gone wrong, is never restored)."""
+    at = 0
+    joined: list[int] = []
+    for row, block in zip(chain, blocks, strict=True):
+        ident = block.identity
+        if ident.pos_start != row.start or ident.pos_start != at or ident.pos_end != row.end:
+            return row.block_id, (f"chunk holds [{ident.pos_start}, {ident.pos_end}), its row says "
+                                  f"[{row.start}, {row.end}) after {at}")
+        joined.extend(ident.tokens)
+        at = ident.pos_end
+        if tokens is not None and list(ident.tokens) != list(tokens[ident.pos_start:ident.pos_end]):
+            return row.block_id, "the chunk's token ids are not the prompt's"
+    if at != end:
+        return chain[-1].block_id, f"the chain ends at {at}, not {end}"
+    if store_chunk is not None:
+        # the prompt's token after the prefix (or any) only lets chain_hashes name `end` itself
+        probe = joined + [0]
+        if chain_hashes(engine, probe, [end], store_chunk).get(end) != hashes[end]:
+            return chain[-1].block_id, "the chain hash of the joined chunks is not the catalogue's"
+    return None
+
+
+def lookup(rt: Runtime, engine: GraftEngine, hashes: dict[int, str], team_id: int, *,
+           tokens: Sequence[int] | None = None, store_chunk: int | None = None) -> Lookup:
     """In one query, the prompt's prefix chunks this team owns; the longest prefix whose whole chain of chunks is
     owned, not quarantined and readable is read (its chunks concurrently), verified and joined (a damaged or
     missing chunk is a miss, and the next longest prefix is tried), and the owned chunks' spans tell which the
     request need not store again (not one that is quarantined or could not be read: the request captures it, and
-    its deposit restores the block). An unreachable object store raises ObjectStoreUnavailableError (the
+    its deposit restores the block). With the prompt's `tokens` and `store_chunk`, the joined chain is checked
+    to be the prompt's (_chain_mismatch) before it is used; a chunk that is not is quarantined and a miss. An
+    unreachable object store raises ObjectStoreUnavailableError (the
     request is then served uncached)."""
     if not hashes:
         return Lookup(None)
@@ -204,6 +237,13 @@ def lookup(rt: Runtime, engine: GraftEngine, hashes: dict[int, str], team_id: in
                 refused.update(r.block_id for r in missing)
                 unreadable.update(r.chain_hash for r in missing)
                 continue
+            wrong = _chain_mismatch(engine, chain, blocks, end, hashes, tokens, store_chunk)
+            if wrong is not None:  # a catalogue row pointing the chain at another prompt's chunk: a miss
+                log.error("prompt_cache.chain_mismatch", chain_hash=hashes[end], block_id=wrong[0], error=wrong[1])
+                with rt.session() as s:
+                    set_quarantined(s, block_id=wrong[0], quarantined=True)
+                refused.add(wrong[0])
+                continue
             try:
                 snapshot = _joined(engine, blocks, end)
             except StateRestoreError as exc:  # chunks that do not join (another layout): a miss
@@ -228,7 +268,7 @@ def chunk_snapshot(state: KVSnapshot, start: int, end: int) -> KVSnapshot:
 class PendingPrefix:
     chain_hash: str
     snapshot: KVSnapshot
-    replace: bool = False  # the team's stored block for it could not be read: overwrite the damaged object
+    replace: bool = False  # the team's stored block for it could not be read (every deposit overwrites it now)
 
 
 class PrefixDepositor:
@@ -290,18 +330,21 @@ def deposit_prefix(rt: Runtime, engine: GraftEngine, item: PendingPrefix, team_i
     block = snapshot_to_block(item.snapshot, kind="prefix", meta=meta, key=rt.settings.block_key_bytes)
     ensure_quota(rt.session, rt.blocks, team_id=team_id, block_id=block.block_id,
                  incoming_bytes=block.identity.payload_bytes)
-    stored = rt.blocks.replace(block) if item.replace else rt.blocks.put(block)
+    data = rt.blocks.encode(block)
     with rt.session() as s:
-        record_block(s, block_id=block.block_id, fingerprint=block.fingerprint, kind="prefix",
-                     n_tokens=item.snapshot.n_tokens, bytes=stored.size,
-                     payload_sha256=block.identity.payload_sha256, object_key=stored.key,
-                     store_url=rt.blocks.url, profile=item.snapshot.profile.as_dict(), meta=meta, source=None,
-                     team_id=team_id, shared=False, restore_object=lambda: rt.blocks.put(block))
+        # the object written under the row's lock, new, live under another owner or evicted alike (the same
+        # statements, object-store and file-system calls): the deposit's work tells nothing of another team
+        _, created = record_block(
+            s, block_id=block.block_id, fingerprint=block.fingerprint, kind="prefix",
+            n_tokens=item.snapshot.n_tokens, bytes=len(data), payload_sha256=block.identity.payload_sha256,
+            object_key=block_key(block.fingerprint, block.block_id), store_url=rt.blocks.url,
+            profile=item.snapshot.profile.as_dict(), meta=meta, source=None, team_id=team_id, shared=False,
+            write_object=lambda: rt.blocks.write(block, data))
         record_prefix(s, chain_hash=item.chain_hash, block_id=block.block_id, fingerprint=block.fingerprint,
                       profile_id=serving_profile_id(engine), n_tokens=item.snapshot.pos_end)
     rt.blocks.remember(block, scope=owner_key(team_id))  # the team's next request on this pod: from memory
     log.info("prompt_cache.deposited", block_id=block.block_id, start=item.snapshot.pos_start,
-             end=item.snapshot.pos_end, created=stored.created)
+             end=item.snapshot.pos_end, created=created)
     if rt.settings.store_budget_bytes is not None:
         prune(rt.session, rt.blocks, budget_bytes=rt.settings.store_budget_bytes)
     return block.block_id

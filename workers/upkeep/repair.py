@@ -19,6 +19,7 @@ from store.blockfile import Block, read_header, signature_status
 from store.blocks import block_key
 from store.db import BlockRow, utcnow
 from store.errors import BlockKeyMissingError, StoreError
+from store.integrity import rewrite_under_row_lock
 from store.repository import get_block, set_quarantined, solved_problem_of_block, verified_program
 from workers.flywheel.deposit import probe_query
 from workers.flywheel.prefix import ensure_skill
@@ -33,7 +34,7 @@ log = structlog.get_logger(__name__)
 @dataclass(frozen=True)
 class RepairResult:
     block_id: str
-    status: str  # intact | rederived | quarantined | key_missing
+    status: str  # intact | rederived | quarantined | key_missing | evicted
     detail: str
     source: str | None = None  # where the re-derived tokens came from: header | skill | solution
     quarantine_key: str | None = None
@@ -99,9 +100,9 @@ def _rederive(rt: Runtime, row: BlockRow, tokens: list[int], meta: dict[str, Any
     if block.block_id != row.id:
         log.warning("repair.other_id", block_id=row.id, rederived=block.block_id)
         return False
-    rt.blocks.replace(block)
-    rt.blocks.get(row.fingerprint, row.id, use_cache=False)  # verified back
-    return True
+    # atomic, read back verified (else the old bytes stay), under the row's lock: an evicted block is never
+    # written back, and the row's bytes follow the object
+    return rewrite_under_row_lock(rt.session, rt.blocks, row.id, lambda: rt.blocks.replace(block).size)
 
 
 def repair_block(rt: Runtime, block_id: str, *, model: str | None = None,
@@ -112,6 +113,8 @@ def repair_block(rt: Runtime, block_id: str, *, model: str | None = None,
         if row is None:
             raise LookupError(f"no catalogued block {block_id}")
         s.expunge(row)
+    if row.evicted_at is not None:  # its object deleted by design: nothing to repair, never written back
+        return RepairResult(block_id, "evicted", "the block was evicted; a deposit of the same content restores it")
     try:
         rt.blocks.get(row.fingerprint, row.id, use_cache=False)
     except BlockKeyMissingError as exc:  # not damaged: readable by whoever holds that key; left as it is
@@ -139,6 +142,9 @@ def repair_block(rt: Runtime, block_id: str, *, model: str | None = None,
                 set_quarantined(s, block_id=block_id, quarantined=False)
             log.warning("repair.rederived", block_id=block_id, source=source, damage=damage)
             return RepairResult(block_id, "rederived", damage, source=source)
+    with rt.session() as s:
+        if (now := get_block(s, block_id=block_id)) is not None and now.evicted_at is not None:
+            return RepairResult(block_id, "evicted", damage + "; evicted while it was being repaired")
     stamp = utcnow().strftime("%Y%m%dT%H%M%SZ")
     key = rt.blocks.quarantine(row.fingerprint, row.id, stamp=stamp)
     with rt.session() as s:
