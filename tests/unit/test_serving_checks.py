@@ -13,8 +13,10 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
+from sqlalchemy import select
 
 from services.api import create_app
+from store.db import AttestationRow
 from store.repository import create_api_token, get_or_create_team
 from tests.fixtures.ready import wait_ready
 from workers.runtime import open_runtime
@@ -34,6 +36,11 @@ def _token(settings: Settings) -> dict[str, str]:
     with open_runtime(settings) as rt, rt.session() as s:
         token = create_api_token(s, team=get_or_create_team(s, name="t"), role="submitter")[1]
     return {"Authorization": f"Bearer {token}"}
+
+
+def _attestations(settings: Settings) -> list[AttestationRow]:
+    with open_runtime(settings) as rt, rt.session() as s:
+        return list(s.scalars(select(AttestationRow)))
 
 
 def _chat(client: TestClient, h: dict[str, str]) -> dict[str, Any]:
@@ -80,7 +87,8 @@ def test_a_pod_answers_health_and_requests_at_once_while_it_checks_then_turns_re
         assert client.get("/healthz").json() == {"status": "ready", "checking": []}
         ready = _chat(client, h)["kvgraft"]
         assert ready["batching"]["batching"] == "on" and ready["cache"] in ("miss", "hit"), ready
-        assert ready["composition_attestation_id"] is not None
+        assert "composition_attestation_id" not in ready  # a deployment-wide id is no team's business
+        assert [row.kind for row in _attestations(settings)].count("composition") == 1  # the auditor's record
 
 
 def test_a_restarted_pod_reuses_the_verdicts_recorded_on_its_host(settings: Settings,
@@ -97,7 +105,7 @@ def test_a_restarted_pod_reuses_the_verdicts_recorded_on_its_host(settings: Sett
         again = _chat(client, h)["kvgraft"]
     assert ran == []
     assert again["batching"] == first["batching"] and again["batching"]["batching"] == "on"
-    assert again["composition_attestation_id"] == first["composition_attestation_id"] is not None
+    assert [row.kind for row in _attestations(settings)].count("composition") == 1  # none recorded again
     assert again["cache"] == "hit" and again["boundary_granule"] == first["boundary_granule"], again
 
 
