@@ -35,7 +35,7 @@ from store.repository import get_or_create_team
 from store.retention import prune
 from workers.runtime import Runtime, open_runtime
 from workers.serving.prompt_cache import PendingPrefix, deposit_prefix
-from workers.settings import Settings
+from workers.settings import load_settings
 
 ARMS = ("evicted", "live", "wrong")
 ORDERS = (("evicted", "live", "wrong"), ("wrong", "live", "evicted"), ("live", "wrong", "evicted"),
@@ -107,8 +107,8 @@ def _wal_tables(db: Path, wal: Path, start: int) -> list[str]:
 
 def _one(request: DepositPrivacyRequest, arm: str) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="kvgraft-bench-deposit-") as tmp:
-        settings = Settings(data_dir=Path(tmp), model=request.model, database_url=None, store_url=None,
-                            broker_url=None, prefill_chunk=request.prefill_chunk)
+        settings = load_settings(data_dir=Path(tmp), model=request.model, database_url=None, store_url=None,
+                                 broker_url=None, prefill_chunk=request.prefill_chunk)
         with open_runtime(settings) as rt:
             engine = rt.engine()
             with rt.session() as s:
