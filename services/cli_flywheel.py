@@ -35,13 +35,15 @@ def run(
     """The main job: solve -> verify -> deposit every problem, replay each as a recurring query, report.
 
     The job runs in a child process: a native crash ends the command with one line naming the problem and the
-    signal. What was deposited is kept, and running the same command again continues where it stopped."""
+    signal. What was deposited is kept, and running the same command again continues where it stopped. SIGTERM
+    stops it within KVGRAFT_SHUTDOWN_GRACE_S + 5 s with exit status 0: no new problem starts, the one running may
+    finish within the grace or is left pending, and the same command continues the batch."""
     from workers.flywheel.solve import SolveParams
     from workers.problems import parse_problems_jsonl
     from workers.queue.jobs import JobParams, run_job_child
-    from workers.supervise import NativeCrashError, run_in_child
+    from workers.supervise import NativeCrashError, Stopped, run_in_child
 
-    def body() -> dict[str, Any]:
+    def body() -> dict[str, Any] | None:
         data = problems.read_bytes()
         specs = parse_problems_jsonl(data)  # bad input is refused here, before any child starts
         params = JobParams(solve=SolveParams(samples=samples, temperature=temperature, max_tokens=max_tokens),
@@ -57,11 +59,18 @@ def run(
                     bar.update(replay_task, completed=event["n"])
 
             try:
-                return run_in_child(run_job_child, data, params, on_event=on_event)
+                return run_in_child(run_job_child, data, params, on_event=on_event,
+                                    stop_grace_s=cli_settings().shutdown_grace_s)
+            except Stopped:
+                return None
             except NativeCrashError as crash:
                 raise JobCrashedError(_crash_line(crash, problems.name)) from None
 
     report = guard(body)
+    if report is None:
+        err.print(f"kvgraft run: stopped (SIGTERM); every deposit so far is kept: run the same command again to "
+                  f"continue the batch of {problems.name}", markup=False, highlight=False)
+        raise typer.Exit(0)
     if json_out:
         print_json(report)
         return

@@ -21,6 +21,7 @@ from collections.abc import Callable
 
 import structlog
 
+from workers.errors import ShutdownAbandoned
 from workers.queue.liveness import abandon_running
 
 log = structlog.get_logger(__name__)
@@ -51,3 +52,34 @@ def _watch(grace_s: float, running: Callable[[], bool], reason: str) -> None:
     time.sleep(ABANDON_BACKSTOP_S)
     log.error("worker.shutdown.exit_now", grace_s=grace_s, backstop_s=ABANDON_BACKSTOP_S)
     os._exit(0)
+
+
+class StopRequest:
+    """SIGTERM on a process that runs task bodies in its main thread itself (`kvgraft run`'s job child): the
+    handler stops admitting (`check` raises ShutdownAbandoned before the next problem starts) and, if a body is still
+    running KVGRAFT_SHUTDOWN_GRACE_S later, interrupts it (`abandon_running`: no outcome, the row stays pending for
+    the next run). Install it in the main thread."""
+
+    def __init__(self, grace_s: float) -> None:
+        self.grace_s = grace_s
+        self.requested = threading.Event()
+
+    def install(self) -> None:
+        import signal
+
+        signal.signal(signal.SIGTERM, self._on_signal)
+
+    def _on_signal(self, _signum: int, _frame: object) -> None:
+        if self.requested.is_set():
+            return
+        self.requested.set()
+        threading.Thread(target=self._abandon_after_grace, name="kvgraft-stop-grace", daemon=True).start()
+
+    def _abandon_after_grace(self) -> None:
+        time.sleep(self.grace_s)
+        abandon_running(f"told to stop: still running after KVGRAFT_SHUTDOWN_GRACE_S={self.grace_s:g} s")
+
+    def check(self) -> None:
+        """Raise ShutdownAbandoned if a stop was requested (called before each piece of work starts)."""
+        if self.requested.is_set():
+            raise ShutdownAbandoned("told to stop: the rest is left for the next run")
