@@ -249,16 +249,30 @@ def beat(
 def requeue(older_than: Annotated[str, typer.Option(help="Only work pending for longer than this (30s, 5m, 1h).")
                                   ] = "5m",
             json_out: JsonOpt = False) -> None:
-    """Send again the problems and questions still pending (e.g. submitted while the broker was down)."""
+    """Send again the problems and questions still pending (e.g. submitted while the broker was down); without a
+    broker, work on them here. SIGTERM stops it within KVGRAFT_SHUTDOWN_GRACE_S + 5 s with exit status 0: nothing
+    new starts, the task running may finish within the grace or is left pending, and running it again goes on."""
     from services.cli_store import parse_age
+    from workers.errors import ShutdownAbandoned
     from workers.queue.dispatch import requeue_stale
+    from workers.queue.shutdown import StopRequest
+
+    stop = StopRequest(cli_settings().shutdown_grace_s)
 
     def body() -> dict[str, Any]:
         age = parse_age(older_than)
+        stop.install()
         with cli_runtime() as rt:
             return requeue_stale(rt, older_than_s=age.total_seconds())
 
-    record = guard(body)
+    try:
+        record = guard(body)
+    except ShutdownAbandoned:
+        record = None
+    if record is None or stop.requested.is_set():
+        err.print("kvgraft requeue: stopped (SIGTERM); what was not sent or worked on is still pending: run it "
+                  "again to go on", markup=False, highlight=False)
+        raise typer.Exit(0)
     if json_out:
         print_json(record)
     else:

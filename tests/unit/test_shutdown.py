@@ -40,17 +40,17 @@ def _serve(tmp_path: Path) -> tuple[subprocess.Popen[bytes], str, Path]:
             time.sleep(0.02)
 
 
-def _stops_within_grace(proc: subprocess.Popen[bytes], log: Path) -> None:
+def _stops_within_grace(proc: subprocess.Popen[bytes], log: Path, grace_s: float = GRACE_S) -> None:
     t0 = time.monotonic()
     proc.send_signal(signal.SIGTERM)
     try:
-        rc = proc.wait(GRACE_S + 5)
+        rc = proc.wait(grace_s + 5)
     except subprocess.TimeoutExpired:
         proc.kill()
         proc.wait()
-        pytest.fail(f"still running {GRACE_S + 5} s after SIGTERM:\n{log.read_text()[-3000:]}")
+        pytest.fail(f"still running {grace_s + 5} s after SIGTERM:\n{log.read_text()[-3000:]}")
     assert rc == 0, (rc, log.read_text()[-3000:])
-    assert time.monotonic() - t0 <= GRACE_S + 5
+    assert time.monotonic() - t0 <= grace_s + 5
 
 
 def test_sigterm_during_the_checks_ends_serve_with_0_within_the_grace(data_dir: Path, tmp_path: Path) -> None:
@@ -132,3 +132,33 @@ def test_sigterm_on_kvgraft_run_mid_batch_exits_0_and_the_same_command_continues
     assert report["resumed"] is True
     assert {p["id"]: p["status"] for p in report["problems"]} == {"first": "deposited", "slow": "deposited",
                                                                    "last": "deposited"}
+
+
+@pytest.mark.timeout(240)
+def test_sigterm_on_kvgraft_requeue_working_in_process_exits_0_and_leaves_the_problem_pending(
+        data_dir: Path, tmp_path: Path) -> None:
+    """Without a broker `kvgraft requeue` works on pending problems itself; SIGTERM on the process alone (not its
+    group: the sandboxed program is stopped with the run it belongs to)."""
+    from workers.problems import parse_problems_jsonl
+    from workers.queue.dispatch import submit_batch
+    from workers.runtime import open_runtime
+
+    with open_runtime() as rt:
+        submit_batch(rt, parse_problems_jsonl(RUN_PROBLEMS.splitlines()[1]), team="t")
+    time.sleep(1.1)
+    command = [sys.executable, "-m", "services.cli", "requeue", "--older-than", "1s", "--json"]
+    env = {**os.environ, "KVGRAFT_SHUTDOWN_GRACE_S": str(RUN_GRACE_S), "KVGRAFT_LOG_LEVEL": "INFO"}
+    log = tmp_path / "requeue.log"
+    with log.open("wb") as out:
+        proc = subprocess.Popen(command, env=env, stdout=out, stderr=subprocess.STDOUT)
+    deadline = time.monotonic() + 120
+    while '"solve.start"' not in log.read_text():
+        assert proc.poll() is None and time.monotonic() < deadline, log.read_text()[-3000:]
+        time.sleep(0.1)
+    time.sleep(1.0)  # its 6 s solution is running
+    _stops_within_grace(proc, log, grace_s=RUN_GRACE_S)
+    assert "run it again" in log.read_text()
+    assert _statuses(data_dir) == {"slow": "pending"}
+    again = subprocess.run(command, env=env, capture_output=True, timeout=180)
+    assert again.returncode == 0, again.stderr.decode()[-3000:]
+    assert _statuses(data_dir) == {"slow": "solved"}

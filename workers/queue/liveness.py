@@ -38,6 +38,7 @@ log = structlog.get_logger(__name__)
 DEADLINE_SIGNAL = signal.SIGRTMIN + 3  # not SIGALRM: pytest-timeout and others arm that timer
 _main_body_running = threading.Event()  # a body runs in the main thread under `deadline`
 _abandon_reason: list[str] = []  # set once by abandon_running: the main thread's body raises ShutdownAbandoned
+_admission_closed: list[str] = []  # set once by stop_admitting: no body starts in the main thread
 
 
 def worker_id() -> str:
@@ -148,8 +149,8 @@ def deadline(seconds: float, what: str) -> Iterator[None]:
         _main_body_running.set()
     timer.start()
     try:
-        if in_main and _abandon_reason:  # told to stop before this body started
-            raise ShutdownAbandoned(_abandon_reason[0])
+        if in_main and (_abandon_reason or _admission_closed):  # told to stop before this body started
+            raise ShutdownAbandoned((_abandon_reason or _admission_closed)[0])
         yield
     finally:
         armed.clear()
@@ -171,3 +172,10 @@ def abandon_running(reason: str) -> bool:
         signal.pthread_kill(main.ident, DEADLINE_SIGNAL)
         return True
     return False
+
+
+def stop_admitting(reason: str) -> None:
+    """No task body starts in the main thread from now on (it raises ShutdownAbandoned before it begins); the one
+    running, if any, goes on."""
+    if not _admission_closed:
+        _admission_closed.append(reason)

@@ -22,7 +22,7 @@ from collections.abc import Callable
 import structlog
 
 from workers.errors import ShutdownAbandoned
-from workers.queue.liveness import abandon_running
+from workers.queue.liveness import abandon_running, stop_admitting
 
 log = structlog.get_logger(__name__)
 
@@ -55,10 +55,12 @@ def _watch(grace_s: float, running: Callable[[], bool], reason: str) -> None:
 
 
 class StopRequest:
-    """SIGTERM on a process that runs task bodies in its main thread itself (`kvgraft run`'s job child): the
-    handler stops admitting (`check` raises ShutdownAbandoned before the next problem starts) and, if a body is still
-    running KVGRAFT_SHUTDOWN_GRACE_S later, interrupts it (`abandon_running`: no outcome, the row stays pending for
-    the next run). Install it in the main thread."""
+    """SIGTERM on a process that runs task bodies in its main thread itself (`kvgraft run`'s job child, `kvgraft
+    requeue` without a broker): the handler stops admitting (no task body starts; `check` raises ShutdownAbandoned
+    before the next piece of work) and, if a body is still running KVGRAFT_SHUTDOWN_GRACE_S later, interrupts it
+    (`abandon_running`: no outcome, the row stays pending for the next run). A process still alive
+    ABANDON_BACKSTOP_S after that (blocked where nothing can interrupt it) exits 0 at once: what it had not finished
+    stays pending. Install it in the main thread."""
 
     def __init__(self, grace_s: float) -> None:
         self.grace_s = grace_s
@@ -73,11 +75,15 @@ class StopRequest:
         if self.requested.is_set():
             return
         self.requested.set()
+        stop_admitting("told to stop: the rest is left for the next run")
         threading.Thread(target=self._abandon_after_grace, name="kvgraft-stop-grace", daemon=True).start()
 
     def _abandon_after_grace(self) -> None:
         time.sleep(self.grace_s)
         abandon_running(f"told to stop: still running after KVGRAFT_SHUTDOWN_GRACE_S={self.grace_s:g} s")
+        time.sleep(ABANDON_BACKSTOP_S)
+        log.error("shutdown.exit_now", grace_s=self.grace_s, backstop_s=ABANDON_BACKSTOP_S)
+        os._exit(0)
 
     def check(self) -> None:
         """Raise ShutdownAbandoned if a stop was requested (called before each piece of work starts)."""
