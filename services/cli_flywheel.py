@@ -35,13 +35,15 @@ def run(
     """The main job: solve -> verify -> deposit every problem, replay each as a recurring query, report.
 
     The job runs in a child process: a native crash ends the command with one line naming the problem and the
-    signal. What was deposited is kept, and running the same command again continues where it stopped."""
+    signal. What was deposited is kept, and running the same command again continues where it stopped. SIGTERM
+    stops it within KVGRAFT_SHUTDOWN_GRACE_S + 5 s with exit status 0: no new problem starts, the one running may
+    finish within the grace or is left pending, and the same command continues the batch."""
     from workers.flywheel.solve import SolveParams
     from workers.problems import parse_problems_jsonl
     from workers.queue.jobs import JobParams, run_job_child
-    from workers.supervise import NativeCrashError, run_in_child
+    from workers.supervise import NativeCrashError, Stopped, run_in_child
 
-    def body() -> dict[str, Any]:
+    def body() -> dict[str, Any] | None:
         data = problems.read_bytes()
         specs = parse_problems_jsonl(data)  # bad input is refused here, before any child starts
         params = JobParams(solve=SolveParams(samples=samples, temperature=temperature, max_tokens=max_tokens),
@@ -57,11 +59,18 @@ def run(
                     bar.update(replay_task, completed=event["n"])
 
             try:
-                return run_in_child(run_job_child, data, params, on_event=on_event)
+                return run_in_child(run_job_child, data, params, on_event=on_event,
+                                    stop_grace_s=cli_settings().shutdown_grace_s)
+            except Stopped:
+                return None
             except NativeCrashError as crash:
                 raise JobCrashedError(_crash_line(crash, problems.name)) from None
 
     report = guard(body)
+    if report is None:
+        err.print(f"kvgraft run: stopped (SIGTERM); every deposit so far is kept: run the same command again to "
+                  f"continue the batch of {problems.name}", markup=False, highlight=False)
+        raise typer.Exit(0)
     if json_out:
         print_json(report)
         return
@@ -240,16 +249,30 @@ def beat(
 def requeue(older_than: Annotated[str, typer.Option(help="Only work pending for longer than this (30s, 5m, 1h).")
                                   ] = "5m",
             json_out: JsonOpt = False) -> None:
-    """Send again the problems and questions still pending (e.g. submitted while the broker was down)."""
+    """Send again the problems and questions still pending (e.g. submitted while the broker was down); without a
+    broker, work on them here. SIGTERM stops it within KVGRAFT_SHUTDOWN_GRACE_S + 5 s with exit status 0: nothing
+    new starts, the task running may finish within the grace or is left pending, and running it again goes on."""
     from services.cli_store import parse_age
+    from workers.errors import ShutdownAbandoned
     from workers.queue.dispatch import requeue_stale
+    from workers.queue.shutdown import StopRequest
+
+    stop = StopRequest(cli_settings().shutdown_grace_s)
 
     def body() -> dict[str, Any]:
         age = parse_age(older_than)
+        stop.install()
         with cli_runtime() as rt:
             return requeue_stale(rt, older_than_s=age.total_seconds())
 
-    record = guard(body)
+    try:
+        record = guard(body)
+    except ShutdownAbandoned:
+        record = None
+    if record is None or stop.requested.is_set():
+        err.print("kvgraft requeue: stopped (SIGTERM); what was not sent or worked on is still pending: run it "
+                  "again to go on", markup=False, highlight=False)
+        raise typer.Exit(0)
     if json_out:
         print_json(record)
     else:

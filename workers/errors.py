@@ -47,6 +47,13 @@ class TaskDeadlineExceeded(BaseException):
     so that no `except Exception` inside the body swallows it; run_task records it as the outcome."""
 
 
+class ShutdownAbandoned(BaseException):
+    """The process was told to stop (SIGTERM) and a task body was still running when KVGRAFT_SHUTDOWN_GRACE_S ran out:
+    it is interrupted like a body past its deadline (workers/queue/liveness.py) but records no outcome, so its row
+    stays pending and is worked on again (the broker redelivers an unacknowledged message; `kvgraft run` continues
+    its batch). A BaseException, so that no `except Exception` inside the body swallows it."""
+
+
 class BrokerUnavailableError(ConnectionError):
     """The message broker cannot be reached or refused an operation (kombu's connection and operational errors,
     translated where a task is sent or a queue is inspected)."""

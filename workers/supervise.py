@@ -7,6 +7,10 @@ calling `emit(event_dict)`; the parent hands each event to `on_event` and rememb
 can say what the child was doing. A Python exception in the child comes back as `ChildError`; a death by a signal
 comes back as `NativeCrashError` with the signal, the last event and the file holding the child's faulthandler
 traceback. The parent never loads llama.cpp itself.
+
+With `stop_grace_s`, SIGTERM on the parent (called in its main thread) is passed to the child, which stops within
+its grace (workers/queue/shutdown.StopRequest); a child still alive `stop_grace_s` + STOP_BACKSTOP_S later is
+killed. A child that did not return its result then comes back as `Stopped` (not as a crash or an error).
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ import structlog
 log = structlog.get_logger(__name__)
 
 Emit = Callable[[dict[str, Any]], None]
+STOP_BACKSTOP_S = 3.0  # after the grace: a child told to stop that is still alive is killed
 
 SIGNAL_MEANINGS = {
     signal.SIGILL: "illegal instruction: the library uses an instruction this CPU traps",
@@ -53,6 +58,14 @@ class ChildError(RuntimeError):
         super().__init__(message)
         self.kind = kind
         self.trace = trace
+
+
+class Stopped(RuntimeError):
+    """The parent was told to stop (SIGTERM) and the child ended without its result; `last_event`: its last step."""
+
+    def __init__(self, last_event: dict[str, Any]) -> None:
+        super().__init__("stopped by SIGTERM")
+        self.last_event = last_event
 
 
 @dataclass
@@ -101,9 +114,12 @@ def _child_main(conn: Any, target: Callable[..., Any], args: tuple[Any, ...], tr
 
 
 def run_in_child(target: Callable[..., Any], *args: Any, on_event: Callable[[dict[str, Any]], None] | None = None,
-                 poll_s: float = 0.2, timeout_s: float | None = None) -> Any:
+                 poll_s: float = 0.2, timeout_s: float | None = None, stop_grace_s: float | None = None) -> Any:
     """Call `target(emit, *args)` in a fresh child process and return its result (see the module docstring).
     `target` and `args` must be importable/picklable; the result must be picklable."""
+    import threading
+    import time
+
     ctx = multiprocessing.get_context("spawn")
     parent_conn, child_conn = ctx.Pipe(duplex=False)
     fd, trace_path = tempfile.mkstemp(prefix="kvgraft-native-", suffix=".trace")
@@ -114,6 +130,17 @@ def run_in_child(target: Callable[..., Any], *args: Any, on_event: Callable[[dic
                        daemon=False)
     proc.start()
     child_conn.close()
+    stop_at: list[float] = []  # when SIGTERM came (set by the handler)
+    handling = stop_grace_s is not None and threading.current_thread() is threading.main_thread()
+    previous: Any = None
+    if handling:
+        def on_term(_signum: int, _frame: Any) -> None:
+            if not stop_at:
+                stop_at.append(time.monotonic())
+                if proc.pid is not None and proc.is_alive():
+                    os.kill(proc.pid, signal.SIGTERM)  # also when the signal reached only this process
+
+        previous = signal.signal(signal.SIGTERM, on_term)
     last_event: dict[str, Any] = {}
     outcome: tuple[str, Any] | None = None
     try:
@@ -134,6 +161,9 @@ def run_in_child(target: Callable[..., Any], *args: Any, on_event: Callable[[dic
                 if parent_conn.poll(0):  # the child sent its last message and exited between the two checks
                     continue
                 break
+            elif stop_at and time.monotonic() > stop_at[0] + (stop_grace_s or 0.0) + STOP_BACKSTOP_S:
+                log.warning("supervise.child_killed_at_stop", grace_s=stop_grace_s, last_event=last_event)
+                proc.kill()
             else:
                 waited += poll_s
                 if timeout_s is not None and waited > timeout_s:
@@ -147,6 +177,12 @@ def run_in_child(target: Callable[..., Any], *args: Any, on_event: Callable[[dic
         if proc.is_alive():
             proc.kill()
             proc.join(timeout=10)
+        if handling:
+            signal.signal(signal.SIGTERM, previous if previous is not None else signal.SIG_DFL)
+    if stop_at and (outcome is None or outcome[0] == "error"):
+        Path(trace_path).unlink(missing_ok=True)
+        log.info("supervise.child_stopped", last_event=last_event, outcome=outcome[1][0] if outcome else None)
+        raise Stopped(last_event)
     if outcome is None:
         code = proc.exitcode
         crash = NativeCrashError(signum=-code if code is not None and code < 0 else None, exitcode=code,

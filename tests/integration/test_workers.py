@@ -1,6 +1,7 @@
 """The flywheel distributed: real RabbitMQ (a private vhost), PostgreSQL, an S3 server over HTTP, and separate
 `kvgraft worker solve` / `kvgraft worker graft` processes. A solve worker killed with SIGKILL mid-task loses no
-problem and leaves no duplicate block or row."""
+problem and leaves no duplicate block or row. A worker told to stop (SIGTERM) with a task running exits 0 within
+KVGRAFT_SHUTDOWN_GRACE_S + 5 s and hands the task back to the broker."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from tests.fixtures.processes import KvgraftProcess, worker
 from workers.flywheel.solve import SolveParams
 from workers.problems import parse_problems_jsonl
 from workers.queue.dispatch import dispatch_solves, submit_batch
-from workers.runtime import open_runtime
+from workers.runtime import Runtime, open_runtime
 
 pytestmark = pytest.mark.integration
 runner = CliRunner()
@@ -108,6 +109,55 @@ def test_a_solve_worker_killed_mid_task_loses_nothing(workers: list[KvgraftProce
         assert report["ok"] is True and report["counts"].get("orphan", 0) == 0
     finally:
         rt.close()
+
+
+GRACE_S = 3.0
+
+
+@pytest.mark.timeout(240)
+def test_a_worker_told_to_stop_hands_its_running_task_back(workers: list[KvgraftProcess], tmp_path: Path,
+                                                          flywheel_env: dict[str, str],
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """The task is held as long as the test wants: the test locks its problem's row, which the task's first
+    transaction waits on. SIGTERM then: the worker waits the grace, abandons the task without an outcome and exits
+    0 (before the fix it waited for the task, here forever); another worker gets the message again and solves it."""
+    monkeypatch.setenv("KVGRAFT_SHUTDOWN_GRACE_S", str(GRACE_S))
+    rt = open_runtime()
+    engine = make_engine(flywheel_env["KVGRAFT_DATABASE_URL"])
+    try:
+        specs = parse_problems_jsonl(json.dumps({"id": "held", "question": "A box holds 12 eggs. How many eggs are "
+                                                 "in 5 boxes?", "answer": 60, "solution": "print(12 * 5)"}))
+        batch_id, ids = submit_batch(rt, specs, team="t", params=SolveParams(samples=2, max_tokens=32))
+        workers.append(worker("solve", tmp_path))
+        with engine.connect() as holder:
+            holder.execute(sa.select(ProblemRow.id).where(ProblemRow.id == ids[0]).with_for_update())
+            dispatch_solves(rt, ids)
+            workers[0].wait_for("task.solve.start", 60)
+            time.sleep(1.0)  # the task now waits on the row
+            started = time.monotonic()
+            code = workers[0].terminate(timeout=GRACE_S + 5)
+            took = time.monotonic() - started
+            holder.rollback()  # the row is free again
+        assert code == 0, workers[0].log()[-3000:]
+        assert took <= GRACE_S + 5
+        assert "task.handed_back" in workers[0].log()
+        with rt.session() as s:
+            assert s.get(ProblemRow, ids[0]).status == "pending"  # abandoned without an outcome
+        workers.append(worker("solve", tmp_path))  # the broker hands the message to the next worker
+        deadline = time.monotonic() + 120
+        while (status := _status(rt, ids[0])) == "pending":
+            assert time.monotonic() < deadline, workers[-1].log()[-3000:]
+            time.sleep(0.5)
+        assert status == "solved", workers[-1].log()[-3000:]
+        assert workers[-1].terminate(timeout=GRACE_S + 5) == 0
+    finally:
+        engine.dispose()
+        rt.close()
+
+
+def _status(rt: Runtime, problem_id: str) -> str:
+    with rt.session() as s:
+        return s.get(ProblemRow, problem_id).status
 
 
 def _verify_cli() -> dict:

@@ -104,6 +104,22 @@ def _configure_from_environment(**_: object) -> None:
     worker_settings()
 
 
+@signals.worker_shutting_down.connect
+def _shutdown_within_grace(**_: object) -> None:
+    """SIGTERM, SIGINT or SIGQUIT on a worker: the running task gets KVGRAFT_SHUTDOWN_GRACE_S, then it is handed
+    back to the broker and the process exits 0 (workers/queue/shutdown.py). Runs in the worker's main thread, in
+    the signal handler: an idle worker stops at once (its event loop may otherwise wait seconds for its next timer
+    before it sees Celery's stop flag)."""
+    from celery.exceptions import WorkerShutdown
+    from celery.worker import state
+
+    from workers.queue.shutdown import on_shutting_down
+
+    on_shutting_down(worker_settings().shutdown_grace_s, lambda: bool(state.active_requests))
+    if not state.active_requests:
+        raise WorkerShutdown(0)
+
+
 def worker_settings() -> Settings:
     """The settings this worker process runs on: those it was started with, else read once from the
     environment."""

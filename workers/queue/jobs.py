@@ -157,8 +157,19 @@ def run_job(rt: Runtime, problems: list[ProblemSpec], params: JobParams = JobPar
 
 def run_job_child(emit: JobEvent, problems_jsonl: bytes, params: JobParams) -> dict[str, Any]:
     """run_job in a supervised child process (workers.supervise): progress and the problem at hand go to `emit`."""
+    from workers.queue.shutdown import StopRequest
+
     specs = parse_problems_jsonl(problems_jsonl)
-    with open_runtime(load_settings()) as rt:  # this child process's settings
-        return run_job(rt, specs, params, on_event=emit,
+    settings = load_settings()  # this child process's settings
+    stop = StopRequest(settings.shutdown_grace_s)  # SIGTERM: no new problem starts; the one running gets the grace
+    stop.install()
+
+    def on_event(event: dict[str, Any]) -> None:
+        if event.get("step") in ("solve", "replay"):
+            stop.check()
+        emit(event)
+
+    with open_runtime(settings) as rt:
+        return run_job(rt, specs, params, on_event=on_event,
                        on_solved=lambda n: emit({"step": "solved", "n": n, "total": len(specs)}),
                        on_replayed=lambda n: emit({"step": "replayed", "n": n, "total": len(specs)}))

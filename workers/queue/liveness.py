@@ -12,7 +12,10 @@ worker under any pool, the embedded runner, `kvgraft run` and `kvgraft ask` in-p
   blocking wait is interrupted too): `TaskDeadlineExceeded` is raised in the body, run_task records the outcome
   (`deadline_exceeded`) and returns, and the worker takes its next task. Celery's own hard limit, which only a
   prefork pool enforces, is set a minute later as a backstop. In another thread (an embedded API's work thread)
-  the deadline is only logged (`task.deadline_exceeded`): Python cannot interrupt a thread safely."""
+  the deadline is only logged (`task.deadline_exceeded`): Python cannot interrupt a thread safely.
+- Shutdown: `abandon_running` interrupts the body running in the main thread the same way, raising
+  `ShutdownAbandoned` (no outcome recorded: the row stays pending for a redelivery or the next run); a process told
+  to stop calls it when KVGRAFT_SHUTDOWN_GRACE_S runs out (workers/queue/shutdown.py)."""
 
 from __future__ import annotations
 
@@ -27,12 +30,15 @@ from types import FrameType
 import structlog
 
 from store.repository import Delivery, heartbeat_deliveries
-from workers.errors import TaskDeadlineExceeded
+from workers.errors import ShutdownAbandoned, TaskDeadlineExceeded
 from workers.runtime import MemoSlot, Runtime
 
 log = structlog.get_logger(__name__)
 
 DEADLINE_SIGNAL = signal.SIGRTMIN + 3  # not SIGALRM: pytest-timeout and others arm that timer
+_main_body_running = threading.Event()  # a body runs in the main thread under `deadline`
+_abandon_reason: list[str] = []  # set once by abandon_running: the main thread's body raises ShutdownAbandoned
+_admission_closed: list[str] = []  # set once by stop_admitting: no body starts in the main thread
 
 
 def worker_id() -> str:
@@ -120,6 +126,9 @@ def deadline(seconds: float, what: str) -> Iterator[None]:
     previous = None
 
     def on_signal(_signum: int, _frame: FrameType | None) -> None:
+        if armed.is_set() and _abandon_reason:
+            armed.clear()
+            raise ShutdownAbandoned(_abandon_reason[0])
         if armed.is_set():
             armed.clear()
             raise TaskDeadlineExceeded(f"{what} ran past its deadline of {seconds:g} s (KVGRAFT_TASK_DEADLINE_S)")
@@ -136,11 +145,37 @@ def deadline(seconds: float, what: str) -> Iterator[None]:
     timer = threading.Timer(seconds, expire)
     timer.daemon = True
     armed.set()
+    if in_main:
+        _main_body_running.set()
     timer.start()
     try:
+        if in_main and (_abandon_reason or _admission_closed):  # told to stop before this body started
+            raise ShutdownAbandoned((_abandon_reason or _admission_closed)[0])
         yield
     finally:
         armed.clear()
+        if in_main:
+            _main_body_running.clear()
         timer.cancel()
         if in_main:
             signal.signal(DEADLINE_SIGNAL, previous if previous is not None else signal.SIG_DFL)
+
+
+def abandon_running(reason: str) -> bool:
+    """Interrupt the task body running in the main thread (now, or as soon as one starts) with ShutdownAbandoned;
+    True if one was running. Called from another thread when a shutdown's grace runs out."""
+    if not _abandon_reason:
+        _abandon_reason.append(reason)
+    main = threading.main_thread()
+    if _main_body_running.is_set() and main.ident is not None:
+        log.warning("task.abandoned_at_shutdown", reason=reason)
+        signal.pthread_kill(main.ident, DEADLINE_SIGNAL)
+        return True
+    return False
+
+
+def stop_admitting(reason: str) -> None:
+    """No task body starts in the main thread from now on (it raises ShutdownAbandoned before it begins); the one
+    running, if any, goes on."""
+    if not _admission_closed:
+        _admission_closed.append(reason)

@@ -8,9 +8,10 @@ from typing import Any
 
 import structlog
 from celery import Task
+from celery.exceptions import WorkerShutdown
 
 from store.db import ProblemRow, QueryRequestRow
-from workers.errors import TRANSIENT
+from workers.errors import TRANSIENT, ShutdownAbandoned
 from workers.queue.celery_app import app, worker_settings
 from workers.queue.dispatch import answer_request, requeue_stale, solve_stored_problem
 from workers.queue.outcome import Message, record_failure
@@ -37,6 +38,15 @@ class KvgraftTask(Task):
     retry_jitter = True
     max_retries = 8
     acks_late = True
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        """A body abandoned at shutdown (workers/queue/shutdown.py) stops the worker without acknowledging its
+        message: the broker hands it to another worker."""
+        try:
+            return super().__call__(*args, **kwargs)
+        except ShutdownAbandoned as exc:
+            log.warning("task.handed_back", task=self.name, id=args[0] if args else None, reason=str(exc))
+            raise WorkerShutdown(0) from exc
 
     def on_failure(self, exc: BaseException, task_id: str, args: Any, kwargs: Any, einfo: Any) -> None:
         """An error the body did not turn into an outcome escaped (the outcome itself not recorded on the last

@@ -283,6 +283,9 @@ def _launch(data: bytes, limits: SandboxLimits, plan: ChildPlan, harness: str | 
             timed_out = True
             _kill_group(proc)
             proc.wait()
+        except BaseException:  # the run interrupted (a deadline, a shutdown): the program does not outlive it
+            _kill_group(proc)
+            raise
         _kill_group(proc)  # anything the program left behind in its group
         for r in readers:
             r.join(timeout=5)
