@@ -38,6 +38,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from bench.flywheel_gsm_data import _div, _Redraw
+
 DATA_DIR = Path(__file__).parent / "data"
 SEED = 38
 SPLITS = ("dev", "check")
@@ -55,16 +57,6 @@ KIN = ("brother", "sister", "uncle", "aunt", "cousin", "grandmother", "grandfath
 CURRENCIES = (("$", "dollars"), ("€", "euros"), ("£", "pounds"), ("¥", "yen"), ("₹", "rupees"), ("₱", "pesos"))
 
 Fn = Callable[..., Any]
-
-
-class _Redraw(Exception):
-    pass
-
-
-def _div(x: int, y: int) -> int:
-    if y <= 0 or x % y:
-        raise _Redraw
-    return x // y
 
 
 @dataclass(frozen=True)

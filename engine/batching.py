@@ -464,27 +464,24 @@ class BatchScheduler:
 
     def call(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         """Run `fn` on the compute thread (between steps) and return its result."""
-        if threading.current_thread() is self._thread:
-            return fn(*args, **kwargs)
-        future: Future[T] = Future()
-        with self._cv:
-            if self._closed:
-                raise RuntimeError("the compute thread is closed")
-            self._calls.append((lambda: fn(*args, **kwargs), future))
-            self._cv.notify()
-        return future.result()
+        return self._on_thread(self._calls, fn, *args, **kwargs)
 
     def call_idle(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         """Run `fn` on the compute thread once no sequence is active or waiting (background work, such as a check
         that must never delay a request: each of its calls waits while anything is served). RuntimeError once
         closed."""
+        return self._on_thread(self._idle_calls, fn, *args, **kwargs)
+
+    def _on_thread(self, queue: deque[tuple[Callable[[], Any], Future[Any]]], fn: Callable[..., T], *args: Any,
+                   **kwargs: Any) -> T:
+        """`fn` queued for the compute thread on `queue` and its result awaited (run at once when already on it)."""
         if threading.current_thread() is self._thread:
             return fn(*args, **kwargs)
         future: Future[T] = Future()
         with self._cv:
             if self._closed:
                 raise RuntimeError("the compute thread is closed")
-            self._idle_calls.append((lambda: fn(*args, **kwargs), future))
+            queue.append((lambda: fn(*args, **kwargs), future))
             self._cv.notify()
         return future.result()
 
