@@ -34,6 +34,20 @@ PROMPT_SETS = {"short": (9, 14, 19, 23, 27, 31, 34, 37), "long": (240, 380, 520,
 COMPOSITIONS = ("all", "ragged", "prefill_beside")
 
 
+_SETTINGS = {"flash_attn": {"on": (True,), "off": (False,), "both": (False, True)},
+             "kv": {"streams": (False,), "unified": (True,), "both": (False, True)}}
+
+
+def probe_configs(flash_attn: str = "both", kv: str = "both") -> tuple[tuple[bool, bool], ...]:
+    """The (flash attention, unified KV) pairs to probe from the CLI's words: on/off/both, streams/unified/both."""
+    chosen = []
+    for option, word in (("flash_attn", flash_attn), ("kv", kv)):
+        if word not in _SETTINGS[option]:
+            raise ValueError(f"--{option.replace('_', '-')} takes {', '.join(_SETTINGS[option])}, not {word!r}")
+        chosen.append(_SETTINGS[option][word])
+    return tuple((fa, unified) for unified in chosen[1] for fa in chosen[0])
+
+
 @dataclass(frozen=True)
 class BatchProbeRequest:
     model: str | None = None
@@ -41,7 +55,7 @@ class BatchProbeRequest:
     steps: int = 8
     chunk: int = 64  # the prefill grid (the serving default)
     threads: tuple[int, ...] = ()  # default: the engine's thread count
-    configs: tuple[tuple[bool, bool], ...] = ((False, False), (True, False), (False, True), (True, True))
+    configs: tuple[tuple[bool, bool], ...] = probe_configs()  # (flash attention, unified KV)
 
 
 @dataclass(frozen=True)

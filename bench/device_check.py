@@ -7,10 +7,8 @@
         check.py: re-capture, the probe's logits, 16 greedy steps) against that side's fresh computation and the
         other side's; that the fingerprint gate refuses each cross-device restore (and why); state bytes, save
         (llama_state_seq_get_data) and restore (llama_state_seq_set_data) milliseconds on both sides.
-    python -m bench.device_check report --dir RUN --out FILE
-        One report from the stage files under RUN (each stage's JSON record and its status): per flash-attention
-        setting, whether the graft is byte-exact (and where the first difference is), the fresh-vs-fresh floor,
-        relocation, batch invariance and the GPU<->CPU restore, beside the attestation with its fingerprint.
+
+The stage records and the one report are bench/device_report.py.
 
 The cross-device checks graft a state under a fingerprint that is not its own on purpose (the measurement of what
 the gate keeps out): the snapshot is relabelled with the target engine's fingerprint for the check alone.
@@ -125,85 +123,6 @@ def run_xdev(model: str, flash_attn: bool, *, n_tokens: int = DEFAULT_GATE_TOKEN
     return out
 
 
-# -- the report --------------------------------------------------------------------------------------------------
-
-def _load(run: Path, name: str) -> Any:
-    path = run / name
-    if not path.is_file():
-        return None
-    try:
-        return json.loads(path.read_text())
-    except ValueError:
-        text = path.read_text()
-        start = text.find("{")  # a record after log lines
-        try:
-            return json.loads(text[start:]) if start >= 0 else {"unparsed": text[-2000:]}
-        except ValueError:
-            return {"unparsed": text[-2000:]}
-
-
-def _gate_summary(gate: dict[str, Any] | None) -> dict[str, Any] | None:
-    if not isinstance(gate, dict) or "passed" not in gate:
-        return gate
-    return {"byte_exact": gate["byte_exact"], "passed": gate["passed"], "positions_equal": gate["positions_equal"],
-            "continuation_equal": gate["continuation_equal"], "continuation_detail": gate["continuation_detail"],
-            "recapture_equal": gate["recapture_equal"], "recapture_detail": gate["recapture_detail"],
-            "first_difference": "; ".join(gate.get("failures") or []) or None,
-            "fresh_floor_equal": gate["fresh_floor_equal"], "kl_max": gate["kl_max"],
-            "max_abs_diff": gate["max_abs_diff"], "state_bytes": gate["state_bytes"],
-            "timings_ms": gate.get("timings_ms"), "attestation_id": gate.get("attestation_id"),
-            "fingerprint": gate["fingerprint"], "profile_id": gate["profile_id"]}
-
-
-def _batch_summary(batch: dict[str, Any] | None, flash_attn: bool) -> Any:
-    if not isinstance(batch, dict) or "results" not in batch:
-        return batch
-    rows = []
-    for r in batch["results"]:
-        if r.get("flash_attn") != flash_attn:
-            continue
-        rows.append({"prompts": r["prompts"], "kv": r["kv"], "threads": r["threads"],
-                     **{c: f"{r[c]['positions_equal']}/{r[c]['positions']}" for c in ("all", "ragged",
-                                                                                      "prefill_beside") if c in r},
-                     "states_equal": f"{r['all']['states_equal']}/{r['all']['states']}",
-                     "speedup": r["all"].get("speedup")})
-    invariant = all(r["all"]["positions_equal"] == r["all"]["positions"] for r in batch["results"]
-                    if r.get("flash_attn") == flash_attn)
-    return {"all_rows_invariant_in_full_batches": invariant, "rows": rows}
-
-
-def _relocation(regimes: dict[str, Any] | None) -> Any:
-    if not isinstance(regimes, dict) or "regimes" not in regimes:
-        return regimes
-    r = regimes["regimes"]
-    return {"own_position": r.get("own_position"), "relocation": r.get("relocation")}
-
-
-def build_report(run: Path) -> dict[str, Any]:
-    status = _load(run, "stages.json") or {}
-    report: dict[str, Any] = {"report": "kvgraft device-check", "version": 1, "stages": status,
-                              "machine": _load(run, "machine.json"), "build": _load(run, "build.json"),
-                              "load_test": _load(run, "load-test.json"), "model": _load(run, "model.json"),
-                              "selfcheck": _load(run, "selfcheck.json"),
-                              "fingerprint": _load(run, "fingerprint.json")}
-    batch = _load(run, "batch-probe.json")
-    for fa in ("on", "off"):
-        gate = _load(run, f"gate-fa-{fa}.json")
-        report[f"flash_attn_{fa}"] = {
-            "graft": _gate_summary(gate),
-            "relocation": _relocation(_load(run, f"regimes-fa-{fa}.json")),
-            "batch_invariance": _batch_summary(batch, fa == "on"),
-            "gpu_cpu_restore": _load(run, f"xdev-fa-{fa}.json"),
-            "attestation": {"fingerprint": gate.get("fingerprint"), "fingerprint_parts": gate.get("fingerprint_parts"),
-                            "profile_id": gate.get("profile_id"), "profile": gate.get("profile"),
-                            "status": "attested" if gate.get("passed") and gate.get("fresh_floor_equal")
-                            else "functional", "attestation_id": gate.get("attestation_id")}
-            if isinstance(gate, dict) and "fingerprint" in gate else None}
-    report["bench_restore"] = _load(run, "bench-restore.json")
-    report["batch_probe"] = batch
-    return report
-
-
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(prog="python -m bench.device_check", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -213,21 +132,13 @@ def main(argv: list[str] | None = None) -> None:
     x.add_argument("--flash-attn", choices=("on", "off"), required=True)
     x.add_argument("--out", type=Path, required=True)
     x.add_argument("--tokens", type=int, default=DEFAULT_GATE_TOKENS)
-    r = sub.add_parser("report")
-    r.add_argument("--dir", type=Path, required=True)
-    r.add_argument("--out", type=Path, required=True)
     args = ap.parse_args(argv)
-    if args.cmd == "xdev":
-        from workers.logs import configure_logging
-        from workers.settings import load_settings
+    from workers.logs import configure_logging
+    from workers.settings import load_settings
 
-        configure_logging()  # KVGRAFT_LOG_LEVEL, on stderr
-
-        record = run_xdev(args.model, args.flash_attn == "on", n_tokens=args.tokens,
-                          cache_dir=load_settings().cache_dir)
-        args.out.write_text(json.dumps(record, indent=1))
-        return
-    args.out.write_text(json.dumps(build_report(args.dir), indent=1))
+    configure_logging()  # KVGRAFT_LOG_LEVEL, on stderr
+    record = run_xdev(args.model, args.flash_attn == "on", n_tokens=args.tokens, cache_dir=load_settings().cache_dir)
+    args.out.write_text(json.dumps(record, indent=1))
 
 
 if __name__ == "__main__":

@@ -15,10 +15,11 @@
 #               same with llama_cpp first (the order engine/_load_order.py keeps)
 #   fingerprint, selfcheck, gate (N=640, Q=8, 16 greedy steps, flash attention on and off, recorded as
 #               attestations), xdev (GPU<->CPU restore, save/restore bytes and ms: bench/device_check.py), the
-#               batch probe (flash attention on and off), bench restore, regimes (relocation), the CPU backend's
+#               batch probe (flash attention on/off x a KV stream per sequence/unified, one
+#               process each), bench restore, regimes (relocation), the CPU backend's
 #               gate on the same host
-# and writes ONE JSON report, $OUT/device-check.json (bench/device_check.py report), beside build.log.gz and
-# device-check.log. Exit 0 iff the build and the llama_cpp-first load test passed, both gates ran (byte-exact or
+# and writes ONE JSON report, $OUT/device-check.json (bench/device_report.py), beside build.log.gz,
+# device-check.log and stage-stderr.tar.gz (every stage's whole stderr, llama.cpp's own lines included). Exit 0 iff the build and the llama_cpp-first load test passed, both gates ran (byte-exact or
 # not: the report says) and the report was written. The numpy-first load test is a measurement of the hazard
 # engine/_load_order.py avoids (it crashed on the H200), not a condition.
 # Settings: DEVICE_CHECK_BUDGET_S; DEVICE_CHECK_ONLY="stage names" runs only those; DEVICE_CHECK_WHEEL=PATH installs that llama-cpp-python wheel instead of building
@@ -37,26 +38,14 @@ export PYTHONUNBUFFERED=1
 exec > >(tee -a "$OUT/device-check.log") 2>&1
 say() { echo "[$(( $(date +%s) - T0 ))s] $*"; }
 
-# stages.json: {name: {rc, seconds, box_s, timed_out, skipped, stderr_tail}}
+# stages.json: {name: {rc, seconds, box_s, timed_out, skipped, error_lines, stderr_tail}}
 record() {  # NAME RC SECONDS BOX [SKIPPED]
-  "$PY" - "$RUN/stages.json" "$@" "$RUN/$1.err" <<'PY'
-import json, os, sys
-path, name, rc, secs, box, *rest = sys.argv[1:]
-err_path = rest[-1]
-skipped = rest[0] if len(rest) > 1 else ""
-data = json.load(open(path)) if os.path.exists(path) else {}
-tail = ""
-if os.path.exists(err_path):
-    text = open(err_path, errors="replace").read()
-    tail = text if len(text) <= 3000 else text[:1500] + "\n[...]\n" + text[-1500:]
-data[name] = {"rc": int(rc), "seconds": int(secs), "box_s": int(box), "timed_out": int(rc) in (124, 137),
-              "skipped": skipped or None, "stderr_tail": tail}
-json.dump(data, open(path, "w"), indent=1)
-PY
+  "$PY" -m bench.device_report record --stages "$RUN/stages.json" --err "$RUN/$1.err" --skipped "${5:-}" "$1" "$2" "$3" "$4" \
+    2>>"$RUN/record.err" || say "record $1 failed: $(tail -3 "$RUN/record.err")"
 }
 
 report() {
-  "$PY" -m bench.device_check report --dir "$RUN" --out "$OUT/device-check.json" 2>>"$RUN/report.err" \
+  "$PY" -m bench.device_report report --dir "$RUN" --out "$OUT/device-check.json" 2>>"$RUN/report.err" \
     || say "report failed: $(tail -3 "$RUN/report.err")"
 }
 
@@ -228,7 +217,14 @@ stage xdev-fa-on 90 xdev-fa-on.out "${DC[@]}" xdev --model "$MODEL" --flash-attn
   --out "$RUN/xdev-fa-on.json"
 stage xdev-fa-off 90 xdev-fa-off.out "${DC[@]}" xdev --model "$MODEL" --flash-attn off \
   --out "$RUN/xdev-fa-off.json"
-stage batch-probe 120 batch-probe.json "${KV[@]}" bench batch-probe --json
+# one process per configuration: a crash (the H200 runs aborted with a CUDA error in a multi-sequence decode) names
+# its configuration and loses none of the others
+for fa in off on; do
+  for kv in streams unified; do
+    stage "batch-probe-fa-$fa-$kv" 45 "batch-probe-fa-$fa-$kv.json" "${KV[@]}" bench batch-probe --flash-attn "$fa" \
+      --kv "$kv" --json
+  done
+done
 stage bench-restore 120 bench-restore.json "${KV[@]}" bench restore --runs 3 --json
 stage regimes-fa-on 60 regimes-fa-on.json env KVGRAFT_GRAFT_FLASH_ATTN=true "${KV[@]}" regimes --prompts 3 --json
 stage regimes-fa-off 60 regimes-fa-off.json env KVGRAFT_GRAFT_FLASH_ATTN=false "${KV[@]}" regimes --prompts 3 --json
@@ -236,6 +232,7 @@ stage gate-cpu-fa-on 60 gate-cpu-fa-on.json env -u KVGRAFT_GPU_LAYERS KVGRAFT_GR
   "${KV[@]}" gate --tokens 640 --json
 
 report
+tar -C "$RUN" -czf "$OUT/stage-stderr.tar.gz" $(cd "$RUN" && ls ./*.err 2>/dev/null) 2>/dev/null || true
 say "report: $OUT/device-check.json ($(wc -c < "$OUT/device-check.json" 2>/dev/null) bytes)"
 say "numpy-first load test rc=$LOAD_RC (a measurement), llama_cpp-first rc=$LOAD_FIRST_RC"
 [ $BUILD_RC = 0 ] && [ $LOAD_FIRST_RC = 0 ] && [ -s "$OUT/device-check.json" ] && { [ $GATE_ON = 0 ] || [ $GATE_ON = 1 ]; } \

@@ -397,13 +397,17 @@ def bench_batch_probe(
                                          "tokens/s and the ggml path per row count.")] = "",
     rows: Annotated[str, typer.Option(help="The kernel map's row counts (sequences decoded in one call).")
                     ] = "1,2,3,4,8,12,16",
+    flash_attn: Annotated[str, typer.Option("--flash-attn", help="Flash attention settings to probe: on, off or "
+                                            "both (one setting per process isolates a crash to it).")] = "both",
+    kv: Annotated[str, typer.Option("--kv", help="KV layouts to probe: streams (one per sequence), unified or "
+                                    "both.")] = "both",
     json_out: JsonOpt = False,
 ) -> None:
     """Which configurations keep each sequence's logits byte-identical inside a multi-sequence decode call
     (flash attention on/off, a KV stream per sequence or unified, threads), under three compositions of the calls,
     and the batched step's speed against the solo steps it replaces. With --weights: the kernel map of weight
     types (docs/ENGINE.md)."""
-    from bench.batch_probe import PROMPT_SETS, BatchProbeRequest, run_batch_probe
+    from bench.batch_probe import PROMPT_SETS, BatchProbeRequest, probe_configs, run_batch_probe
 
     if weights:
         _kernel_map(model, weights, rows, threads, steps, chunk, json_out)
@@ -417,9 +421,10 @@ def bench_batch_probe(
         counts = tuple(int(t) for t in threads.split(",") if t.strip())
         if any(t < 1 for t in counts):
             raise ValueError("--threads needs positive integers")
+        configs = probe_configs(flash_attn, kv)
         progress = _progress("batch-probe", json_out)
         return run_batch_probe(BatchProbeRequest(model=model_name(model), prompt_sets=sets, steps=steps, chunk=chunk,
-                                                 threads=counts), progress=progress)
+                                                 threads=counts, configs=configs), progress=progress)
 
     record = _measured(body, json_out)
     if record is None:
