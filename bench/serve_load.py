@@ -293,6 +293,11 @@ def _fairness_and_cancel(port: int, headers: dict[str, dict[str, str]], model: s
                        "long_tokens_asked": long_tokens, "found_in_log": bool(cancelled)}}
 
 
+def gaps_overlapping(stamps: tuple[float, ...], start: float, end: float) -> list[float]:
+    """The inter-token gaps (ms) between consecutive `stamps` whose interval overlaps (start, end)."""
+    return [(y - x) * 1000 for x, y in zip(stamps, stamps[1:], strict=False) if y > start and x < end]
+
+
 def _itl_fairness(port: int, headers: dict[str, dict[str, str]], model: str, count: Callable[[str], int],
                   prefill_tokens: int, decode_tokens: int, extra: dict[str, Any]
                   ) -> tuple[dict[str, Any], list[Outcome]]:
@@ -325,8 +330,7 @@ def _itl_fairness(port: int, headers: dict[str, dict[str, str]], model: str, cou
     finally:
         a.close()
         b.close()
-    pairs = list(zip(behind.stamps, behind.stamps[1:], strict=False))
-    gaps = [(y - x) * 1000 for x, y in pairs if y > sent and x < first]
+    gaps = gaps_overlapping(behind.stamps, sent, first)
     idle_p99, behind_p99 = _pct(list(idle.gaps_ms), 0.99), _pct(gaps, 0.99)
     return {"itl_ms_p99_idle": idle_p99, "itl_ms_p99_behind_prefill": behind_p99,
             "ratio": round(behind_p99 / idle_p99, 2) if idle_p99 and behind_p99 else None,
