@@ -11,10 +11,12 @@ do). Per arm and concurrency: aggregate output tokens/s over the level's wall ti
 inter-token latency as the client sees them. Every batched kvgraft answer is compared with the same request
 served alone: with batching off (arm a), or, where the batched pod uses pad rows, the same requests again one at
 a time on the batched pod (its text and the SHA-256 of every generated position's logits, `kvgraft.digests`); a
-stream that ends in an error event fails the bench instead of counting as an answer. Then, on the
-batched pod: fairness (a 1-token request of team B, idle and while team A streams a long generation) and
-cancellation (team A's stream closed by the client: the steps its sequence computed after the server learned of
-it, and the tokens generated after the client closed, from the pod's `serve.completed` event).
+stream that ends in an error event fails the bench instead of counting as an answer. On each kvgraft pod (and
+llama-server at the top concurrency): inter-token fairness, team B's decoding request alone and while team A's
+~2,000-token prompt prefills (`fairness.itl_ms_p99_idle` / `fairness.itl_ms_p99_behind_prefill` per arm, and their
+ratio). Then, on the batched pod: fairness (a 1-token request of team B, idle and while team A streams a long
+generation) and cancellation (team A's stream closed by the client: the steps its sequence computed after the
+server learned of it, and the tokens generated after the client closed, from the pod's `serve.completed` event).
 """
 
 from __future__ import annotations
@@ -65,6 +67,11 @@ class ServeLoadBenchRequest:
     arms: tuple[str, ...] = ARMS
     long_tokens: int = 2000  # team A's generation in the fairness and cancellation measurements
     threads: int | None = None
+    # the inter-token fairness measurement: team B's decoding request (`decode_tokens` out) alone, then while team
+    # A's prompt of `prefill_tokens` prefills (fairness.itl_ms_p99_idle / _behind_prefill, per arm)
+    prefill_tokens: int = 2000
+    decode_tokens: int = 384
+    step_tokens: int | None = None  # KVGRAFT_SERVING_STEP_TOKENS for the batched pod (None: not changed)
 
 
 @dataclass(frozen=True)
@@ -83,6 +90,7 @@ class Outcome:
     text: str
     tokens: int
     ext: dict[str, Any]
+    stamps: tuple[float, ...] = ()  # perf_counter() at each content piece
 
 
 def _text(topic: str, n_tokens: int, count: Callable[[str], int], salt: int) -> str:
@@ -113,7 +121,7 @@ def workload(count: Callable[[str], int], n: int, request: ServeLoadBenchRequest
 
 
 def _stream(client: httpx.Client, model: str, req: Req, extra: dict[str, Any],
-            stop_after: int | None = None) -> Outcome:
+            stop_after: int | None = None, on_piece: Callable[[int], None] | None = None) -> Outcome:
     body = {"model": model, "messages": req.messages, "max_tokens": req.max_tokens, "temperature": req.temperature,
             "seed": req.seed, "stream": True, "stream_options": {"include_usage": True}, **extra}
     t0 = time.perf_counter()
@@ -134,6 +142,8 @@ def _stream(client: httpx.Client, model: str, req: Req, extra: dict[str, Any],
                 if piece:
                     stamps.append(time.perf_counter())
                     text.append(piece)
+                    if on_piece is not None:
+                        on_piece(len(stamps))
             if data.get("kvgraft"):
                 ext = data["kvgraft"]
             if data.get("usage"):
@@ -143,7 +153,7 @@ def _stream(client: httpx.Client, model: str, req: Req, extra: dict[str, Any],
     first = stamps[0] if stamps else time.perf_counter()
     gaps = tuple((b - a) * 1000 for a, b in zip(stamps, stamps[1:], strict=False))
     return Outcome((first - t0) * 1000, gaps, "".join(text), usage_tokens if usage_tokens is not None else len(stamps),
-                   ext)
+                   ext, tuple(stamps))
 
 
 def _pct(values: list[float], q: float) -> float | None:
@@ -283,6 +293,56 @@ def _fairness_and_cancel(port: int, headers: dict[str, dict[str, str]], model: s
                        "long_tokens_asked": long_tokens, "found_in_log": bool(cancelled)}}
 
 
+def gaps_overlapping(stamps: tuple[float, ...], start: float, end: float) -> list[float]:
+    """The inter-token gaps (ms) between consecutive `stamps` whose interval overlaps (start, end)."""
+    return [(y - x) * 1000 for x, y in zip(stamps, stamps[1:], strict=False) if y > start and x < end]
+
+
+def _itl_fairness(port: int, headers: dict[str, dict[str, str]], model: str, count: Callable[[str], int],
+                  prefill_tokens: int, decode_tokens: int, extra: dict[str, Any]
+                  ) -> tuple[dict[str, Any], list[Outcome]]:
+    """Team B's decoding request alone (its inter-token p99 idle), then again with team A's prompt of
+    `prefill_tokens` sent once B has streamed 4 tokens: the p99 over B's gaps that overlap A's prefill (from A's
+    send to A's first token). A's prompt is new to the pod (no prefix of it cached). The figures, and the three
+    answers (B idle, B behind, A) to compare with another arm's."""
+    decoder = Req("team-b", [{"role": "system", "content": _text("ledger", 60, count, 11)},
+                             {"role": "user", "content": "Write everything you know about the ledger."}],
+                  decode_tokens, 0.9, 5)
+    prompt = Req("team-a", [{"role": "system", "content": _text("registry", prefill_tokens, count, 900)},
+                            {"role": "user", "content": "Summarise the notes."}], 1, 0.0, 1)
+    a = httpx.Client(base_url=f"http://127.0.0.1:{port}", headers=headers["team-a"], timeout=1800)
+    b = httpx.Client(base_url=f"http://127.0.0.1:{port}", headers=headers["team-b"], timeout=1800)
+    try:
+        idle = _stream(b, model, decoder, extra)
+        decoding = threading.Event()
+        with ThreadPoolExecutor(1) as pool:
+            def on_piece(n: int) -> None:
+                if n >= 4:
+                    decoding.set()
+
+            behind_f = pool.submit(_stream, b, model, decoder, extra, None, on_piece)
+            if not decoding.wait(600):
+                raise RuntimeError("the decoding request streamed fewer than 4 tokens")
+            sent = time.perf_counter()
+            filled = _stream(a, model, prompt, extra)
+            first = sent + filled.ttft_ms / 1000
+            behind = behind_f.result()
+    finally:
+        a.close()
+        b.close()
+    gaps = gaps_overlapping(behind.stamps, sent, first)
+    idle_p99, behind_p99 = _pct(list(idle.gaps_ms), 0.99), _pct(gaps, 0.99)
+    return {"itl_ms_p99_idle": idle_p99, "itl_ms_p99_behind_prefill": behind_p99,
+            "ratio": round(behind_p99 / idle_p99, 2) if idle_p99 and behind_p99 else None,
+            "idle_gaps": len(idle.gaps_ms), "behind_gaps": len(gaps),
+            "prefill_prompt_ttft_ms": round(filled.ttft_ms, 1),
+            "decoder_outlasted_prefill": bool(behind.stamps) and behind.stamps[-1] >= first,
+            "decoder_tokens": [idle.tokens, behind.tokens],
+            # B is seeded: behind the prefill it must be the same answer as idle (text and every position's logits)
+            "decoder_equal_to_idle": (idle.text, idle.ext.get("logits_sha256")) == (
+                behind.text, behind.ext.get("logits_sha256"))}, [idle, behind, filled]
+
+
 def run_serve_load_bench(request: ServeLoadBenchRequest, progress: Progress = None) -> dict[str, Any]:
     say = progress or (lambda _m: None)
     unknown = set(request.arms) - set(ARMS)
@@ -293,7 +353,8 @@ def run_serve_load_bench(request: ServeLoadBenchRequest, progress: Progress = No
     top = max(request.concurrency)
     # room for the longest prompt (the workload's counts leave out the chat markup) and its output, and for the
     # fairness measurement's long request (a 200-token system prompt, `long_tokens` out)
-    need = max(request.prompt_tokens[1] * 5 // 4 + request.max_tokens[1], 200 * 5 // 4 + request.long_tokens) + 64
+    need = max(request.prompt_tokens[1] * 5 // 4 + request.max_tokens[1], 200 * 5 // 4 + request.long_tokens,
+               request.prefill_tokens * 5 // 4 + 8, 60 * 5 // 4 + request.decode_tokens) + 64
     window = -(-need // 256) * 256
     try:
         with contextlib.ExitStack() as scope:
@@ -309,6 +370,8 @@ def run_serve_load_bench(request: ServeLoadBenchRequest, progress: Progress = No
             arm_settings = {"kvgraft_solo": {"KVGRAFT_SERVING_MAX_SEQS": "1",
                                              "KVGRAFT_SERVING_TEAM_MAX_IN_FLIGHT": str(top)},
                             "kvgraft_batched": {"KVGRAFT_SERVING_MAX_SEQS": str(top)}}
+            if request.step_tokens is not None:  # the prefill budget beside decoders (where the batch check allows)
+                arm_settings["kvgraft_batched"]["KVGRAFT_SERVING_STEP_TOKENS"] = str(request.step_tokens)
             changed = {"every_arm": base, **{arm: arm_settings[arm] for arm in request.arms if arm in arm_settings}}
             say(f"settings changed: {json.dumps(changed)}")
             scope.enter_context(environment(base, unset=["KVGRAFT_BROKER_URL"]))
@@ -338,6 +401,8 @@ def run_serve_load_bench(request: ServeLoadBenchRequest, progress: Progress = No
                                                    "max_tokens": list(request.max_tokens),
                                                    "requests": {c: len(r) for c, r in levels.items()}}}
             record["settings"] = changed  # every setting this benchmark changed, per arm
+            itl: dict[str, dict[str, Any]] = {}  # the inter-token fairness per arm
+            itl_answers: dict[str, list[Outcome]] = {}
             for arm in ("kvgraft_solo", "kvgraft_batched"):
                 if arm not in request.arms:
                     continue
@@ -349,6 +414,9 @@ def run_serve_load_bench(request: ServeLoadBenchRequest, progress: Progress = No
                         say(f"{arm}: concurrency {c}, {len(reqs)} requests")
                         arms[arm][c], answers[arm][c] = _level(lambda _t, p=port: p, headers, settings.model, reqs, c,
                                                                extra)
+                    say(f"{arm}: inter-token gaps idle and behind a {request.prefill_tokens}-token prompt")
+                    itl[arm], itl_answers[arm] = _itl_fairness(port, headers, settings.model, count,
+                                                               request.prefill_tokens, request.decode_tokens, extra)
                     if arm == "kvgraft_batched":
                         say("kvgraft_batched: fairness and cancellation")
                         record |= _fairness_and_cancel(port, headers, settings.model, tmp / f"{arm}.log",
@@ -371,6 +439,9 @@ def run_serve_load_bench(request: ServeLoadBenchRequest, progress: Progress = No
                         _warm(port, {}, "x")
                         arms["llama_server"][c], _ = _level(lambda _t, p=port: p, {"team-a": {}, "team-b": {}},
                                                             "x", reqs, c, {})
+                        if c == top:
+                            itl["llama_server"] = _itl_fairness(port, {"team-a": {}, "team-b": {}}, "x", count,
+                                                                request.prefill_tokens, request.decode_tokens, {})[0]
             if "llama_cpp_server" in request.arms:
                 with _llama_cpp_server(model_path, window, threads, flash_attn, tmp) as port:
                     _warm(port, {}, "x")
@@ -379,6 +450,16 @@ def run_serve_load_bench(request: ServeLoadBenchRequest, progress: Progress = No
                         arms["llama_cpp_server"][c], _ = _level(lambda _t, p=port: p, {"team-a": {}, "team-b": {}},
                                                                 "x", reqs, c, {})
             record["arms"] = arms
+            fairness = record.setdefault("fairness", {})
+            for key in ("itl_ms_p99_idle", "itl_ms_p99_behind_prefill"):
+                fairness[key] = {arm: m[key] for arm, m in itl.items()}
+            fairness["itl_ratio_behind_prefill"] = {arm: m["ratio"] for arm, m in itl.items()}
+            fairness["itl_detail"] = itl
+            if {"kvgraft_solo", "kvgraft_batched"} <= itl_answers.keys():  # B idle, B behind, A: batched vs off
+                fairness["itl_answers_checked"] = 3
+                fairness["itl_answers_mismatches"] = sum(
+                    (x.text, x.ext.get("logits_sha256")) != (y.text, y.ext.get("logits_sha256")) or not x.ext
+                    for x, y in zip(itl_answers["kvgraft_batched"], itl_answers["kvgraft_solo"], strict=True))
             record |= _compare(answers)
             record["ratios"] = _ratios(arms)
             return record

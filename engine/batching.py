@@ -4,7 +4,9 @@ each sequence's logits byte-identical to the same sequence computed alone.
 `BatchCore` holds the active sequences of one context (a KV stream per sequence: `kv_unified` off) and advances
 them a step at a time: a sequence joins between steps (its restored prefix set into its own sequence, or a slot
 that still holds the owner's prefix truncated to it), its prompt is prefilled on the absolute grid in its own
-decode calls, one chunk per step, interleaved with the others' decode steps; then it decodes in the shared call.
+decode calls, one chunk per step, interleaved with the others' decode steps (with a step budget, `step_tokens`, a
+chunk that starts while others decode is fed in sub-calls of at most that many tokens, one per step, where the
+`batch` check found that partition exact); then it decodes in the shared call.
 A finished or cancelled sequence leaves and frees its slot, which keeps its prompt's cells for the owner's next
 request (the resident prefix: only the cells it computed). Why these rules keep each sequence exact, with the
 measurements, is in docs/ENGINE.md: with a KV stream per sequence and decode rows only in shared calls, a row's
@@ -123,7 +125,7 @@ class BatchCore:
     """The active sequences of one context, advanced by `step()` (from one thread only)."""
 
     def __init__(self, engine: GraftEngine, ctx: LlamaContext, *, pad_to: int = 1, prefill_per_step: int = 1,
-                 fill_gaps: bool = True) -> None:
+                 fill_gaps: bool = True, step_tokens: int = 0) -> None:
         if pad_to not in (1, 2):
             raise ValueError(f"pad_to must be 1 or 2, not {pad_to}")
         self.engine, self.ctx = engine, ctx
@@ -135,6 +137,14 @@ class BatchCore:
         if pad_to > 1 and self.max_seqs < 2:
             raise ValueError("pad rows need a context of two sequences or more")
         self.prefill_per_step = prefill_per_step  # prefill chunks per step (each its own call)
+        if step_tokens < 0:
+            raise ValueError(f"step_tokens must be 0 (whole grid chunks) or positive, not {step_tokens}")
+        # the prefill budget of a step while others decode (KVGRAFT_SERVING_STEP_TOKENS; 0: whole grid chunks): a
+        # grid chunk that starts while a sequence decodes is fed in sub-calls of at most this many tokens (from the
+        # chunk's start), one per step, so a decoder waits for at most one of them per step. Only where the `batch`
+        # check found that partition byte-equal to the whole chunk's call (docs/ENGINE.md)
+        self.step_tokens = step_tokens
+        self.split_chunks = 0  # grid chunks fed in sub-calls
         # a pad row (no logits) in each free slot between decoding ones: llama.cpp (a KV stream per sequence) makes
         # one ubatch of each run of consecutive sequence ids in a call, so a gap would split the step into ubatches
         # that share no weight reads (docs/ENGINE.md). A gap a prefilling sequence holds stays a gap
@@ -273,19 +283,26 @@ class BatchCore:
         return seq.job.cancel is not None and seq.job.cancel.is_set()
 
     def step(self) -> list[SequenceResult]:
-        """Cancelled sequences leave; one prefill call (the next chunk of one joining sequence, in turn); one decode
-        call over every decoding sequence. The results of the sequences that finished. (Equal-length chunks of
+        """Cancelled sequences leave; one prefill call (the next chunk of one joining sequence, in turn; with a step
+        budget and others decoding, the chunk's next sub-call of at most `step_tokens`); one decode call over every
+        decoding sequence. The results of the sequences that finished. (Equal-length chunks of
         several sequences in one call were exact too, but gave no throughput where prefill is compute-bound and
         lengthened the others' inter-token gaps: docs/ENGINE.md.)"""
         done: list[SequenceResult] = []
         for seq in [s for s in self.active.values() if self._cancelled(s)]:
             seq.gen.end("cancelled")
             self._finish(seq, done)
+        budget = self.step_tokens if any(not s.cuts and s.next_token is not None for s in self.active.values()) else 0
         for _ in range(self.prefill_per_step):
             prefilling = sorted((s for s in self.active.values() if s.cuts), key=lambda s: s.slot)
             if not prefilling:
                 break
-            self._prefill_chunk(prefilling[next(self._turn) % len(prefilling)], done)
+            seq = prefilling[next(self._turn) % len(prefilling)]
+            if budget:
+                self._split(seq, budget)
+            self._prefill_chunk(seq, done)
+            if budget:
+                break  # others decode: one sub-call of at most `budget` tokens this step
         decoding = sorted((s for s in self.active.values() if not s.cuts), key=lambda s: s.slot)
         for seq in decoding:
             if seq.next_token is not None and self._cancelled(seq):  # cancelled during this step's prefill call
@@ -301,8 +318,20 @@ class BatchCore:
             self._decode(decoding, done)
         return done
 
+    def _split(self, seq: _Seq, budget: int) -> None:
+        """A grid chunk longer than `budget` about to start becomes its sub-calls (budget tokens each from the
+        chunk's start, the capture and the first token after the last one). Once split, a chunk is fed in those
+        sub-calls to its end, whoever decodes: a chunk is computed whole or in this one partition."""
+        a, b, capture, last = seq.cuts[0]
+        if seq.job.query_feed or b - a <= budget:
+            return
+        pieces = self.engine.grid(a, b - a, a, step=budget)
+        seq.cuts[0:1] = [(p, q, capture and q == b, last and q == b) for p, q in pieces]
+        self.split_chunks += 1
+
     def _prefill_chunk(self, seq: _Seq, done: list[SequenceResult]) -> None:
-        """The next chunk of a joining sequence, in a decode call of its own; its capture or first token after it."""
+        """The next chunk (or sub-call) of a joining sequence, in a decode call of its own; its capture or first
+        token after it."""
         a, b, capture, last = seq.cuts.pop(0)
         tokens = seq.job.tokens
         try:

@@ -260,11 +260,11 @@ class GraftEngine:
     def tokenize(self, text: str, *, add_special: bool = True, parse_special: bool = False) -> list[int]:
         return self.model.tokenize(text, add_special=add_special, parse_special=parse_special)
 
-    def grid(self, pos0: int, n: int, origin: int | None) -> list[tuple[int, int]]:
-        """Cut [pos0, pos0+n) into decode calls of at most `prefill_chunk` tokens at origin + k*chunk (origin
-        None: pos0). A prompt restored at an unaligned position and continued with origin 0 makes the calls a
-        fresh prefill of the whole prompt makes after that position."""
-        step = self.config.prefill_chunk
+    def grid(self, pos0: int, n: int, origin: int | None, *, step: int | None = None) -> list[tuple[int, int]]:
+        """Cut [pos0, pos0+n) into decode calls of at most `prefill_chunk` tokens (or `step`) at origin + k*chunk
+        (origin None: pos0). A prompt restored at an unaligned position and continued with origin 0 makes the calls
+        a fresh prefill of the whole prompt makes after that position."""
+        step = step or self.config.prefill_chunk
         start = pos0 if origin is None else origin
         if pos0 < start:
             raise ValueError(f"pos0 {pos0} is before the grid's origin {start}")

@@ -541,6 +541,14 @@ def bench_serve_load(
     long_tokens: Annotated[int, typer.Option(min=16, max=2048, help="Team A's generation in the fairness and "
                                                                     "cancellation measurements.")] = 2000,
     threads: Annotated[int | None, typer.Option(min=1, help="Threads for every arm (default the engine's).")] = None,
+    step_tokens: Annotated[int | None, typer.Option(min=0, help="KVGRAFT_SERVING_STEP_TOKENS for the batched pod: "
+                                                                "its prefill budget of a step while others decode "
+                                                                "(0: whole grid chunks; default: not changed).")
+                           ] = None,
+    prefill_tokens: Annotated[int, typer.Option(min=16, max=3000, help="Team A's prompt in the inter-token "
+                                                                       "fairness measurement.")] = 2000,
+    decode_tokens: Annotated[int, typer.Option(min=8, max=2048, help="Team B's decoding request's tokens in the "
+                                                                     "inter-token fairness measurement.")] = 384,
     json_out: JsonOpt = False,
 ) -> None:
     """Many streamed chat requests at once: kvgraft with batching off and batched, llama.cpp's llama-server (built
@@ -564,7 +572,8 @@ def bench_serve_load(
         return run_serve_load_bench(ServeLoadBenchRequest(
             model=model_name(model), concurrency=levels, requests=requests, prompt_tokens=(prompts[0], prompts[1]),
             max_tokens=(outputs[0], outputs[1]), arms=tuple(a.strip() for a in arms.split(",") if a.strip()),
-            long_tokens=long_tokens, threads=threads, workload=workload), progress=progress)
+            long_tokens=long_tokens, threads=threads, workload=workload, step_tokens=step_tokens,
+            prefill_tokens=prefill_tokens, decode_tokens=decode_tokens), progress=progress)
 
     record = _measured(body, json_out)
     if record is None:

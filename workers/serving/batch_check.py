@@ -43,7 +43,7 @@ from workers.serving.exactness import PROBE_TEXT
 
 log = structlog.get_logger(__name__)
 
-CHECK_VERSION = "batch-check-v7"  # in the batch profile: a verdict of another version is not reused
+CHECK_VERSION = "batch-check-v8"  # in the batch profile: a verdict of another version is not reused
 PROBE_LENGTHS = (9, 70, 270, 37, 130, 20, 100, 45)
 PROBE_TOKENS = (12, 6, 10, 8, 4, 12, 6, 10)
 
@@ -72,12 +72,39 @@ class BatchCheck:
     # graft check attests. Only without pad rows: with them a lone graft would not compute what was attested
     grafts: int = 0
     grafts_equal: int = 0
+    # the prefill step budget (KVGRAFT_SERVING_STEP_TOKENS; 0: not asked): the probes and a prompt longer than a
+    # grid chunk (capturing at its boundary) joining while others decode, their chunks fed in sub-calls of at most
+    # this many tokens, against the same completions alone (whole grid chunks)
+    step_tokens: int = 0
+    budget_sequences: int = 0
+    budget_equal: int = 0  # tokens, every position's digest and the first row's SHA-256 equal to alone
+    budget_states: int = 0
+    budget_states_equal: int = 0
+    budget_split_chunks: int = 0  # grid chunks the trial fed in sub-calls (0: it proved nothing)
 
     @property
     def exact(self) -> bool:
         return (self.failure is None and self.reproducible and self.positions == self.positions_equal
                 and self.tokens_equal == self.sequences and self.batched_with >= 2 and self.positions_batched > 0
                 and self.states == self.states_equal and self.first_rows_equal)
+
+    @property
+    def budget_exact(self) -> bool:
+        """Serving may feed a joining prompt's chunks in sub-calls of `step_tokens` while others decode."""
+        return (self.exact and self.step_tokens > 0 and self.budget_split_chunks > 0
+                and self.budget_sequences == self.budget_equal > 0 and self.budget_states == self.budget_states_equal)
+
+    @property
+    def allowed_step_tokens(self) -> int:
+        return self.step_tokens if self.budget_exact else 0
+
+    def budget_summary(self) -> str:
+        if not self.step_tokens:
+            return "no prefill step budget asked"
+        return (f"prefill step budget {self.step_tokens}: {self.budget_equal}/{self.budget_sequences} completions and "
+                f"{self.budget_states_equal}/{self.budget_states} captured states fed in sub-calls "
+                f"({self.budget_split_chunks} grid chunks split) equal to alone: "
+                + ("used" if self.budget_exact else "NOT exact, whole grid chunks are fed"))
 
     @property
     def grafts_exact(self) -> bool:
@@ -99,15 +126,21 @@ class BatchCheck:
                 f"{'equal' if self.first_rows_equal else 'NOT equal'} to it; alone "
                 f"{'reproducible' if self.reproducible else 'NOT reproducible'}; "
                 + (f"{self.grafts_equal}/{self.grafts} grafted answers decoded together equal to each alone in a "
-                   "one-sequence context" if self.grafts else "grafts not batched (pad rows)"))
+                   "one-sequence context" if self.grafts else "grafts not batched (pad rows)")
+                + (f"; {self.budget_summary()}" if self.step_tokens else ""))
+
+
+def _probe_tokens(engine: GraftEngine, n: int) -> list[int]:
+    base: list[int] = []
+    while len(base) < n:
+        base += engine.tokenize(PROBE_TEXT, add_special=not base)
+    return base
 
 
 def probe_jobs(engine: GraftEngine, n: int) -> list[SequenceJob]:
     """The probe completions; each prompt longer than a chunk captures its state at the first chunk boundary."""
-    base: list[int] = []
     room = engine.config.n_ctx - max(PROBE_TOKENS) - 1
-    while len(base) < max(PROBE_LENGTHS) + 2 * n:
-        base += engine.tokenize(PROBE_TEXT, add_special=not base)
+    base = _probe_tokens(engine, max(PROBE_LENGTHS) + 2 * n)
     jobs = []
     for i in range(n):
         length = min(room, PROBE_LENGTHS[i % len(PROBE_LENGTHS)])
@@ -133,6 +166,41 @@ def graft_jobs(engine: GraftEngine, jobs: list[SequenceJob]) -> list[SequenceJob
         out.append(SequenceJob.grafted(state, query, replace(job.params, temperature=0.0), owner=job.owner,
                                        digests=job.digests, keep_rows=job.keep_rows))
     return out
+
+
+def budget_jobs(engine: GraftEngine, jobs: list[SequenceJob]) -> list[SequenceJob]:
+    """The probes with a prompt of one and a half grid chunks second (capturing its state at the chunk boundary,
+    greedy): it joins while the first decodes, so its chunks are fed in sub-calls, the capture among them."""
+    c = engine.config.prefill_chunk
+    n = min(engine.config.n_ctx - max(PROBE_TOKENS) - 1, c + c // 2)
+    long = SequenceJob(tokens=tuple(_probe_tokens(engine, n)[:n]), params=SamplingParams(max_tokens=6, seed=5),
+                       owner="probe-1", digests=True, keep_rows=True, captures=(c,) if n > c else (), capture_query=c)
+    return [jobs[0], long, *jobs[1:]]
+
+
+def _budget_trial(engine: GraftEngine, jobs: list[SequenceJob], max_seqs: int, pad_to: int,
+                  step_tokens: int) -> dict[str, int]:
+    """Each budget probe alone (as the trial's alone: a one-sequence context without pad rows, else the batch
+    context with them) against all of them joining one after another, prompts fed in sub-calls of `step_tokens`
+    while others decode: tokens, every position's digest, the first row's SHA-256 and the captured states."""
+    probes = budget_jobs(engine, jobs)
+    with engine.open_context() as ctx:
+        alone = [BatchCore(engine, ctx).run_all([(0, j)])[0] for j in probes] if pad_to == 1 else []
+    with engine.open_batch_context(max_seqs) as ctx:
+        if pad_to > 1:
+            alone = [BatchCore(engine, ctx, pad_to=pad_to).run_all([(0, j)])[0] for j in probes]
+        core = BatchCore(engine, ctx, pad_to=pad_to, step_tokens=step_tokens)
+        budgeted = core.run_all([(max(0, 2 * i - 1), j) for i, j in enumerate(probes)])
+    states = states_equal = 0
+    for ref, got in zip(alone, budgeted, strict=True):
+        for (pa, a), (pb, b) in zip(ref.captured, got.captured, strict=False):
+            states += 1
+            states_equal += pa == pb and a.payload == b.payload
+        states += abs(len(ref.captured) - len(got.captured))  # a capture made on one side only is unequal
+    return {"budget_sequences": len(probes),
+            "budget_equal": sum(_key(a) == _key(b) and a.first_logits_sha256 == b.first_logits_sha256
+                                for a, b in zip(alone, budgeted, strict=True)),
+            "budget_states": states, "budget_states_equal": states_equal, "budget_split_chunks": core.split_chunks}
 
 
 def _key(r: SequenceResult) -> tuple[tuple[int, ...], tuple[str, ...]]:
@@ -184,8 +252,9 @@ def _trial(engine: GraftEngine, jobs: list[SequenceJob], max_seqs: int, pad_to: 
                       first_rows_equal=first_rows, grafts=len(grafted), grafts_equal=grafts_equal)
 
 
-def batch_check(engine: GraftEngine, max_seqs: int) -> BatchCheck:
-    """Pad 1 (decode calls as they come) first; where that is not exact, pad 2 (no ubatch of a single row)."""
+def batch_check(engine: GraftEngine, max_seqs: int, step_tokens: int = 0) -> BatchCheck:
+    """Pad 1 (decode calls as they come) first; where that is not exact, pad 2 (no ubatch of a single row). Then,
+    where one is exact and a step budget is asked, prompts fed in sub-calls of that budget beside decoders."""
     t0 = time.perf_counter()
     jobs = probe_jobs(engine, max_seqs)
     tried: list[str] = []
@@ -201,6 +270,9 @@ def batch_check(engine: GraftEngine, max_seqs: int) -> BatchCheck:
                 break
             if pad_to == 1:
                 tried.append(f"without pad rows: {check.positions_equal}/{check.positions} positions equal")
+        if check.exact and step_tokens > 0:
+            check = replace(check, step_tokens=step_tokens,
+                            **_budget_trial(engine, jobs, max_seqs, check.pad_to, step_tokens))
     except EngineError as exc:
         log.warning("serve.batch_check_failed", error=str(exc))
         return BatchCheck(max_seqs, 1, False, 0, 0, 0, 0, 0, 0, round((time.perf_counter() - t0) * 1000, 1),
@@ -209,7 +281,7 @@ def batch_check(engine: GraftEngine, max_seqs: int) -> BatchCheck:
     log.info("serve.batch_checked", exact=check.exact, max_seqs=max_seqs, pad_to=check.pad_to,
              positions=check.positions, positions_equal=check.positions_equal,
              positions_batched=check.positions_batched, grafts=check.grafts, grafts_equal=check.grafts_equal,
-             ms=check.ms)
+             step_tokens=check.step_tokens, budget_exact=check.budget_exact, ms=check.ms)
     return check
 
 
@@ -220,6 +292,10 @@ class BatchPolicy:
     attestation_id: int | None
     pad_to: int = 1  # 2: pad rows keep every decode ubatch at two rows or more
     grafts: bool = False  # several questions' grafted answers may be decoded together (BatchCheck.grafts_exact)
+    # the prefill step budget the check allowed (BatchCore.step_tokens; 0: whole grid chunks) and, where one was
+    # asked and not allowed, why
+    step_tokens: int = 0
+    step_reason: str | None = None
 
     @property
     def graft_reason(self) -> str | None:
@@ -235,7 +311,7 @@ class BatchPolicy:
     def as_dict(self) -> dict[str, object]:
         """What a team's response shows (no attestation id: ids count every team's attestations)."""
         return {"batching": "on" if self.max_seqs > 1 else "off", "reason": self.reason,
-                "max_seqs": self.max_seqs, "pad_rows": self.pad_to > 1}
+                "max_seqs": self.max_seqs, "pad_rows": self.pad_to > 1, "prefill_step_tokens": self.step_tokens}
 
 
 def weights_of(engine: GraftEngine) -> dict[str, object]:
@@ -244,12 +320,20 @@ def weights_of(engine: GraftEngine) -> dict[str, object]:
     return {"file_type": file_type_name(engine.model), "tensors": weight_tensor_types(engine.model.path)}
 
 
-def batching_policy(rt: Runtime, engine: GraftEngine, max_seqs: int) -> BatchPolicy:
+def step_budget(engine: GraftEngine, step_tokens: int) -> int:
+    """The budget that changes anything: below the grid's chunk (0 otherwise: every chunk fits one step)."""
+    return step_tokens if 0 < step_tokens < engine.config.prefill_chunk else 0
+
+
+def batching_policy(rt: Runtime, engine: GraftEngine, max_seqs: int, step_tokens: int = 0) -> BatchPolicy:
     """Batching of up to `max_seqs` sequences where this host's `batch` attestation (recorded now if there is
-    none) found it exact; else one completion at a time, saying why."""
+    none) found it exact; else one completion at a time, saying why. With a prefill step budget
+    (KVGRAFT_SERVING_STEP_TOKENS), the budget where the same check found sub-calls exact (else 0, saying why)."""
     if max_seqs <= 1:
         return BatchPolicy(1, "KVGRAFT_SERVING_MAX_SEQS is 1", None)
-    profile = engine.batch_profile(max_seqs, check=CHECK_VERSION)
+    budget = step_budget(engine, step_tokens)
+    # the budget asked is part of what the check measures: another budget, another verdict
+    profile = engine.batch_profile(max_seqs, check=CHECK_VERSION + (f"+step-{budget}" if budget else ""))
     host = socket.gethostname()
     with rt.session() as s:
         known = latest_attestation(s, block_id=None, fingerprint=engine.fingerprint.id, profile_id=profile.id,
@@ -258,21 +342,28 @@ def batching_policy(rt: Runtime, engine: GraftEngine, max_seqs: int) -> BatchPol
             exact, attestation_id, reason = known.status == "attested", known.id, known.reason
             pad_to = int((known.profile or {}).get("pad_to", 1))
             grafts = bool((known.profile or {}).get("grafts", False))
+            allowed = int((known.profile or {}).get("step_tokens", 0))
+            step_reason = (known.profile or {}).get("step_tokens_reason")
     if known is None:
-        check = batch_check(engine, max_seqs)
+        check = batch_check(engine, max_seqs, budget)
         exact, reason, pad_to, grafts = check.exact, check.summary(), check.pad_to, check.grafts_exact
+        allowed = check.allowed_step_tokens
+        step_reason = None if allowed or not budget else f"step_budget_not_exact: {check.budget_summary()}"
         if check.divergence is None:  # it could not run: nothing measured to record
             return BatchPolicy(1, f"batch_check_failed: {check.failure}", None)
         with rt.session() as s:
             attestation_id = record_attestation(
                 s, kind="batch", block_id=None, probe_digest=None, fingerprint=engine.fingerprint.id,
                 profile={**profile.as_dict(), "pad_to": check.pad_to, "grafts": check.grafts_exact,
-                         "weights": weights_of(engine)},
+                         "weights": weights_of(engine), "step_tokens_asked": budget, "step_tokens": allowed,
+                         "step_tokens_reason": step_reason},
                 profile_id=profile.id, host=host,
                 status="attested" if check.exact else "functional", floor_equal=check.reproducible,
                 continuation_equal=None, recapture_equal=None, reason=reason,
                 **{**divergence_fields(check.divergence), "byte_exact": check.exact},
                 timings={"batch_check_ms": check.ms}).id
     if exact:
-        return BatchPolicy(max_seqs, None, attestation_id, pad_to, grafts)
+        if step_reason:
+            log.warning("serve.step_budget_refused", step_tokens=budget, reason=step_reason)
+        return BatchPolicy(max_seqs, None, attestation_id, pad_to, grafts, allowed, step_reason)
     return BatchPolicy(1, f"batch_not_exact: {reason}", attestation_id)

@@ -150,7 +150,7 @@ class Serving:
         try:
             engine = self.engine()
             self._left("model")
-            batching = batching_policy(self.rt, engine, s.serving_max_seqs)
+            batching = batching_policy(self.rt, engine, s.serving_max_seqs, s.serving_step_tokens)
             self._left("batch")
             composition_verdict(self.rt, engine)
             self._left("composition")
@@ -180,7 +180,8 @@ class Serving:
     def _attach(self, engine: GraftEngine, batching: BatchPolicy) -> None:
         """On the compute thread with nothing active: serve from a context of `batching.max_seqs` slots."""
         old = self.scheduler.core
-        self.scheduler.attach(BatchCore(engine, engine.open_batch_context(batching.max_seqs), pad_to=batching.pad_to),
+        self.scheduler.attach(BatchCore(engine, engine.open_batch_context(batching.max_seqs), pad_to=batching.pad_to,
+                                        step_tokens=batching.step_tokens),
                               owner_max_seqs=self.rt.settings.team_max_in_flight)
         self.batching = batching
         if old is not None:

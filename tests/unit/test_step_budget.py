@@ -1,0 +1,152 @@
+"""Prefill that does not stall decoding: with a step budget (BatchCore.step_tokens, KVGRAFT_SERVING_STEP_TOKENS) a
+joining prompt's grid chunk that starts while others decode is fed in sub-calls of at most that many tokens, one
+per step. Where the partition computes the same bytes (Q4_1 weights, flash attention off) each sequence stays
+SHA-256-equal to itself alone with whole chunks (an alone-vs-alone control), its captures at grid boundaries
+included; a decoder never waits for more than one sub-call per step; and where the `batch` check measures the
+sub-calls inexact (flash attention on, a 128-token grid: ggml's tiled flash attention from 64 query rows against
+its one-row path below) the budget is refused and whole chunks are fed."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from engine.batching import BatchCore, SequenceJob, SequenceResult
+from engine.graft import EngineConfig, GraftEngine
+from engine.sampling import SamplingParams
+from engine.texts import sample_tokens
+
+pytestmark = [pytest.mark.unit, pytest.mark.timeout(120)]
+BUDGET = 4
+
+
+@pytest.fixture()
+def engine(kvgraft_cache: Path) -> Iterator[GraftEngine]:
+    with GraftEngine.load("tiny-q4_1", EngineConfig(n_ctx=512, prefill_chunk=16, flash_attn=False, threads=2),
+                          cache_dir=kvgraft_cache) as e:
+        yield e
+
+
+def _jobs(engine: GraftEngine) -> list[SequenceJob]:
+    """A short prompt that decodes long, then prompts of several grid chunks (captures at chunk boundaries) that
+    join while it decodes."""
+    lengths, outs = (6, 45, 30, 23), (40, 5, 6, 4)
+    return [SequenceJob(tokens=tuple(sample_tokens(engine, n, start=i)), digests=True,
+                        params=SamplingParams(max_tokens=m, temperature=0.0 if i % 2 else 0.8, seed=i),
+                        captures=(16, 32) if n > 32 else (16,) if n > 16 else ())
+            for i, (n, m) in enumerate(zip(lengths, outs, strict=True))]
+
+
+def _key(r: SequenceResult) -> tuple[Any, ...]:
+    return (r.generated.tokens, r.generated.digests, r.first_logits_sha256,
+            tuple((p, s.payload) for p, s in r.captured))
+
+
+def _alone(engine: GraftEngine, job: SequenceJob) -> tuple[Any, ...]:
+    with engine.open_context() as ctx:
+        return _key(BatchCore(engine, ctx).run_all([(0, job)])[0])
+
+
+def _recorded(core: BatchCore) -> list[tuple[str, int]]:
+    """Every llama_decode call of the core's context in order: ("prefill", tokens) or ("decode", rows)."""
+    calls: list[tuple[str, int]] = []
+    ctx = core.ctx
+    decode, decode_rows = ctx.decode, ctx.decode_rows
+
+    def spy_decode(tokens: Any, **kw: Any) -> None:
+        calls.append(("prefill", len(tokens)))
+        decode(tokens, **kw)
+
+    def spy_rows(rows: Any) -> None:
+        calls.append(("decode", len(rows)))
+        decode_rows(rows)
+
+    ctx.decode, ctx.decode_rows = spy_decode, spy_rows  # type: ignore[method-assign]
+    return calls
+
+
+def test_a_prompt_fed_in_budgeted_sub_calls_beside_decoders_equals_itself_alone(engine: GraftEngine) -> None:
+    jobs = _jobs(engine)
+    alone = [_alone(engine, j) for j in jobs]
+    assert alone == [_alone(engine, j) for j in jobs]  # the control
+    with engine.open_batch_context(4) as ctx:
+        core = BatchCore(engine, ctx, step_tokens=BUDGET)
+        results = core.run_all([(i, j) for i, j in enumerate(jobs)])
+    assert core.split_chunks >= 4  # the grid chunks were fed in sub-calls
+    assert [_key(r) for r in results] == alone
+    assert [len(r.captured) for r in results] == [0, 2, 1, 1]
+    assert max(r.batched_with for r in results) >= 2
+
+
+def test_a_decoder_waits_for_at_most_one_sub_call_of_the_budget_per_step(engine: GraftEngine) -> None:
+    jobs = _jobs(engine)
+    with engine.open_batch_context(4) as ctx:
+        core = BatchCore(engine, ctx, step_tokens=BUDGET)
+        calls = _recorded(core)
+        core.run_all([(i, j) for i, j in enumerate(jobs)])
+    decodes = [i for i, (kind, _) in enumerate(calls) if kind == "decode"]
+    between = [calls[a + 1:b] for a, b in zip(decodes, decodes[1:], strict=False)]
+    assert any(between)  # prompts were prefilled between decode steps
+    assert all(len(gap) <= 1 and all(n <= BUDGET for _, n in gap) for gap in between)
+    # nobody decoding (before the first decode step): whole grid chunks, as without a budget
+    assert calls[0] == ("prefill", 6)
+
+
+def test_without_decoders_whole_grid_chunks_are_fed(engine: GraftEngine) -> None:
+    job = _jobs(engine)[1]
+    with engine.open_batch_context(4) as ctx:
+        core = BatchCore(engine, ctx, step_tokens=BUDGET)
+        calls = _recorded(core)
+        result = core.run_all([(0, job)])[0]
+    assert [n for kind, n in calls if kind == "prefill"] == [16, 16, 13]
+    assert core.split_chunks == 0
+    assert _key(result) == _alone(engine, job)
+
+
+def test_the_check_allows_the_budget_where_sub_calls_are_exact_and_refuses_it_where_not(
+        kvgraft_cache: Path) -> None:
+    from workers.serving.batch_check import batch_check
+
+    with GraftEngine.load("tiny-q4_1", EngineConfig(n_ctx=512, prefill_chunk=16, flash_attn=False, threads=2),
+                          cache_dir=kvgraft_cache) as e:
+        check = batch_check(e, 4, BUDGET)
+    assert check.exact and check.budget_exact and check.allowed_step_tokens == BUDGET
+    assert check.budget_split_chunks > 0 and check.budget_states > 0
+    assert check.budget_equal == check.budget_sequences and check.budget_states_equal == check.budget_states
+
+    with GraftEngine.load("tiny-q4_1", EngineConfig(n_ctx=512, prefill_chunk=128, flash_attn=True, threads=2),
+                          cache_dir=kvgraft_cache) as e:
+        check = batch_check(e, 4, 16)
+    assert check.exact  # batching itself stays on
+    assert check.budget_split_chunks > 0 and not check.budget_exact and check.allowed_step_tokens == 0
+    assert check.budget_equal < check.budget_sequences
+    assert "NOT exact, whole grid chunks are fed" in check.summary()
+
+
+def test_the_policy_records_the_budget_it_allowed_and_why_it_refused_one(data_dir: Path, kvgraft_cache: Path) -> None:
+    """The `batch` attestation's profile names the budget asked and the one allowed; a refused one is 0 with the
+    check's reason, and a verdict recorded on the host is reused with its budget."""
+    from store.db import AttestationRow
+    from workers.runtime import open_runtime
+    from workers.serving.batch_check import batching_policy
+    from workers.settings import load_settings
+
+    settings = load_settings()
+    cases = ((EngineConfig(n_ctx=512, prefill_chunk=16, flash_attn=False, threads=2), BUDGET, BUDGET),
+             (EngineConfig(n_ctx=512, prefill_chunk=128, flash_attn=True, threads=2), 16, 0))
+    with open_runtime(settings) as rt:
+        for config, asked, allowed in cases:
+            with GraftEngine.load("tiny-q4_1", config, cache_dir=kvgraft_cache) as e:
+                policy = batching_policy(rt, e, 4, asked)
+                again = batching_policy(rt, e, 4, asked)  # the recorded verdict, reused
+            assert policy.max_seqs == 4 and policy.step_tokens == allowed and again == policy
+            assert (policy.step_reason is None) == bool(allowed)
+            assert policy.as_dict()["prefill_step_tokens"] == allowed
+            with rt.session() as s:
+                row = s.get(AttestationRow, policy.attestation_id)
+                assert row is not None
+                assert (row.profile["step_tokens_asked"], row.profile["step_tokens"]) == (asked, allowed)
+        assert policy.step_reason is not None and policy.step_reason.startswith("step_budget_not_exact: ")
