@@ -116,3 +116,42 @@ def test_a_fixed_word_asked_is_no_category_when_objects_are_renamed() -> None:
     routed = "Ana wants 4 kites that cost $9 each. She has $20. How many more dollars does Ana need?"
     got = align("Yuki wants 3 toy trucks that cost €8 each. She has €10. How many more euros does Yuki need?", routed)
     assert got.aligned and got.values == ["3", "8", "10"], got.reason
+
+
+SHOES = ("A pair of shoes costs $59. A pair of socks costs $8 less than the shoes. Sipho buys the shoes and 4 pairs "
+         "of socks. How many dollars does Sipho spend?")
+
+
+def test_an_object_counted_in_pairs_renames_as_a_whole() -> None:
+    got = align("A pair of shoes costs €41. A hat costs €8 less than the shoes. Olga buys the shoes and 3 hats. How "
+                "many euros does Olga spend?", SHOES)
+    assert got.aligned and got.values == ["41", "8", "3"], got.reason
+    assert "pair of sock" in got.objects
+
+
+def test_a_pair_renamed_only_where_asked_or_a_unit_before_of_is_refused() -> None:
+    routed = "Ana buys 4 pairs of socks for $3 each. She has $20. How many pairs of socks does Ana buy?"
+    # the asked quantity counts socks, not pairs: the body keeps "pairs of socks"
+    assert not align("Ana buys 4 pairs of socks for $3 each. She has $20. How many socks does Ana buy?",
+                     routed).aligned
+    # a unit before "of" must agree: 4 kilograms of rice are no object counted 4 times
+    rice = "Ana buys 4 melons for $3 each. She has $20. How many dollars does Ana have left?"
+    assert align("Ana buys 4 boxes of tea for $3 each. She has $20. How many dollars does Ana have left?",
+                 rice).aligned
+    assert not align("Ana buys 4 kilograms of rice for $3 each. She has $20. How many dollars does Ana have left?",
+                     rice).aligned
+    # another object asked about: the pairs renamed in the body, the shoes' rename seen only in the question
+    assert not align("A pair of shoes costs €41. A hat costs €8 less than the shoes. Olga buys the shoes and 3 hats. "
+                     "How many euros does one pair of boots cost?", SHOES).aligned
+
+
+def test_a_verb_form_may_qualify_an_objects_name() -> None:
+    routed = "Ahmed wants to buy 8 marbles that cost $18 each. He has saved $27 so far. How many more dollars does " \
+             "Ahmed need?"
+    got = align("Esperanza wants to buy 4 trading cards that cost ₱17 each. She has saved ₱20 so far. How many more "
+                "pesos does Esperanza need?", routed)
+    assert got.aligned and got.values == ["4", "17", "20"], got.reason
+    # a qualifier renamed alone still changes which objects: "used books" -> "new books" is another quantity
+    books = "Ana has 12 used books and 5 new books. She sells 3 used books. How many used books does Ana have left?"
+    assert not align("Ana has 12 used books and 5 new books. She sells 3 used books. How many new books does Ana "
+                     "have left?", books).aligned

@@ -605,6 +605,10 @@ def _modifies(tokens: Sequence[Token], i: int, nouns: frozenset[str]) -> bool:
     return nxt is not None and nxt.kind == "word" and lemma(nxt.key) in nouns
 
 
+# words that may head an object's name before "of" though a rule fixes them ("a pair of socks" is one object)
+_OF_HEADS = frozenset("pair pairs".split())
+
+
 def _span_key(span: Sequence[Token]) -> str:
     return " ".join(lemma(t.key) if t.kind == "word" else t.text for t in span)
 
@@ -631,11 +635,20 @@ def _object_span(tokens: Sequence[Token], i1: int, i2: int, nouns: frozenset[str
     after = tokens[i2] if i2 < len(tokens) else None
     headed = prev.kind == "word" and prev.key in ("a", "an", "the") and not (
         after is not None and (after.kind == "number" or after.key in _DETERMINERS))
-    for tok in span:
+    for k, tok in enumerate(span):
         if tok.kind == "punct" and tok.text == "-":
             continue
         if tok.kind != "word" or tok.key in PRONOUNS or lemma(tok.key) in KIN or lemma(tok.key) in GENDERED_NOUNS:
             return False
+        inner = 0 < k < len(span) - 1
+        if inner and tok.key == "of" and span[k - 1].kind == "word" and span[k + 1].kind == "word" \
+                and not _fixed(span[k + 1].key):
+            continue  # "pair of socks": "of" between two words of the name
+        if k + 2 < len(span) and tok.key in _OF_HEADS and span[k + 1].key == "of":
+            continue  # a container counted as the object ("4 pairs of socks" -> "4 hats"; not "4 kilograms of")
+        if k < len(span) - 1 and tok.key.endswith(("ing", "ed")) and tok.key in VERBS \
+                and not any(w in FUNCTION or w in MUST_AGREE or w in CURRENCY_WORDS for w in (tok.key, lemma(tok.key))):
+            continue  # a verb form that qualifies the name's last word ("trading cards", "baked beans")
         if _fixed(tok.key) and not (headed and not any(w in FUNCTION or w in MUST_AGREE or w in CURRENCY_WORDS
                                                         for w in (tok.key, lemma(tok.key)))):
             return False
