@@ -155,3 +155,20 @@ def test_a_verb_form_may_qualify_an_objects_name() -> None:
     books = "Ana has 12 used books and 5 new books. She sells 3 used books. How many used books does Ana have left?"
     assert not align("Ana has 12 used books and 5 new books. She sells 3 used books. How many new books does Ana "
                      "have left?", books).aligned
+
+
+def test_a_names_gender_is_the_texts_where_its_pronouns_say_so() -> None:
+    from workers.flywheel.alignment import _persons
+
+    # gender-guesser lists Jin as a woman's name; this text makes Jin a man
+    routed = ("Hiroshi has 19 coins of 2 dollars in his piggy bank. His cousin adds 31 dollars. How many dollars are "
+              "in the piggy bank?")
+    got = align("Jin has 5 coins of 2 yen in his piggy bank. His coach adds 16 yen. How many yen are in the piggy "
+                "bank?", routed)
+    assert got.aligned and got.values == ["5", "2", "16"], got.reason
+    # "Her" then stands for someone else than Jin: refused
+    assert not align("Jin has 5 coins of 2 yen in his piggy bank. Her coach adds 16 yen. How many yen are in the "
+                     "piggy bank?", routed).aligned
+    # only a pronoun whose sentence has no other person before it decides: "his" after Jin and Tom may be Tom's
+    assert _persons(tokens_of("Jin gives Tom his 5 coins. How many coins does Tom have?"))["jin"] == "f"
+    assert _persons(tokens_of("Jin keeps 5 coins in his bag. How many coins?"))["jin"] == "m"
