@@ -172,3 +172,32 @@ def test_a_names_gender_is_the_texts_where_its_pronouns_say_so() -> None:
     # only a pronoun whose sentence has no other person before it decides: "his" after Jin and Tom may be Tom's
     assert _persons(tokens_of("Jin gives Tom his 5 coins. How many coins does Tom have?"))["jin"] == "f"
     assert _persons(tokens_of("Jin keeps 5 coins in his bag. How many coins?"))["jin"] == "m"
+
+
+def test_a_statement_whose_subject_is_left_out_aligns_with_a_pronoun_for_it() -> None:
+    routed = ("Zainab earns £25 a week walking her grandmother's dog. She saves the money for 9 weeks and then spends "
+              "£37 on stickers. How many pounds does Zainab have left?")
+    got = align("Arjun earns $25 a week walking his uncle's dog, and he saves the money for 7 weeks. Then he spends "
+                "$21 on puzzles. How many dollars does Arjun have left?", routed)
+    assert got.aligned and got.values == ["25", "7", "21"], got.reason
+    boxes = ("Nadia baked 84 cinnamon rolls for the school fair. She put them into boxes of 12. She sold each box for "
+             "€4. How many euros did Nadia make?")
+    got = align("Fatima baked 108 banana bread loaves for the school fair and put them into boxes of 3. She sold each "
+                "box for ¥9. How many yen did Fatima make?", boxes)
+    assert got.aligned and got.values == ["108", "3", "9"], got.reason
+
+
+def test_a_left_out_subject_is_the_statement_befores_and_no_other_persons() -> None:
+    routed = "Mia has 5 pens and then buys 3 cups. Tom has 4 hats. How many things does Mia have?"
+    # the pronoun stands for another person than the clause before's subject
+    assert not align("Mia gave Tom 5 pens. Then he buys 3 cups. Tom has 4 hats. How many things does Mia have?",
+                     "Mia gave Tom 5 pens and then buys 3 cups. Tom has 4 hats. How many things does Mia have?"
+                     ).aligned
+    assert not align("Omar gave Tom 5 pens. Then he buys 3 cups. Tom has 4 hats. How many things does Omar have?",
+                     "Omar gave Tom 5 pens and then buys 3 cups. Tom has 4 hats. How many things does Omar have?"
+                     ).aligned
+    # the statement moved after another: someone else buys
+    assert not align("Mia has 5 pens. Tom has 4 hats and buys 3 cups. How many things does Mia have?",
+                     "Mia has 5 pens and buys 3 cups. Tom has 4 hats. How many things does Mia have?").aligned
+    assert align("Sara has 6 pens. Then she buys 2 cups. Omar has 3 hats. How many things does Sara have?",
+                 routed).values == ["6", "2", "3"]

@@ -85,7 +85,7 @@ _VERBS = """
     deliver load unload pack unpack wrap mix pour boil fry print score miss hit kick pass play sing dance study learn
     teach help visit call count sort stack store ship mail feed water wash clean dry iron fold hang sleep wake work
     rest wait stay come go see watch hear say tell ask answer tip trade swap exchange offer accept refuse reject
-    deposit withdraw invest lose gain melt freeze cool heat fit shave sort replace repair
+    deposit withdraw invest lose gain melt freeze cool heat fit shave sort replace repair put
 """
 _IRREGULAR = """
     sold bought ate eaten gave given took taken got gotten lost won spent paid found made lent sent kept left grew
@@ -207,9 +207,10 @@ def sentences_of(tokens: Sequence[Token]) -> list[tuple[Token, ...]]:
 
 
 def _clause_break(tokens: Sequence[Token], k: int) -> bool:
-    """Whether the "and" at k joins two statements: after a comma ("..., and the teacher adds"), or before a
-    subject pronoun or a person's name that does not follow another name ("5 apples and he buys", not "Ana and
-    Bo")."""
+    """Whether the "and" at k joins two statements: after a comma ("..., and the teacher adds"), before a subject
+    pronoun or a person's name that does not follow another name ("5 apples and he buys", not "Ana and Bo"), or
+    before a verb of its own after an object ("bakes 84 rolls and puts them", "and then spends": the second
+    statement's subject, left out, is the first's)."""
     tok = tokens[k]
     if tok.kind != "word" or tok.key != "and" or k == 0 or k + 1 >= len(tokens):
         return False
@@ -218,36 +219,115 @@ def _clause_break(tokens: Sequence[Token], k: int) -> bool:
         return True
     if nxt.kind == "word" and nxt.key in _SUBJECTS:
         return True
+    if _elided(tokens, k + 1) and prev.kind in ("word", "number") and prev.key not in VERBS:
+        return True
     return _is_name(nxt) and not _is_name(prev) and nxt.text[:1].isupper()
 
 
+def _elided(tokens: Sequence[Token], k: int) -> bool:
+    """Whether a statement starting at k opens with its verb (after an optional "then"): its subject left out."""
+    if k < len(tokens) and tokens[k].key == "then":
+        k += 1
+    return k < len(tokens) and tokens[k].kind == "word" and tokens[k].key in VERBS \
+        and not tokens[k].key.endswith("ing") and not tokens[k].text[:1].isupper()
+
+
+def _subject_at(clause: Sequence[Token]) -> int | None:
+    """Where a clause's subject pronoun is (he or she, first or after "then"), else None."""
+    k = 1 if clause and clause[0].key == "then" else 0
+    return k if k < len(clause) and clause[k].kind == "word" and clause[k].key in ("he", "she") else None
+
+
+@dataclass(frozen=True)
+class Clauses:
+    """A text's statements as clauses (clauses_of) and the asked one's index; `elided`: the clauses whose subject
+    is left out (the clause before's: "... and then spends $3"); `continuing`: the clauses whose subject pronoun
+    stands for the clause before's subject ("... weeks. Then he spends $3" after "he saves")."""
+
+    clauses: list[tuple[Token, ...]]
+    asked: int
+    elided: frozenset[int] = frozenset()
+    continuing: frozenset[int] = frozenset()
+
+    def without_subject(self, i: int) -> tuple[Token, ...]:
+        """A continuing clause with its subject pronoun left out ("then spends $3")."""
+        at = _subject_at(self.clauses[i])
+        clause = self.clauses[i]
+        return clause if at is None else clause[:at] + clause[at + 1:]
+
+
 def clauses_of(sentences: Sequence[Sequence[Token]], asked: int) -> tuple[list[tuple[Token, ...]], int]:
+    """The statements as clauses and the asked one's index (see _clauses)."""
+    found = _clauses(sentences, asked)
+    return found.clauses, found.asked
+
+
+def _clauses(sentences: Sequence[Sequence[Token]], asked: int) -> Clauses:
     """The statements as clauses, so that sentence boundaries do not decide: every sentence but the asked one is
     split where "and" joins two statements (_clause_break) or at a semicolon, and the joining comma, "and" and the
     closing full stop are dropped ("Ana has 5 pens, and Bo has 3 pens." and "Ana has 5 pens. Bo has 3 pens." are
-    the same two clauses). The asked sentence stays whole. The clauses and the asked one's index."""
+    the same two clauses). The asked sentence stays whole. Which clauses leave their subject out, and which name it
+    with a pronoun for the clause before's subject (the same pronoun, or a name of its gender where that clause
+    names no other person of it): "She saves $5 and then spends $3." and "She saves $5. Then she spends $3." align."""
     out: list[tuple[Token, ...]] = []
+    elided: set[int] = set()
+    continuing: set[int] = set()
+    subjects: list[str] = []  # each clause's subject as the next clause sees it: a pronoun, a name, or ""
     asked_at = 0
+    persons = _persons([t for sentence in sentences for t in sentence])
+
+    def add(clause: list[Token], left_out: bool) -> None:
+        if not clause:
+            return
+        before = subjects[-1] if subjects else ""
+        at = _subject_at(clause)
+        first = clause[0]
+        subject = lemma(first.key) if _is_name(first) else first.key if first.key in _SUBJECTS else ""
+        if left_out and out:
+            elided.add(len(out))
+            subject = before
+        elif at is not None:
+            subject = clause[at].key
+            if out and before and _same_subject(clause[at].key, before, out[-1], persons):
+                continuing.add(len(out))
+        out.append(tuple(clause))
+        subjects.append(subject)
+
     for i, sentence in enumerate(sentences):
         if i == asked:
             asked_at = len(out)
             out.append(tuple(sentence))
+            subjects.append("")
             continue
         current: list[Token] = []
+        left_out = False
         for k, tok in enumerate(sentence):
             if _clause_break(sentence, k) or (tok.kind == "punct" and tok.text == ";"):
                 while current and current[-1].kind == "punct" and current[-1].text in ",;":
                     current.pop()
-                if current:
-                    out.append(tuple(current))
-                current = []
+                add(current, left_out)
+                current, left_out = [], tok.key == "and" and _elided(sentence, k + 1)
                 continue
             current.append(tok)
         while current and current[-1].kind == "punct" and current[-1].text in _SENTENCE_END | {",", ";"}:
             current.pop()
-        if current:
-            out.append(tuple(current))
-    return out, asked_at
+        add(current, left_out)
+    return Clauses(out, asked_at, frozenset(elided), frozenset(continuing))
+
+
+def _same_subject(pronoun: str, before: str, previous: Sequence[Token], persons: dict[str, str]) -> bool:
+    """Whether a subject pronoun stands for the subject of the clause before it (`before`): the same pronoun, or a
+    name of its gender where that clause names no other person of that gender (by name or by a pronoun that is
+    not a possessive)."""
+    if pronoun == before:
+        return True
+    gender = PRONOUNS[pronoun][0]
+    if persons.get(before) != gender:
+        return False
+    others = {lemma(t.key) for t in previous if _is_name(t)} - {before}
+    return not any(persons.get(w) == gender for w in others) and not any(
+        t.kind == "word" and t.key in PRONOUNS and PRONOUNS[t.key][0] == gender
+        and t.key not in ("his", "her", "hers") for t in previous)
 
 
 def asked_index(sentences: Sequence[Sequence[Token]]) -> int:
@@ -471,6 +551,16 @@ class _Texts:
     def currency(self, tok: Token, side: int) -> str | None:
         return _currency(tok, self.pound_symbol[side])
 
+    def subject_referent(self, tok: Token, side: int) -> str:
+        """The name before the pronoun in its sentence; for a subject pronoun that opens its sentence, the previous
+        sentence's first name where it is of the pronoun's gender ("Ana earns $5. She saves $2": Ana, as in "Ana
+        earns $5, and she saves $2")."""
+        inside = self.referent(tok, side)
+        if inside or tok.key not in ("he", "she"):
+            return inside
+        before = self.referent(tok, side, opening=True)
+        return before if before and self.persons[side].get(before) == PRONOUNS[tok.key][0] else ""
+
     def referent(self, tok: Token, side: int, opening: bool = False) -> str:
         """The name before the pronoun in its sentence; with `opening`, else the previous sentence's first name
         for a pronoun that opens its sentence."""
@@ -682,7 +772,7 @@ def _pair(theirs: Sequence[Token], mine: Sequence[Token], asked: bool, mapping: 
     numbers: list[tuple[Token, Token]] = []
 
     def gender(into: _Mapping, r: Token, m: Token) -> None:
-        into.link_gender(r, m, (texts.referent(r, 0), texts.referent(m, 1)))
+        into.link_gender(r, m, (texts.subject_referent(r, 0), texts.subject_referent(m, 1)))
 
     def one(into: _Mapping, r: Token, m: Token, found: list[tuple[Token, Token]]) -> None:
         """One routed token against one question token."""
@@ -776,7 +866,9 @@ class _Failure:
 def _search(pending: list[int], mine: Sequence[Sequence[Token]], theirs: Sequence[Sequence[Token]],
             free: set[int], mapping: _Mapping, texts: _Texts, order: dict[int, int],
             numbers: list[tuple[Token, Token]], budget: list[int], asked: tuple[int, int],
-            accept: Callable[[_Mapping, dict[int, int]], tuple[str, str] | None]) -> tuple[_Mapping, _Failure | None]:
+            accept: Callable[[_Mapping, dict[int, int]], tuple[str, str] | None],
+            forms: Callable[[int, int], tuple[Sequence[Token], Sequence[Token]]] | None = None
+            ) -> tuple[_Mapping, _Failure | None]:
     """Pair the question's sentences `pending` (the asked one last, with the routed asked sentence only) with the
     routed sentences `free` (backtracking; the same position first), and `accept` the whole; the mapping reached,
     or the failure of the attempt that paired the most sentences."""
@@ -795,14 +887,16 @@ def _search(pending: list[int], mine: Sequence[Sequence[Token]], theirs: Sequenc
         trial = mapping.copy()
         first, tried = not tried, True
         try:
-            found = _pair(theirs[j], mine[i], is_asked, trial, texts)
+            theirs_j, mine_i = forms(i, j) if forms is not None else (theirs[j], mine[i])
+            found = _pair(theirs_j, mine_i, is_asked, trial, texts)
         except _Refused as refusal:
             if first and deepest.depth == 0:  # the first pairing tried is the same position's, where there is one
                 deepest = _Failure(0, f"the asked sentence: {refusal}" if is_asked else
                                    f"sentence {i + 1}: {refusal}", "asked" if is_asked else "body")
             continue
         order[i] = j
-        done, failure = _search(rest, mine, theirs, free - {j}, trial, texts, order, numbers, budget, asked, accept)
+        done, failure = _search(rest, mine, theirs, free - {j}, trial, texts, order, numbers, budget, asked, accept,
+                                forms)
         del order[i]
         if failure is None:
             order[i] = j
@@ -881,8 +975,8 @@ def align(question: str, routed: str) -> Alignment:
     mine_s, theirs_s = sentences_of(mine_t), sentences_of(theirs_t)
     if not mine_s or not theirs_s:
         return Alignment(False, "an empty question", "count")
-    (mine, asked_mine), (theirs, asked_theirs) = clauses_of(mine_s, asked_index(mine_s)), \
-        clauses_of(theirs_s, asked_index(theirs_s))
+    mine_c, theirs_c = _clauses(mine_s, asked_index(mine_s)), _clauses(theirs_s, asked_index(theirs_s))
+    (mine, asked_mine), (theirs, asked_theirs) = (mine_c.clauses, mine_c.asked), (theirs_c.clauses, theirs_c.asked)
     if len(mine) != len(theirs):
         return Alignment(False, f"{len(mine) - 1} statements in the question, {len(theirs) - 1} in the routed "
                          "problem", "count")
@@ -898,6 +992,10 @@ def align(question: str, routed: str) -> Alignment:
 
     def accept(mapping: _Mapping, order: dict[int, int]) -> tuple[str, str] | None:
         """(failed_at, reason) for a complete pairing that is still not the same problem, else None."""
+        for i in body:  # a clause whose subject is left out keeps its place after the clause before, both sides
+            if (i in mine_c.elided or order[i] in theirs_c.elided) and (i == 0 or order.get(i - 1) != order[i] - 1):
+                return "body", ("a statement whose subject is left out (the statement before's) comes after another "
+                                "statement")
         if any(order[i] != i for i in body):
             sensitive = _order_sensitive(theirs, [order[i] for i in body], asked_theirs, texts)
             if sensitive is not None:
@@ -926,8 +1024,17 @@ def align(question: str, routed: str) -> Alignment:
             return ("asked" if asked_pronoun else "body"), person
         return None
 
+    def forms(i: int, j: int) -> tuple[Sequence[Token], Sequence[Token]]:
+        """A clause whose subject is left out pairs with one whose pronoun stands for the clause before's subject,
+        that pronoun left out."""
+        if i in mine_c.elided and j in theirs_c.continuing:
+            return theirs_c.without_subject(j), mine[i]
+        if j in theirs_c.elided and i in mine_c.continuing:
+            return theirs[j], mine_c.without_subject(i)
+        return theirs[j], mine[i]
+
     mapping, failure = _search(body + [asked_mine], mine, theirs, set(range(len(theirs))), _Mapping(), texts,
-                               order, numbers, [MAX_PAIRINGS], (asked_mine, asked_theirs), accept)
+                               order, numbers, [MAX_PAIRINGS], (asked_mine, asked_theirs), accept, forms)
     if failure is not None:
         return Alignment(False, failure.reason, failure.failed_at)
     routed_numbers = [t for t in theirs_t if t.kind == "number"]
