@@ -201,3 +201,29 @@ def test_a_left_out_subject_is_the_statement_befores_and_no_other_persons() -> N
                      "Mia has 5 pens and buys 3 cups. Tom has 4 hats. How many things does Mia have?").aligned
     assert align("Sara has 6 pens. Then she buys 2 cups. Omar has 3 hats. How many things does Sara have?",
                  routed).values == ["6", "2", "3"]
+
+
+def test_equivalent_question_frames_align_and_the_asked_quantity_still_agrees() -> None:
+    routed = ("Zainab earns £25 a week walking her dog. She saves the money for 9 weeks and then spends £37 on "
+              "stickers. How many pounds does Zainab have left?")
+    got = align("Fatima earns ₱12 a week walking her dog. She saves the money for 8 weeks and then spends ₱14 on "
+                "puzzles. How much money does Fatima have left?", routed)
+    assert got.aligned and got.values == ["12", "8", "14"], got.reason
+    # money is the text's one currency: not with two currencies, not for another quantity, not for cents
+    assert not align("Fatima earns ₱12 a week walking her dog. She saves the money for 8 weeks and then spends $14 "
+                     "on puzzles. How much money does Fatima have left?", routed).aligned
+    pens = "Ana buys 12 pens for $3 each. She gives away 5 pens. How many pens does Ana have left?"
+    assert not align("Ana buys 12 pens for $3 each. She gives away 5 pens. How much money does Ana have left?",
+                     pens).aligned
+    cents = "Ana has $12 and 5 cents. She spends $3. How many dollars does Ana have left?"
+    assert not align("Ana has $12 and 5 cents. She spends $3. How much money does Ana have left?", cents).aligned
+    jar = "A jar holds 95 gumdrops. Siobhan eats 3 of them. How many gumdrops are left in the jar?"
+    got = align("A jar holds 97 jelly beans. Olga eats 9 of them. How many jelly beans remain in the jar?", jar)
+    assert got.aligned and got.values == ["97", "9"], got.reason
+    assert not align("A jar holds 97 jelly beans. Olga eats 9 of them. How many jelly beans does Olga eat?",
+                     jar).aligned
+    slices = "Mei cut 5 pizzas into 12 slices each. The guests ate 20 slices. How many slices were left?"
+    assert align("Mei cut 4 pizzas into 8 slices each. The guests ate 9 slices. How many of the slices were left?",
+                 slices).values == ["4", "8", "9"]
+    assert not align("Mei cut 4 pizzas into 8 slices each. The guests ate 9 slices. How many slices of the pizzas "
+                     "were left?", slices).aligned

@@ -85,7 +85,7 @@ _VERBS = """
     deliver load unload pack unpack wrap mix pour boil fry print score miss hit kick pass play sing dance study learn
     teach help visit call count sort stack store ship mail feed water wash clean dry iron fold hang sleep wake work
     rest wait stay come go see watch hear say tell ask answer tip trade swap exchange offer accept refuse reject
-    deposit withdraw invest lose gain melt freeze cool heat fit shave sort replace repair put
+    deposit withdraw invest lose gain melt freeze cool heat fit shave sort replace repair put remain
 """
 _IRREGULAR = """
     sold bought ate eaten gave given took taken got gotten lost won spent paid found made lent sent kept left grew
@@ -551,6 +551,12 @@ class _Texts:
     def currency(self, tok: Token, side: int) -> str | None:
         return _currency(tok, self.pound_symbol[side])
 
+    @property
+    def currencies(self) -> tuple[frozenset[str], frozenset[str]]:
+        """The currencies (codes) each text names."""
+        return (frozenset(c for t in self.tokens[0] if (c := self.currency(t, 0)) is not None),
+                frozenset(c for t in self.tokens[1] if (c := self.currency(t, 1)) is not None))
+
     def subject_referent(self, tok: Token, side: int) -> str:
         """The name before the pronoun in its sentence; for a subject pronoun that opens its sentence, the previous
         sentence's first name where it is of the pronoun's gender ("Ana earns $5. She saves $2": Ana, as in "Ana
@@ -776,6 +782,13 @@ def _pair(theirs: Sequence[Token], mine: Sequence[Token], asked: bool, mapping: 
 
     def one(into: _Mapping, r: Token, m: Token, found: list[tuple[Token, Token]]) -> None:
         """One routed token against one question token."""
+        if "money" in (r.kind, m.kind):  # "How much money" for "How many pounds" (_asked_frame)
+            if r.kind == m.kind:
+                return
+            other, side = (m, 1) if r.kind == "money" else (r, 0)
+            if other.kind != "word" or texts.currency(other, side) is None:
+                raise _Refused(f"{r.text!r} -> {m.text!r} changes a word that must agree")
+            return
         cr, cm = texts.currency(r, 0), texts.currency(m, 1)
         if cr is not None or cm is not None:
             if cr is None or cm is None or (r.kind == "punct") != (m.kind == "punct"):
@@ -847,6 +860,42 @@ def _pair(theirs: Sequence[Token], mine: Sequence[Token], asked: bool, mapping: 
             continue
         raise refusal
     return numbers
+
+
+_SMALL_MONEY = frozenset("cent cents penny pennies nickel nickels dime dimes".split())
+_LEFT = {"are": "remain", "is": "remain", "were": "remained", "was": "remained"}
+
+
+def _asked_frame(asked: Sequence[Token], money: bool) -> tuple[Token, ...]:
+    """The asked sentence with its equivalent frames written one way: "how many of the slices" as "how many
+    slices", "are left" / "is left" / "remains" as "remain" ("were left" as "remained"), and, where `money` (each
+    text names exactly one currency and no cents), "how much money" as "how many" and a money slot that aligns
+    with the other text's currency word ("How many pounds ..."). Every other word still must agree."""
+    out: list[Token] = []
+    k = 0
+    while k < len(asked):
+        tok = asked[k]
+        nxt = asked[k + 1] if k + 1 < len(asked) else None
+        prev = out[-1] if out else None
+        after_many = prev is not None and prev.key in ("many", "much") and len(out) >= 2 and out[-2].key == "how"
+        if after_many and tok.key == "of" and nxt is not None and nxt.key == "the":
+            k += 2
+            continue
+        if tok.kind == "word" and tok.key in _LEFT and nxt is not None and nxt.key == "left":
+            out.append(Token(_LEFT[tok.key], "word", tok.start))
+            k += 2
+            continue
+        if tok.kind == "word" and tok.key == "remains":
+            out.append(Token("remain", "word", tok.start))
+        elif money and tok.key == "much" and prev is not None and prev.key == "how" and nxt is not None \
+                and nxt.key == "money":
+            out += [Token("many", "word", tok.start), Token("money", "money", nxt.start)]
+            k += 2
+            continue
+        else:
+            out.append(tok)
+        k += 1
+    return tuple(out)
 
 
 def _context(tokens: Sequence[Token], tok: Token) -> str:
@@ -986,6 +1035,11 @@ def align(question: str, routed: str) -> Alignment:
     if counts[0] != counts[1]:
         return Alignment(False, f"{counts[0]} numbers in the question, {counts[1]} in the routed problem", "count")
     texts = _Texts.of(theirs_t, mine_t)
+    money = all(len(codes) == 1 for codes in texts.currencies) and not any(
+        t.kind == "word" and t.key in _SMALL_MONEY for t in (*theirs_t, *mine_t))
+    mine, theirs = list(mine), list(theirs)
+    mine[asked_mine], theirs[asked_theirs] = _asked_frame(mine[asked_mine], money), \
+        _asked_frame(theirs[asked_theirs], money)
     body = [i for i in range(len(mine)) if i != asked_mine]
     order: dict[int, int] = {}
     numbers: list[tuple[Token, Token]] = []
