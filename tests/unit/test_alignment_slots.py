@@ -227,3 +227,23 @@ def test_equivalent_question_frames_align_and_the_asked_quantity_still_agrees() 
                  slices).values == ["4", "8", "9"]
     assert not align("Mei cut 4 pizzas into 8 slices each. The guests ate 9 slices. How many slices of the pizzas "
                      "were left?", slices).aligned
+
+
+def test_a_standing_fact_may_move_and_an_event_about_every_one_may_not() -> None:
+    routed = ("Ravi collected 6 buckets of crabs at the beach, and Nora collected 9 buckets. Each bucket held 11 "
+              "crabs. Ravi gave 5 of his buckets to his teacher. How many crabs did they keep?")
+    got = align("Each bucket held 12 stones. Jamal collected 8 buckets of stones at the beach, and Liam collected 6 "
+                "buckets. Jamal gave 1 of his buckets to his teacher. How many stones did they keep?", routed)
+    assert got.aligned and got.values == ["8", "6", "12", "1"], got.reason
+    farm = ("Tom has 10 horses and 9 yaks on his farm. Each horse eats 8 pounds of feed a day, and each yak eats 14 "
+            "pounds of feed a day. How many pounds of feed do the animals eat each day?")
+    assert align("Each horse eats 7 pounds of feed a day, and each yak eats 3 pounds of feed a day. Tom has 5 horses "
+                 "and 4 yaks on his farm. How many pounds of feed do the animals eat each day?", farm).aligned
+    # an event about every bag happens at its place: 4 apples put in each of 3 bags, or of 5
+    bags = "There are 3 bags. 4 apples are put in each bag. 2 bags are bought. How many apples are in the bags?"
+    assert not align("There are 3 bags. 2 bags are bought. 4 apples are put in each bag. How many apples are in the "
+                     "bags?", bags).aligned
+    # a fact about a person's things is no standing fact: moved, "her" is another person's
+    pens = "Ana buys 3 boxes. Each of her boxes holds 4 pens. Mia buys 2 boxes. How many pens are in the boxes?"
+    assert not align("Ana buys 3 boxes. Mia buys 2 boxes. Each of her boxes holds 4 pens. How many pens are in the "
+                     "boxes?", pens).aligned

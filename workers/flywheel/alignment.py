@@ -994,7 +994,7 @@ def _order_sensitive(theirs: Sequence[Sequence[Token]], order: list[int], asked:
     for x in range(len(order)):
         for y in range(x + 1, len(order)):
             a, b = order[x], order[y]
-            if a > b and words[a] & words[b]:
+            if a > b and words[a] & words[b] and not (_standing(theirs[a], texts) or _standing(theirs[b], texts)):
                 shared = sorted(words[a] & words[b])[0]
                 return f"two statements it swaps both speak of {shared!r}"
     for sentence in theirs:
@@ -1008,6 +1008,27 @@ def _order_sensitive(theirs: Sequence[Sequence[Token]], order: list[int], asked:
                     tok.key in PRONOUNS and texts.referent(tok, 0) not in own)):
                 return f"the routed problem's {tok.text!r} refers back to an earlier sentence"
     return None
+
+
+# verbs of a fact that holds throughout (a price, a size, a content), and the time words of a rate ("a day")
+_STATIVE = frozenset("cost costs hold holds held weigh weighs weighed contain contains contained".split())
+_RATE_TIME = frozenset("day days week weeks hour hours minute minutes month months year years".split())
+
+
+def _standing(clause: Sequence[Token], texts: _Texts) -> bool:
+    """Whether a statement is a standing fact that holds wherever it is told: about every one of something ("each",
+    "every", "per"), naming no person (no name, pronoun, kinship or gendered noun), and its verbs only of a price,
+    size or content ("Each bucket held 11 crabs", "Pears cost 60 cents each", "Each lap is 500 meters long"), or a
+    rate in time ("Each horse eats 8 pounds of feed a day"). "4 apples are put in each bag" is an event: not one."""
+    keys = [t.key for t in clause if t.kind == "word"]
+    if not any(k in ("each", "every", "per") for k in keys):
+        return False
+    if any(_is_name(t) or t.key in PRONOUNS or t.key in _BACK_REFERENCES or lemma(t.key) in KIN
+           or lemma(t.key) in GENDERED_NOUNS or lemma(t.key) in texts.names[0] for t in clause if t.kind == "word"):
+        return False
+    rate = any(k in ("a", "an", "each", "every", "per") and n in _RATE_TIME
+               for k, n in zip(keys, keys[1:], strict=False))
+    return rate or all(k in _STATIVE for k in keys if k in VERBS)
 
 
 def _asked_only_nouns(theirs: Sequence[Sequence[Token]], asked: int, texts: _Texts) -> list[str]:
