@@ -247,3 +247,21 @@ def test_a_standing_fact_may_move_and_an_event_about_every_one_may_not() -> None
     pens = "Ana buys 3 boxes. Each of her boxes holds 4 pens. Mia buys 2 boxes. How many pens are in the boxes?"
     assert not align("Ana buys 3 boxes. Mia buys 2 boxes. Each of her boxes holds 4 pens. How many pens are in the "
                      "boxes?", pens).aligned
+
+
+def test_a_host_may_change_gender_where_the_question_counts_people_by_gender() -> None:
+    routed = "There are 60 children at Santiago's party. 80% of them are girls. How many boys are at the party?"
+    got = align("There are 30 children at Siobhan's party. 20% of them are girls. How many boys are at the party?",
+                routed)
+    assert got.aligned and got.values == ["30", "20"], got.reason
+    # the person among those counted (a family's, named where asked, or a subject) keeps the gender
+    family = "Santiago's family has 6 children. 4 of them are girls. How many boys are in the family?"
+    assert not align("Siobhan's family has 6 children. 4 of them are girls. How many boys are in the family?",
+                     family).aligned
+    asked = "There are 60 children at Santiago's party. 80% of them are girls. How many boys besides Santiago are " \
+            "at the party?"
+    assert not align("There are 60 children at Siobhan's party. 80% of them are girls. How many boys besides "
+                     "Siobhan are at the party?", asked).aligned
+    subject = "Santiago invites 60 children. 80% of them are girls. How many boys are at the party?"
+    assert not align("Siobhan invites 60 children. 80% of them are girls. How many boys are at the party?",
+                     subject).aligned

@@ -1031,6 +1031,26 @@ def _standing(clause: Sequence[Token], texts: _Texts) -> bool:
     return rate or all(k in _STATIVE for k in keys if k in VERBS)
 
 
+_GROUPS = frozenset("family families sibling siblings child children kid kids class team group household".split())
+
+
+def _host_only(name: str, tokens: Sequence[Token]) -> bool:
+    """Whether a person is named only as the owner of a place or an event ("at Santiago's party"; not "besides
+    Santiago", not "Santiago invites"), never as the owner of people (family, kin), and the text has no gendered
+    pronoun: not one of the people a question by gender counts."""
+    if any(t.kind == "word" and t.key in PRONOUNS for t in tokens):
+        return False
+    for k, tok in enumerate(tokens):
+        if tok.kind != "word" or lemma(tok.key) != name:
+            continue
+        poss = tokens[k + 1] if k + 1 < len(tokens) else None
+        owned = tokens[k + 2] if k + 2 < len(tokens) else None
+        if poss is None or poss.kind != "poss" or owned is None or owned.kind != "word" or owned.key in _GROUPS \
+                or lemma(owned.key) in KIN or lemma(owned.key) in GENDERED_NOUNS:
+            return False
+    return True
+
+
 def _asked_only_nouns(theirs: Sequence[Sequence[Token]], asked: int, texts: _Texts) -> list[str]:
     """The counted nouns of the routed asked sentence that no statement has ("How many fruits?" after apples and
     pears)."""
@@ -1083,7 +1103,8 @@ def align(question: str, routed: str) -> Alignment:
         if any(lemma(t.key) in GENDERED_NOUNS for t in (*theirs[asked_theirs], *mine[asked_mine])
                if t.kind == "word"):
             flipped = next(((a, b) for a, b in mapping.forward.items()
-                            if a != b and name_gender(a) and name_gender(b) and name_gender(a) != name_gender(b)),
+                            if a != b and name_gender(a) and name_gender(b) and name_gender(a) != name_gender(b)
+                            and not (_host_only(a, theirs_t) and _host_only(b, mine_t))),
                            None)
             if flipped is not None:
                 return "asked", (f"{flipped[0]!r} -> {flipped[1]!r} changes a person's gender where the question "
