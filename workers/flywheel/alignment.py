@@ -21,9 +21,14 @@ singular alike), and no two words of the routed problem stand for the same word 
 they are count in it too. So a question that asks about another person of the problem ("does Michael have" ->
 "does Dorothy have", Dorothy being in the problem) breaks it, and so does one that asks for another of the
 problem's objects. Everything else must agree exactly: verbs, comparatives, the asked clause's structure; a word
-added or dropped ("how many dozens of eggs" -> "how many eggs") does not align. A rename seen only in the asked
-sentence (a person or object the rest of the question never mentions) is refused: the question then asks about
-something the routed problem does not have.
+added or dropped ("how many dozens of eggs" -> "how many eggs") does not align, except for the few equivalent
+question frames `_asked_frame` writes one way ("how much money" / "how many <currency>", "are left" / "remain",
+"how many of the X" / "how many X"). A rename seen only in the asked sentence (a person or object the rest of the
+question never mentions) is refused: the question then asks about something the routed problem does not have.
+Statements are clauses (`_clauses`): a clause whose subject is left out ("... and then spends $3") pairs with one
+whose subject pronoun stands for the clause before's subject and keeps its place after it; a standing fact
+(`_standing`: "Each bucket held 11 crabs") may move among statements that share its words. docs/FLYWHEEL.md has
+the whole list.
 
 `align` never raises on odd text: what does not align is a refusal with its reason."""
 
