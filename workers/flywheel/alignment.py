@@ -21,9 +21,14 @@ singular alike), and no two words of the routed problem stand for the same word 
 they are count in it too. So a question that asks about another person of the problem ("does Michael have" ->
 "does Dorothy have", Dorothy being in the problem) breaks it, and so does one that asks for another of the
 problem's objects. Everything else must agree exactly: verbs, comparatives, the asked clause's structure; a word
-added or dropped ("how many dozens of eggs" -> "how many eggs") does not align. A rename seen only in the asked
-sentence (a person or object the rest of the question never mentions) is refused: the question then asks about
-something the routed problem does not have.
+added or dropped ("how many dozens of eggs" -> "how many eggs") does not align, except for the few equivalent
+question frames `_asked_frame` writes one way ("how much money" / "how many <currency>", "are left" / "remain",
+"how many of the X" / "how many X"). A rename seen only in the asked sentence (a person or object the rest of the
+question never mentions) is refused: the question then asks about something the routed problem does not have.
+Statements are clauses (`_clauses`): a clause whose subject is left out ("... and then spends $3") pairs with one
+whose subject pronoun stands for the clause before's subject and keeps its place after it; a standing fact
+(`_standing`: "Each bucket held 11 crabs") may move among statements that share its words. docs/FLYWHEEL.md has
+the whole list.
 
 `align` never raises on odd text: what does not align is a refusal with its reason."""
 
@@ -85,7 +90,7 @@ _VERBS = """
     deliver load unload pack unpack wrap mix pour boil fry print score miss hit kick pass play sing dance study learn
     teach help visit call count sort stack store ship mail feed water wash clean dry iron fold hang sleep wake work
     rest wait stay come go see watch hear say tell ask answer tip trade swap exchange offer accept refuse reject
-    deposit withdraw invest lose gain melt freeze cool heat fit shave sort replace repair
+    deposit withdraw invest lose gain melt freeze cool heat fit shave sort replace repair put remain
 """
 _IRREGULAR = """
     sold bought ate eaten gave given took taken got gotten lost won spent paid found made lent sent kept left grew
@@ -207,9 +212,10 @@ def sentences_of(tokens: Sequence[Token]) -> list[tuple[Token, ...]]:
 
 
 def _clause_break(tokens: Sequence[Token], k: int) -> bool:
-    """Whether the "and" at k joins two statements: after a comma ("..., and the teacher adds"), or before a
-    subject pronoun or a person's name that does not follow another name ("5 apples and he buys", not "Ana and
-    Bo")."""
+    """Whether the "and" at k joins two statements: after a comma ("..., and the teacher adds"), before a subject
+    pronoun or a person's name that does not follow another name ("5 apples and he buys", not "Ana and Bo"), or
+    before a verb of its own after an object ("bakes 84 rolls and puts them", "and then spends": the second
+    statement's subject, left out, is the first's)."""
     tok = tokens[k]
     if tok.kind != "word" or tok.key != "and" or k == 0 or k + 1 >= len(tokens):
         return False
@@ -218,36 +224,115 @@ def _clause_break(tokens: Sequence[Token], k: int) -> bool:
         return True
     if nxt.kind == "word" and nxt.key in _SUBJECTS:
         return True
+    if _elided(tokens, k + 1) and prev.kind in ("word", "number") and prev.key not in VERBS:
+        return True
     return _is_name(nxt) and not _is_name(prev) and nxt.text[:1].isupper()
 
 
+def _elided(tokens: Sequence[Token], k: int) -> bool:
+    """Whether a statement starting at k opens with its verb (after an optional "then"): its subject left out."""
+    if k < len(tokens) and tokens[k].key == "then":
+        k += 1
+    return k < len(tokens) and tokens[k].kind == "word" and tokens[k].key in VERBS \
+        and not tokens[k].key.endswith("ing") and not tokens[k].text[:1].isupper()
+
+
+def _subject_at(clause: Sequence[Token]) -> int | None:
+    """Where a clause's subject pronoun is (he or she, first or after "then"), else None."""
+    k = 1 if clause and clause[0].key == "then" else 0
+    return k if k < len(clause) and clause[k].kind == "word" and clause[k].key in ("he", "she") else None
+
+
+@dataclass(frozen=True)
+class Clauses:
+    """A text's statements as clauses (clauses_of) and the asked one's index; `elided`: the clauses whose subject
+    is left out (the clause before's: "... and then spends $3"); `continuing`: the clauses whose subject pronoun
+    stands for the clause before's subject ("... weeks. Then he spends $3" after "he saves")."""
+
+    clauses: list[tuple[Token, ...]]
+    asked: int
+    elided: frozenset[int] = frozenset()
+    continuing: frozenset[int] = frozenset()
+
+    def without_subject(self, i: int) -> tuple[Token, ...]:
+        """A continuing clause with its subject pronoun left out ("then spends $3")."""
+        at = _subject_at(self.clauses[i])
+        clause = self.clauses[i]
+        return clause if at is None else clause[:at] + clause[at + 1:]
+
+
 def clauses_of(sentences: Sequence[Sequence[Token]], asked: int) -> tuple[list[tuple[Token, ...]], int]:
+    """The statements as clauses and the asked one's index (see _clauses)."""
+    found = _clauses(sentences, asked)
+    return found.clauses, found.asked
+
+
+def _clauses(sentences: Sequence[Sequence[Token]], asked: int) -> Clauses:
     """The statements as clauses, so that sentence boundaries do not decide: every sentence but the asked one is
     split where "and" joins two statements (_clause_break) or at a semicolon, and the joining comma, "and" and the
     closing full stop are dropped ("Ana has 5 pens, and Bo has 3 pens." and "Ana has 5 pens. Bo has 3 pens." are
-    the same two clauses). The asked sentence stays whole. The clauses and the asked one's index."""
+    the same two clauses). The asked sentence stays whole. Which clauses leave their subject out, and which name it
+    with a pronoun for the clause before's subject (the same pronoun, or a name of its gender where that clause
+    names no other person of it): "She saves $5 and then spends $3." and "She saves $5. Then she spends $3." align."""
     out: list[tuple[Token, ...]] = []
+    elided: set[int] = set()
+    continuing: set[int] = set()
+    subjects: list[str] = []  # each clause's subject as the next clause sees it: a pronoun, a name, or ""
     asked_at = 0
+    persons = _persons([t for sentence in sentences for t in sentence])
+
+    def add(clause: list[Token], left_out: bool) -> None:
+        if not clause:
+            return
+        before = subjects[-1] if subjects else ""
+        at = _subject_at(clause)
+        first = clause[0]
+        subject = lemma(first.key) if _is_name(first) else first.key if first.key in _SUBJECTS else ""
+        if left_out and out:
+            elided.add(len(out))
+            subject = before
+        elif at is not None:
+            subject = clause[at].key
+            if out and before and _same_subject(clause[at].key, before, out[-1], persons):
+                continuing.add(len(out))
+        out.append(tuple(clause))
+        subjects.append(subject)
+
     for i, sentence in enumerate(sentences):
         if i == asked:
             asked_at = len(out)
             out.append(tuple(sentence))
+            subjects.append("")
             continue
         current: list[Token] = []
+        left_out = False
         for k, tok in enumerate(sentence):
             if _clause_break(sentence, k) or (tok.kind == "punct" and tok.text == ";"):
                 while current and current[-1].kind == "punct" and current[-1].text in ",;":
                     current.pop()
-                if current:
-                    out.append(tuple(current))
-                current = []
+                add(current, left_out)
+                current, left_out = [], tok.key == "and" and _elided(sentence, k + 1)
                 continue
             current.append(tok)
         while current and current[-1].kind == "punct" and current[-1].text in _SENTENCE_END | {",", ";"}:
             current.pop()
-        if current:
-            out.append(tuple(current))
-    return out, asked_at
+        add(current, left_out)
+    return Clauses(out, asked_at, frozenset(elided), frozenset(continuing))
+
+
+def _same_subject(pronoun: str, before: str, previous: Sequence[Token], persons: dict[str, str]) -> bool:
+    """Whether a subject pronoun stands for the subject of the clause before it (`before`): the same pronoun, or a
+    name of its gender where that clause names no other person of that gender (by name or by a pronoun that is
+    not a possessive)."""
+    if pronoun == before:
+        return True
+    gender = PRONOUNS[pronoun][0]
+    if persons.get(before) != gender:
+        return False
+    others = {lemma(t.key) for t in previous if _is_name(t)} - {before}
+    return not any(persons.get(w) == gender for w in others) and not any(
+        t.kind == "word" and t.key in PRONOUNS and PRONOUNS[t.key][0] == gender
+        and t.key not in ("his", "her", "hers") for t in previous)
 
 
 def asked_index(sentences: Sequence[Sequence[Token]]) -> int:
@@ -409,8 +494,26 @@ def _persons(tokens: Sequence[Token]) -> dict[str, str]:
             if ref in names and ref not in people:
                 votes.setdefault(ref, set()).add(PRONOUNS[tok.key][0])
     people |= {name: next(iter(g)) for name, g in votes.items() if len(g) == 1}
+    people |= _sole_referent_genders(tokens, names)
     return people | {lemma(t.key): GENDERED_NOUNS[lemma(t.key)] for t in tokens
                      if t.kind == "word" and lemma(t.key) in GENDERED_NOUNS}
+
+
+def _sole_referent_genders(tokens: Sequence[Token], names: frozenset[str]) -> dict[str, str]:
+    """The gender the text itself gives a name: the gender of every pronoun after it in a sentence where it is the
+    only person before the pronoun ("Jin has 5 coins in his piggy bank": Jin is a man here, whatever a name list
+    says), where all such pronouns agree."""
+    votes: dict[str, set[str]] = {}
+    before: set[str] = set()
+    for tok in tokens:
+        if tok.kind == "punct" and tok.text in _SENTENCE_END:
+            before = set()
+        elif tok.kind == "word" and tok.key in PRONOUNS:
+            if len(before) == 1 and (only := next(iter(before))) in names:
+                votes.setdefault(only, set()).add(PRONOUNS[tok.key][0])
+        elif tok.kind == "word" and (_is_name(tok) or lemma(tok.key) in GENDERED_NOUNS or lemma(tok.key) in KIN):
+            before.add(lemma(tok.key))
+    return {name: next(iter(g)) for name, g in votes.items() if len(g) == 1}
 
 
 def _currency(tok: Token, symbols: bool) -> str | None:
@@ -452,6 +555,22 @@ class _Texts:
 
     def currency(self, tok: Token, side: int) -> str | None:
         return _currency(tok, self.pound_symbol[side])
+
+    @property
+    def currencies(self) -> tuple[frozenset[str], frozenset[str]]:
+        """The currencies (codes) each text names."""
+        return (frozenset(c for t in self.tokens[0] if (c := self.currency(t, 0)) is not None),
+                frozenset(c for t in self.tokens[1] if (c := self.currency(t, 1)) is not None))
+
+    def subject_referent(self, tok: Token, side: int) -> str:
+        """The name before the pronoun in its sentence; for a subject pronoun that opens its sentence, the previous
+        sentence's first name where it is of the pronoun's gender ("Ana earns $5. She saves $2": Ana, as in "Ana
+        earns $5, and she saves $2")."""
+        inside = self.referent(tok, side)
+        if inside or tok.key not in ("he", "she"):
+            return inside
+        before = self.referent(tok, side, opening=True)
+        return before if before and self.persons[side].get(before) == PRONOUNS[tok.key][0] else ""
 
     def referent(self, tok: Token, side: int, opening: bool = False) -> str:
         """The name before the pronoun in its sentence; with `opening`, else the previous sentence's first name
@@ -605,6 +724,10 @@ def _modifies(tokens: Sequence[Token], i: int, nouns: frozenset[str]) -> bool:
     return nxt is not None and nxt.kind == "word" and lemma(nxt.key) in nouns
 
 
+# words that may head an object's name before "of" though a rule fixes them ("a pair of socks" is one object)
+_OF_HEADS = frozenset("pair pairs".split())
+
+
 def _span_key(span: Sequence[Token]) -> str:
     return " ".join(lemma(t.key) if t.kind == "word" else t.text for t in span)
 
@@ -631,11 +754,20 @@ def _object_span(tokens: Sequence[Token], i1: int, i2: int, nouns: frozenset[str
     after = tokens[i2] if i2 < len(tokens) else None
     headed = prev.kind == "word" and prev.key in ("a", "an", "the") and not (
         after is not None and (after.kind == "number" or after.key in _DETERMINERS))
-    for tok in span:
+    for k, tok in enumerate(span):
         if tok.kind == "punct" and tok.text == "-":
             continue
         if tok.kind != "word" or tok.key in PRONOUNS or lemma(tok.key) in KIN or lemma(tok.key) in GENDERED_NOUNS:
             return False
+        inner = 0 < k < len(span) - 1
+        if inner and tok.key == "of" and span[k - 1].kind == "word" and span[k + 1].kind == "word" \
+                and not _fixed(span[k + 1].key):
+            continue  # "pair of socks": "of" between two words of the name
+        if k + 2 < len(span) and tok.key in _OF_HEADS and span[k + 1].key == "of":
+            continue  # a container counted as the object ("4 pairs of socks" -> "4 hats"; not "4 kilograms of")
+        if k < len(span) - 1 and tok.key.endswith(("ing", "ed")) and tok.key in VERBS \
+                and not any(w in FUNCTION or w in MUST_AGREE or w in CURRENCY_WORDS for w in (tok.key, lemma(tok.key))):
+            continue  # a verb form that qualifies the name's last word ("trading cards", "baked beans")
         if _fixed(tok.key) and not (headed and not any(w in FUNCTION or w in MUST_AGREE or w in CURRENCY_WORDS
                                                         for w in (tok.key, lemma(tok.key)))):
             return False
@@ -651,10 +783,17 @@ def _pair(theirs: Sequence[Token], mine: Sequence[Token], asked: bool, mapping: 
     numbers: list[tuple[Token, Token]] = []
 
     def gender(into: _Mapping, r: Token, m: Token) -> None:
-        into.link_gender(r, m, (texts.referent(r, 0), texts.referent(m, 1)))
+        into.link_gender(r, m, (texts.subject_referent(r, 0), texts.subject_referent(m, 1)))
 
     def one(into: _Mapping, r: Token, m: Token, found: list[tuple[Token, Token]]) -> None:
         """One routed token against one question token."""
+        if "money" in (r.kind, m.kind):  # "How much money" for "How many pounds" (_asked_frame)
+            if r.kind == m.kind:
+                return
+            other, side = (m, 1) if r.kind == "money" else (r, 0)
+            if other.kind != "word" or texts.currency(other, side) is None:
+                raise _Refused(f"{r.text!r} -> {m.text!r} changes a word that must agree")
+            return
         cr, cm = texts.currency(r, 0), texts.currency(m, 1)
         if cr is not None or cm is not None:
             if cr is None or cm is None or (r.kind == "punct") != (m.kind == "punct"):
@@ -728,6 +867,42 @@ def _pair(theirs: Sequence[Token], mine: Sequence[Token], asked: bool, mapping: 
     return numbers
 
 
+_SMALL_MONEY = frozenset("cent cents penny pennies nickel nickels dime dimes".split())
+_LEFT = {"are": "remain", "is": "remain", "were": "remained", "was": "remained"}
+
+
+def _asked_frame(asked: Sequence[Token], money: bool) -> tuple[Token, ...]:
+    """The asked sentence with its equivalent frames written one way: "how many of the slices" as "how many
+    slices", "are left" / "is left" / "remains" as "remain" ("were left" as "remained"), and, where `money` (each
+    text names exactly one currency and no cents), "how much money" as "how many" and a money slot that aligns
+    with the other text's currency word ("How many pounds ..."). Every other word still must agree."""
+    out: list[Token] = []
+    k = 0
+    while k < len(asked):
+        tok = asked[k]
+        nxt = asked[k + 1] if k + 1 < len(asked) else None
+        prev = out[-1] if out else None
+        after_many = prev is not None and prev.key in ("many", "much") and len(out) >= 2 and out[-2].key == "how"
+        if after_many and tok.key == "of" and nxt is not None and nxt.key == "the":
+            k += 2
+            continue
+        if tok.kind == "word" and tok.key in _LEFT and nxt is not None and nxt.key == "left":
+            out.append(Token(_LEFT[tok.key], "word", tok.start))
+            k += 2
+            continue
+        if tok.kind == "word" and tok.key == "remains":
+            out.append(Token("remain", "word", tok.start))
+        elif money and tok.key == "much" and prev is not None and prev.key == "how" and nxt is not None \
+                and nxt.key == "money":
+            out += [Token("many", "word", tok.start), Token("money", "money", nxt.start)]
+            k += 2
+            continue
+        else:
+            out.append(tok)
+        k += 1
+    return tuple(out)
+
+
 def _context(tokens: Sequence[Token], tok: Token) -> str:
     i = next(k for k, t in enumerate(tokens) if t is tok)
     before = [t.text for t in tokens[max(0, i - 3):i] if t.kind != "punct"]
@@ -745,7 +920,9 @@ class _Failure:
 def _search(pending: list[int], mine: Sequence[Sequence[Token]], theirs: Sequence[Sequence[Token]],
             free: set[int], mapping: _Mapping, texts: _Texts, order: dict[int, int],
             numbers: list[tuple[Token, Token]], budget: list[int], asked: tuple[int, int],
-            accept: Callable[[_Mapping, dict[int, int]], tuple[str, str] | None]) -> tuple[_Mapping, _Failure | None]:
+            accept: Callable[[_Mapping, dict[int, int]], tuple[str, str] | None],
+            forms: Callable[[int, int], tuple[Sequence[Token], Sequence[Token]]] | None = None
+            ) -> tuple[_Mapping, _Failure | None]:
     """Pair the question's sentences `pending` (the asked one last, with the routed asked sentence only) with the
     routed sentences `free` (backtracking; the same position first), and `accept` the whole; the mapping reached,
     or the failure of the attempt that paired the most sentences."""
@@ -764,14 +941,16 @@ def _search(pending: list[int], mine: Sequence[Sequence[Token]], theirs: Sequenc
         trial = mapping.copy()
         first, tried = not tried, True
         try:
-            found = _pair(theirs[j], mine[i], is_asked, trial, texts)
+            theirs_j, mine_i = forms(i, j) if forms is not None else (theirs[j], mine[i])
+            found = _pair(theirs_j, mine_i, is_asked, trial, texts)
         except _Refused as refusal:
             if first and deepest.depth == 0:  # the first pairing tried is the same position's, where there is one
                 deepest = _Failure(0, f"the asked sentence: {refusal}" if is_asked else
                                    f"sentence {i + 1}: {refusal}", "asked" if is_asked else "body")
             continue
         order[i] = j
-        done, failure = _search(rest, mine, theirs, free - {j}, trial, texts, order, numbers, budget, asked, accept)
+        done, failure = _search(rest, mine, theirs, free - {j}, trial, texts, order, numbers, budget, asked, accept,
+                                forms)
         del order[i]
         if failure is None:
             order[i] = j
@@ -820,7 +999,7 @@ def _order_sensitive(theirs: Sequence[Sequence[Token]], order: list[int], asked:
     for x in range(len(order)):
         for y in range(x + 1, len(order)):
             a, b = order[x], order[y]
-            if a > b and words[a] & words[b]:
+            if a > b and words[a] & words[b] and not (_standing(theirs[a], texts) or _standing(theirs[b], texts)):
                 shared = sorted(words[a] & words[b])[0]
                 return f"two statements it swaps both speak of {shared!r}"
     for sentence in theirs:
@@ -834,6 +1013,47 @@ def _order_sensitive(theirs: Sequence[Sequence[Token]], order: list[int], asked:
                     tok.key in PRONOUNS and texts.referent(tok, 0) not in own)):
                 return f"the routed problem's {tok.text!r} refers back to an earlier sentence"
     return None
+
+
+# verbs of a fact that holds throughout (a price, a size, a content), and the time words of a rate ("a day")
+_STATIVE = frozenset("cost costs hold holds held weigh weighs weighed contain contains contained".split())
+_RATE_TIME = frozenset("day days week weeks hour hours minute minutes month months year years".split())
+
+
+def _standing(clause: Sequence[Token], texts: _Texts) -> bool:
+    """Whether a statement is a standing fact that holds wherever it is told: about every one of something ("each",
+    "every", "per"), naming no person (no name, pronoun, kinship or gendered noun), and its verbs only of a price,
+    size or content ("Each bucket held 11 crabs", "Pears cost 60 cents each", "Each lap is 500 meters long"), or a
+    rate in time ("Each horse eats 8 pounds of feed a day"). "4 apples are put in each bag" is an event: not one."""
+    keys = [t.key for t in clause if t.kind == "word"]
+    if not any(k in ("each", "every", "per") for k in keys):
+        return False
+    if any(_is_name(t) or t.key in PRONOUNS or t.key in _BACK_REFERENCES or lemma(t.key) in KIN
+           or lemma(t.key) in GENDERED_NOUNS or lemma(t.key) in texts.names[0] for t in clause if t.kind == "word"):
+        return False
+    rate = any(k in ("a", "an", "each", "every", "per") and n in _RATE_TIME
+               for k, n in zip(keys, keys[1:], strict=False))
+    return rate or all(k in _STATIVE for k in keys if k in VERBS)
+
+
+_GROUPS = frozenset("family families sibling siblings child children kid kids class team group household".split())
+
+
+def _host_only(name: str, tokens: Sequence[Token]) -> bool:
+    """Whether a person is named only as the owner of a place or an event ("at Santiago's party"; not "besides
+    Santiago", not "Santiago invites"), never as the owner of people (family, kin), and the text has no gendered
+    pronoun: not one of the people a question by gender counts."""
+    if any(t.kind == "word" and t.key in PRONOUNS for t in tokens):
+        return False
+    for k, tok in enumerate(tokens):
+        if tok.kind != "word" or lemma(tok.key) != name:
+            continue
+        poss = tokens[k + 1] if k + 1 < len(tokens) else None
+        owned = tokens[k + 2] if k + 2 < len(tokens) else None
+        if poss is None or poss.kind != "poss" or owned is None or owned.kind != "word" or owned.key in _GROUPS \
+                or lemma(owned.key) in KIN or lemma(owned.key) in GENDERED_NOUNS:
+            return False
+    return True
 
 
 def _asked_only_nouns(theirs: Sequence[Sequence[Token]], asked: int, texts: _Texts) -> list[str]:
@@ -850,8 +1070,8 @@ def align(question: str, routed: str) -> Alignment:
     mine_s, theirs_s = sentences_of(mine_t), sentences_of(theirs_t)
     if not mine_s or not theirs_s:
         return Alignment(False, "an empty question", "count")
-    (mine, asked_mine), (theirs, asked_theirs) = clauses_of(mine_s, asked_index(mine_s)), \
-        clauses_of(theirs_s, asked_index(theirs_s))
+    mine_c, theirs_c = _clauses(mine_s, asked_index(mine_s)), _clauses(theirs_s, asked_index(theirs_s))
+    (mine, asked_mine), (theirs, asked_theirs) = (mine_c.clauses, mine_c.asked), (theirs_c.clauses, theirs_c.asked)
     if len(mine) != len(theirs):
         return Alignment(False, f"{len(mine) - 1} statements in the question, {len(theirs) - 1} in the routed "
                          "problem", "count")
@@ -861,12 +1081,21 @@ def align(question: str, routed: str) -> Alignment:
     if counts[0] != counts[1]:
         return Alignment(False, f"{counts[0]} numbers in the question, {counts[1]} in the routed problem", "count")
     texts = _Texts.of(theirs_t, mine_t)
+    money = all(len(codes) == 1 for codes in texts.currencies) and not any(
+        t.kind == "word" and t.key in _SMALL_MONEY for t in (*theirs_t, *mine_t))
+    mine, theirs = list(mine), list(theirs)
+    mine[asked_mine], theirs[asked_theirs] = _asked_frame(mine[asked_mine], money), \
+        _asked_frame(theirs[asked_theirs], money)
     body = [i for i in range(len(mine)) if i != asked_mine]
     order: dict[int, int] = {}
     numbers: list[tuple[Token, Token]] = []
 
     def accept(mapping: _Mapping, order: dict[int, int]) -> tuple[str, str] | None:
         """(failed_at, reason) for a complete pairing that is still not the same problem, else None."""
+        for i in body:  # a clause whose subject is left out keeps its place after the clause before, both sides
+            if (i in mine_c.elided or order[i] in theirs_c.elided) and (i == 0 or order.get(i - 1) != order[i] - 1):
+                return "body", ("a statement whose subject is left out (the statement before's) comes after another "
+                                "statement")
         if any(order[i] != i for i in body):
             sensitive = _order_sensitive(theirs, [order[i] for i in body], asked_theirs, texts)
             if sensitive is not None:
@@ -879,7 +1108,8 @@ def align(question: str, routed: str) -> Alignment:
         if any(lemma(t.key) in GENDERED_NOUNS for t in (*theirs[asked_theirs], *mine[asked_mine])
                if t.kind == "word"):
             flipped = next(((a, b) for a, b in mapping.forward.items()
-                            if a != b and name_gender(a) and name_gender(b) and name_gender(a) != name_gender(b)),
+                            if a != b and name_gender(a) and name_gender(b) and name_gender(a) != name_gender(b)
+                            and not (_host_only(a, theirs_t) and _host_only(b, mine_t))),
                            None)
             if flipped is not None:
                 return "asked", (f"{flipped[0]!r} -> {flipped[1]!r} changes a person's gender where the question "
@@ -895,8 +1125,17 @@ def align(question: str, routed: str) -> Alignment:
             return ("asked" if asked_pronoun else "body"), person
         return None
 
+    def forms(i: int, j: int) -> tuple[Sequence[Token], Sequence[Token]]:
+        """A clause whose subject is left out pairs with one whose pronoun stands for the clause before's subject,
+        that pronoun left out."""
+        if i in mine_c.elided and j in theirs_c.continuing:
+            return theirs_c.without_subject(j), mine[i]
+        if j in theirs_c.elided and i in mine_c.continuing:
+            return theirs[j], mine_c.without_subject(i)
+        return theirs[j], mine[i]
+
     mapping, failure = _search(body + [asked_mine], mine, theirs, set(range(len(theirs))), _Mapping(), texts,
-                               order, numbers, [MAX_PAIRINGS], (asked_mine, asked_theirs), accept)
+                               order, numbers, [MAX_PAIRINGS], (asked_mine, asked_theirs), accept, forms)
     if failure is not None:
         return Alignment(False, failure.reason, failure.failed_at)
     routed_numbers = [t for t in theirs_t if t.kind == "number"]
