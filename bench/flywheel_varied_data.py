@@ -446,10 +446,13 @@ def _draw(family: Family, r: random.Random) -> dict[str, int]:
     raise RuntimeError(f"{family.name}: no valid numbers")  # pragma: no cover
 
 
-def _words(family: Family, r: random.Random, exclude: frozenset[str] = frozenset()) -> dict[str, str]:
-    (n1, g1), (n2, g2) = r.sample([p for p in NAMES if p[0] not in exclude], 2)
-    k1, xk = r.sample([k for k in KIN if k not in exclude], 2)
-    (cs, cw), (_, xw) = r.sample([c for c in CURRENCIES if c[1] not in exclude], 2)
+def _words(family: Family, r: random.Random, exclude: frozenset[str] = frozenset(), *,
+           names: tuple[tuple[str, str], ...] = NAMES, kin: tuple[str, ...] = KIN,
+           currencies: tuple[tuple[str, str], ...] = CURRENCIES) -> dict[str, str]:
+    """People, kin noun, currency and objects drawn from the pools (another set may pass larger pools)."""
+    (n1, g1), (n2, g2) = r.sample([p for p in names if p[0] not in exclude], 2)
+    k1, xk = r.sample([k for k in kin if k not in exclude], 2)
+    (cs, cw), (_, xw) = r.sample([c for c in currencies if c[1] not in exclude], 2)
     objects = [o for o in family.objects if o[0] not in exclude] or list(family.objects)
     picked = r.sample(objects, 3) if len(objects) >= 3 else [("thing", "things")] * 3
     words = {"n1": n1, "n2": n2, "k1": k1, "xk": xk, "cs": cs, "cw": cw, "xw": xw,

@@ -187,8 +187,9 @@ def bench_flywheel(
                                               "of entity, unit and step), gsm-check (the same templates, other "
                                               "seeds), varied-dev (44 varied families' even half: currencies, "
                                               "multi-word objects, kin, split statements, near misses per slot "
-                                              "kind) or varied-check (the odd half, never used to choose "
-                                              "anything).")] = "dev",
+                                              "kind), varied-check (the odd half, never used to choose "
+                                              "anything) or varied-fresh (19 families written later and held "
+                                              "out: run once, at the end).")] = "dev",
     library: Annotated[Path | None, typer.Option(help="Library JSONL (id, question, answer, optional solution): "
                                                       "problems to solve and deposit.")] = None,
     eval_file: Annotated[Path | None, typer.Option("--eval", help="Eval JSONL (id, question, answer, role: "
