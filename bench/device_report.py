@@ -21,10 +21,11 @@ from pathlib import Path
 from typing import Any
 
 # stderr lines that say why a stage died (llama.cpp aborts print the CUDA call and its message on separate lines)
-ERROR_LINE = re.compile(r"CUDA error|GGML_ASSERT|ggml_abort|error:|Error|Traceback|Segmentation|Aborted|"
-                        r"current device:|out of memory|Fatal Python error", re.IGNORECASE)
+ERROR_LINE = re.compile(r"CUDA error|GGML_ASSERT|ggml_abort|\b[Ee]rror:|\b[A-Z]\w*Error\b|Traceback|"
+                        r"Segmentation fault|Aborted|current device:|out of memory|Fatal Python error")
 ERROR_LINES_KEPT = 40
-BATCH_PROBE_STAGE = "batch-probe"  # stages batch-probe-fa-{on,off}-{streams,unified}, each its own process
+# the batch probe's stages (scripts/device-check.sh), one process per configuration
+BATCH_PROBE_STAGES = tuple(f"batch-probe-fa-{fa}-{kv}" for fa in ("off", "on") for kv in ("streams", "unified"))
 
 
 # -- the stages --------------------------------------------------------------------------------------------------
@@ -79,10 +80,11 @@ def _gate_summary(gate: dict[str, Any] | None) -> dict[str, Any] | None:
 
 
 def _batch_probe(run: Path, status: dict[str, Any]) -> dict[str, Any] | None:
-    """The batch probe's records, one process per configuration (batch-probe-*.json) merged into one; a
-    configuration whose process died is named with its stage's error lines."""
-    parts = {p.stem: _load(run, p.name) for p in sorted(run.glob(f"{BATCH_PROBE_STAGE}*.json"))}
-    if not parts:
+    """The batch probe's records, one process per configuration (BATCH_PROBE_STAGES) merged into one; a
+    configuration with no record (its process died, it timed out, or it was skipped) is named under `failed` with
+    its stage's status and error lines."""
+    parts = {name: _load(run, f"{name}.json") for name in BATCH_PROBE_STAGES}
+    if not any(parts.values()) and not any(name in status for name in BATCH_PROBE_STAGES):
         return None
     merged: dict[str, Any] = {"benchmark": "batch-probe", "results": [], "failed": {}}
     for name, part in parts.items():
@@ -91,7 +93,8 @@ def _batch_probe(run: Path, status: dict[str, Any]) -> dict[str, Any] | None:
             merged |= {k: v for k, v in part.items() if k not in ("results", "failed")}
         else:
             stage = status.get(name) or {}
-            merged["failed"][name] = {"rc": stage.get("rc"), "error_lines": stage.get("error_lines"), "output": part}
+            merged["failed"][name] = {"rc": stage.get("rc"), "skipped": stage.get("skipped"),
+                                      "error_lines": stage.get("error_lines"), "output": part}
     return merged
 
 

@@ -321,8 +321,11 @@ def _itl_fairness(port: int, headers: dict[str, dict[str, str]], model: str, cou
                     decoding.set()
 
             behind_f = pool.submit(_stream, b, model, decoder, extra, None, on_piece)
-            if not decoding.wait(600):
-                raise RuntimeError("the decoding request streamed fewer than 4 tokens")
+            behind_f.add_done_callback(lambda _f: decoding.set())  # ended (or failed) before its 4th token
+            if not decoding.wait(600) or behind_f.done():
+                behind_f.result()  # its error, if it failed
+                raise RuntimeError("the decoding request ended before it had streamed 4 tokens: nothing to "
+                                   "measure behind the prefill (a longer --decode-tokens)")
             sent = time.perf_counter()
             filled = _stream(a, model, prompt, extra)
             first = sent + filled.ttft_ms / 1000

@@ -145,6 +145,7 @@ class BatchCore:
         # check found that partition byte-equal to the whole chunk's call (docs/ENGINE.md)
         self.step_tokens = step_tokens
         self.split_chunks = 0  # grid chunks fed in sub-calls
+        self.sub_call_sizes: Counter[int] = Counter()  # the sizes of the sub-calls fed (what the check must cover)
         # a pad row (no logits) in each free slot between decoding ones: llama.cpp (a KV stream per sequence) makes
         # one ubatch of each run of consecutive sequence ids in a call, so a gap would split the step into ubatches
         # that share no weight reads (docs/ENGINE.md). A gap a prefilling sequence holds stays a gap
@@ -319,15 +320,22 @@ class BatchCore:
         return done
 
     def _split(self, seq: _Seq, budget: int) -> None:
-        """A grid chunk longer than `budget` about to start becomes its sub-calls (budget tokens each from the
-        chunk's start, the capture and the first token after the last one). Once split, a chunk is fed in those
-        sub-calls to its end, whoever decodes: a chunk is computed whole or in this one partition."""
+        """A grid chunk of more than `budget` tokens about to start becomes its sub-calls: `budget` tokens each from
+        the chunk's start, the last one taking the remainder too (budget to 2*budget-1 tokens: never a sub-call of
+        fewer rows than the budget, which a kernel may compute another way, as ggml does one row), the capture and
+        the first token after the last one. Once split, a chunk is fed in those sub-calls to its end, whoever
+        decodes: a chunk is computed whole or in this one partition. The `batch` check's budget trial feeds every
+        sub-call size this makes (budget_jobs) before the budget is used."""
         a, b, capture, last = seq.cuts[0]
-        if seq.job.query_feed or b - a <= budget:
+        if seq.job.query_feed or b - a < 2 * budget:
             return
         pieces = self.engine.grid(a, b - a, a, step=budget)
+        if pieces[-1][1] - pieces[-1][0] < budget:  # the remainder joins the sub-call before it
+            (p, _), (_, q) = pieces[-2], pieces.pop()
+            pieces[-1] = (p, q)
         seq.cuts[0:1] = [(p, q, capture and q == b, last and q == b) for p, q in pieces]
         self.split_chunks += 1
+        self.sub_call_sizes.update(q - p for p, q in pieces)
 
     def _prefill_chunk(self, seq: _Seq, done: list[SequenceResult]) -> None:
         """The next chunk (or sub-call) of a joining sequence, in a decode call of its own; its capture or first

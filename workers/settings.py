@@ -60,9 +60,10 @@ class Settings(BaseSettings):
     # only where this machine's `batch` check found them byte-identical to each served alone (docs/ENGINE.md)
     serving_max_seqs: int = 8
     # the serving engine's prefill budget of one step while other completions decode (0: whole grid chunks): a
-    # joining prompt's grid chunk is fed in sub-calls of at most this many tokens, one per step, so a decoding
-    # completion waits for at most one of them per step. Used only where this host's `batch` check found the
-    # sub-calls byte-identical to the whole chunk's call (docs/ENGINE.md, "Prefill beside decoders")
+    # joining prompt's grid chunk is fed in sub-calls of this many tokens (the last taking the remainder: at most
+    # twice this less one), one per step, so a decoding completion waits for at most one of them per step. Used
+    # only where this host's `batch` check found the sub-calls byte-identical to the whole chunk's call
+    # (docs/ENGINE.md, "Prefill beside decoders")
     serving_step_tokens: int = Field(8, ge=0)
     # recurring questions a graft worker answers together (their answers decoded in shared calls; 1: one at a
     # time), used only where this host's `batch` check of the graft engine found each grafted answer decoded

@@ -88,3 +88,19 @@ def test_probe_configuration_words() -> None:
         probe_configs("yes", "both")
     with pytest.raises(ValueError, match="--kv takes"):
         probe_configs("on", "paged")
+
+
+def test_a_skipped_or_missing_configuration_makes_invariance_unknown(tmp_path: Path) -> None:
+    """The review's case: a configuration skipped (the budget spent, DEVICE_CHECK_ONLY) writes no file; the report
+    must not call the setting invariant on the configurations that ran."""
+    (tmp_path / "batch-probe-fa-on-streams.json").write_text(json.dumps(_probe_record(True, "streams", 8)))
+    stages = {"batch-probe-fa-on-unified": stage_status(0, 0, 0, "", "budget spent")}
+    (tmp_path / "stages.json").write_text(json.dumps(stages))
+    on = build_report(tmp_path)["flash_attn_on"]["batch_invariance"]
+    assert on["all_rows_invariant_in_full_batches"] is None
+    assert on["failed"]["batch-probe-fa-on-unified"]["skipped"] == "budget spent"
+
+
+def test_lines_that_only_mention_errors_are_not_error_lines() -> None:
+    assert error_lines("no errors found\nerror_count=0\nmirror: ok") == []
+    assert error_lines("ValueError: bad\nerror: x\nRuntimeError") == ["ValueError: bad", "error: x", "RuntimeError"]

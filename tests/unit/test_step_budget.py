@@ -90,7 +90,10 @@ def test_a_decoder_waits_for_at_most_one_sub_call_of_the_budget_per_step(engine:
     decodes = [i for i, (kind, _) in enumerate(calls) if kind == "decode"]
     between = [calls[a + 1:b] for a, b in zip(decodes, decodes[1:], strict=False)]
     assert any(between)  # prompts were prefilled between decode steps
-    assert all(len(gap) <= 1 and all(n <= BUDGET for _, n in gap) for gap in between)
+    # a sub-call is the budget's size, or up to 2 * budget - 1 where it takes a chunk's remainder (a chunk
+    # shorter than 2 * budget is one call): never fewer rows than the budget, beside a decoder
+    assert all(len(gap) <= 1 and all(n < 2 * BUDGET for _, n in gap) for gap in between)
+    assert any(n == BUDGET for gap in between for _, n in gap)
     # nobody decoding (before the first decode step): whole grid chunks, as without a budget
     assert calls[0] == ("prefill", 6)
 
@@ -150,3 +153,32 @@ def test_the_policy_records_the_budget_it_allowed_and_why_it_refused_one(data_di
                 assert row is not None
                 assert (row.profile["step_tokens_asked"], row.profile["step_tokens"]) == (asked, allowed)
         assert policy.step_reason is not None and policy.step_reason.startswith("step_budget_not_exact: ")
+
+
+@pytest.mark.parametrize(("weights", "asked"), [("tiny", 8), ("tiny", 4), ("tiny-q4_1", 8)])
+def test_every_prompt_length_fed_beside_a_decoder_equals_itself_alone_where_the_check_allows_the_budget(
+        weights: str, asked: int, kvgraft_cache: Path) -> None:
+    """The review's case: a chunk of budget*k + 1 tokens was cut into a last sub-call of one row, which ggml
+    computes with its own dot products for F32 weights (two rows and more: tinyBLAS), a size the check's trial
+    never fed: allowed, and 9-, 25- and 41-token prompts then differed from alone. Now the remainder joins the
+    sub-call before it and the trial feeds every size a split can make; whatever the check allows, every prompt
+    length beside a decoder equals itself alone."""
+    from workers.serving.batch_check import batch_check
+
+    with GraftEngine.load(weights, EngineConfig(n_ctx=512, prefill_chunk=16, flash_attn=False, threads=2),
+                          cache_dir=kvgraft_cache) as e:
+        check = batch_check(e, 4, asked)
+        assert check.exact and not check.budget_sizes_missing, check.summary()
+        budget = check.allowed_step_tokens
+        decoder = SequenceJob(tokens=tuple(sample_tokens(e, 6, start=100)),
+                              params=SamplingParams(max_tokens=60, temperature=0.0, seed=1))
+        for n in range(asked + 1, 42):
+            job = SequenceJob(tokens=tuple(sample_tokens(e, n, start=7)), digests=True,
+                              params=SamplingParams(max_tokens=2, temperature=0.0, seed=2))
+            with e.open_batch_context(4) as ctx:
+                alone = BatchCore(e, ctx, pad_to=check.pad_to).run_all([(0, job)])[0]
+            with e.open_batch_context(4) as ctx:
+                core = BatchCore(e, ctx, pad_to=check.pad_to, step_tokens=budget)
+                beside = core.run_all([(0, decoder), (2, job)])[1]
+            assert _key(beside) == _key(alone), f"{n}-token prompt, budget {budget}"
+            assert not budget or n < 2 * budget or core.split_chunks > 0

@@ -25,6 +25,7 @@ from __future__ import annotations
 import socket
 import time
 from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 import structlog
@@ -43,7 +44,7 @@ from workers.serving.exactness import PROBE_TEXT
 
 log = structlog.get_logger(__name__)
 
-CHECK_VERSION = "batch-check-v8"  # in the batch profile: a verdict of another version is not reused
+CHECK_VERSION = "batch-check-v9"  # in the batch profile: a verdict of another version is not reused
 PROBE_LENGTHS = (9, 70, 270, 37, 130, 20, 100, 45)
 PROBE_TOKENS = (12, 6, 10, 8, 4, 12, 6, 10)
 
@@ -81,6 +82,8 @@ class BatchCheck:
     budget_states: int = 0
     budget_states_equal: int = 0
     budget_split_chunks: int = 0  # grid chunks the trial fed in sub-calls (0: it proved nothing)
+    # sub-call sizes serving can make (budget .. 2*budget-1: BatchCore._split) that the trial did not feed
+    budget_sizes_missing: tuple[int, ...] = ()
 
     @property
     def exact(self) -> bool:
@@ -91,7 +94,7 @@ class BatchCheck:
     @property
     def budget_exact(self) -> bool:
         """Serving may feed a joining prompt's chunks in sub-calls of `step_tokens` while others decode."""
-        return (self.exact and self.step_tokens > 0 and self.budget_split_chunks > 0
+        return (self.exact and self.step_tokens > 0 and self.budget_split_chunks > 0 and not self.budget_sizes_missing
                 and self.budget_sequences == self.budget_equal > 0 and self.budget_states == self.budget_states_equal)
 
     @property
@@ -103,7 +106,10 @@ class BatchCheck:
             return "no prefill step budget asked"
         return (f"prefill step budget {self.step_tokens}: {self.budget_equal}/{self.budget_sequences} completions and "
                 f"{self.budget_states_equal}/{self.budget_states} captured states fed in sub-calls "
-                f"({self.budget_split_chunks} grid chunks split) equal to alone: "
+                f"({self.budget_split_chunks} grid chunks split"
+                + (f"; sub-calls of {', '.join(map(str, self.budget_sizes_missing))} tokens not tried"
+                   if self.budget_sizes_missing else "; every sub-call size tried")
+                + ") equal to alone: "
                 + ("used" if self.budget_exact else "NOT exact, whole grid chunks are fed"))
 
     @property
@@ -168,22 +174,29 @@ def graft_jobs(engine: GraftEngine, jobs: list[SequenceJob]) -> list[SequenceJob
     return out
 
 
-def budget_jobs(engine: GraftEngine, jobs: list[SequenceJob]) -> list[SequenceJob]:
+def budget_jobs(engine: GraftEngine, jobs: list[SequenceJob], step_tokens: int) -> list[SequenceJob]:
     """The probes with a prompt of one and a half grid chunks second (capturing its state at the chunk boundary,
-    greedy): it joins while the first decodes, so its chunks are fed in sub-calls, the capture among them."""
+    greedy): it joins while the first decodes, so its chunks are fed in sub-calls, the capture among them; then
+    one short prompt for each size the last sub-call of a chunk can have (2*budget + r tokens, r = 1 .. budget-1:
+    sub-calls of budget and budget + r), each joining while others decode."""
     c = engine.config.prefill_chunk
-    n = min(engine.config.n_ctx - max(PROBE_TOKENS) - 1, c + c // 2)
-    long = SequenceJob(tokens=tuple(_probe_tokens(engine, n)[:n]), params=SamplingParams(max_tokens=6, seed=5),
+    room = engine.config.n_ctx - max(PROBE_TOKENS) - 1
+    n = min(room, c + c // 2)
+    base = _probe_tokens(engine, max(n, 3 * step_tokens + 1))
+    long = SequenceJob(tokens=tuple(base[:n]), params=SamplingParams(max_tokens=6, seed=5),
                        owner="probe-1", digests=True, keep_rows=True, captures=(c,) if n > c else (), capture_query=c)
-    return [jobs[0], long, *jobs[1:]]
+    sizes = [SequenceJob(tokens=tuple(base[r:r + 2 * step_tokens + r]), params=SamplingParams(max_tokens=4, seed=r),
+                         owner=f"probe-size-{r}", digests=True, keep_rows=True)
+             for r in range(1, step_tokens) if 2 * step_tokens + r <= min(room, c)]
+    return [jobs[0], long, *sizes, *jobs[1:]]
 
 
 def _budget_trial(engine: GraftEngine, jobs: list[SequenceJob], max_seqs: int, pad_to: int,
-                  step_tokens: int) -> dict[str, int]:
+                  step_tokens: int) -> dict[str, Any]:
     """Each budget probe alone (as the trial's alone: a one-sequence context without pad rows, else the batch
     context with them) against all of them joining one after another, prompts fed in sub-calls of `step_tokens`
     while others decode: tokens, every position's digest, the first row's SHA-256 and the captured states."""
-    probes = budget_jobs(engine, jobs)
+    probes = budget_jobs(engine, jobs, step_tokens)
     with engine.open_context() as ctx:
         alone = [BatchCore(engine, ctx).run_all([(0, j)])[0] for j in probes] if pad_to == 1 else []
     with engine.open_batch_context(max_seqs) as ctx:
@@ -200,7 +213,15 @@ def _budget_trial(engine: GraftEngine, jobs: list[SequenceJob], max_seqs: int, p
     return {"budget_sequences": len(probes),
             "budget_equal": sum(_key(a) == _key(b) and a.first_logits_sha256 == b.first_logits_sha256
                                 for a, b in zip(alone, budgeted, strict=True)),
-            "budget_states": states, "budget_states_equal": states_equal, "budget_split_chunks": core.split_chunks}
+            "budget_states": states, "budget_states_equal": states_equal, "budget_split_chunks": core.split_chunks,
+            "budget_sizes_missing": tuple(sorted(k for k in sub_call_sizes(step_tokens, engine.config.prefill_chunk)
+                                                 if not core.sub_call_sizes[k]))}
+
+
+def sub_call_sizes(step_tokens: int, chunk: int) -> set[int]:
+    """The sizes of the sub-calls BatchCore._split can make of chunks up to `chunk` tokens: the budget, and the
+    budget plus a remainder (a chunk of at least 2 * budget tokens, the remainder joining the last sub-call)."""
+    return {step_tokens + n % step_tokens for n in range(2 * step_tokens, chunk + 1)}
 
 
 def _key(r: SequenceResult) -> tuple[tuple[int, ...], tuple[str, ...]]:
