@@ -265,3 +265,66 @@ def test_a_host_may_change_gender_where_the_question_counts_people_by_gender() -
     subject = "Santiago invites 60 children. 80% of them are girls. How many boys are at the party?"
     assert not align("Siobhan invites 60 children. 80% of them are girls. How many boys are at the party?",
                      subject).aligned
+
+
+def test_how_much_money_is_no_frame_where_pounds_may_be_a_weight() -> None:
+    # review F3: in a text that writes £, "pounds" of apples are still a weight; the routed asks pounds of apples
+    routed = ("Tom picks 3 pounds of apples each day for 4 days and sells them for £2 a pound. How many pounds does "
+              "Tom get?")
+    assert not align("Tom picks 5 pounds of apples each day for 6 days and sells them for £3 a pound. How much money "
+                     "does Tom get?", routed).aligned
+    assert not align("Tom has 5 pounds of rice. He pays £3 for each pound. How much money does Tom have?",
+                     "Tom has 6 pounds of rice. He pays £2 for each pound. How many pounds does Tom have?").aligned
+    assert not align("A bag of flour weighs 6 pounds and costs £2. Tom buys 3 bags. How much money does Tom buy?",
+                     "A bag of flour weighs 5 pounds and costs £3. Tom buys 4 bags. How many pounds does Tom buy?"
+                     ).aligned
+
+
+def test_an_event_about_every_one_keeps_its_place_whatever_its_verb() -> None:
+    # review F4: only a price, size or content verb makes a standing fact; "tossed", "placed" are events
+    for verb in ("tossed", "placed"):
+        bags = f"There are 3 bags. 4 apples are {verb} in each bag. 2 bags are bought. How many apples are in the bags?"
+        assert not align(f"There are 3 bags. 2 bags are bought. 4 apples are {verb} in each bag. How many apples are "
+                         "in the bags?", bags).aligned, verb
+
+
+def test_a_left_out_subject_after_a_possessive_is_not_the_owner() -> None:
+    # review F5: "Ana's brother has 6 pens. Then she buys" -- she is Ana, the routed buyer is the brother
+    routed = ("Mia's brother has 5 pens and then buys 3 cups. Tom has 4 hats. How many things does Mia's brother "
+              "have?")
+    assert not align("Ana's brother has 6 pens. Then she buys 2 cups. Tom has 3 hats. How many things does Ana's "
+                     "brother have?", routed).aligned
+    assert align("Ana's brother has 6 pens and then buys 2 cups. Tom has 3 hats. How many things does Ana's brother "
+                 "have?", routed).values == ["6", "2", "3"]
+
+
+def test_a_role_nouns_pronoun_does_not_give_a_name_its_gender() -> None:
+    from workers.flywheel.alignment import _persons
+
+    # review F6: "his" is the waiter's; Mia stays a woman, and "He" is not Mia
+    assert not align("Mia asked the waiter for his 6 pens. He gives 2 pens to Ana. How many pens does Mia have?",
+                     "Tom asked the waiter for his 5 pens. He gives 3 pens to Ana. How many pens does Tom have?"
+                     ).aligned
+    assert not align("Mia borrowed 6 pens from the waiter and his friend. He gives 2 pens to Ana. How many pens does "
+                     "Mia have?", "Tom borrowed 5 pens from the waiter and his friend. He gives 3 pens to Ana. How "
+                     "many pens does Tom have?").aligned
+    assert _persons(tokens_of("Mia asked the waiter for his 6 pens. How many pens?"))["mia"] == "f"
+
+
+def test_a_host_who_may_be_counted_keeps_the_gender() -> None:
+    # review F7: "besides the host" -- the host is among those the question counts by gender
+    assert not align("There are 30 kids at Siobhan's party besides the host. 10 of them are girls. How many boys are "
+                     "at the party?", "There are 20 kids at Santiago's party besides the host. 12 of them are girls. "
+                     "How many boys are at the party?").aligned
+    assert not align("There are 30 kids at Siobhan's party including the birthday child. 10 of them are girls. How "
+                     "many boys are at the party?", "There are 20 kids at Santiago's party including the birthday "
+                     "child. 12 of them are girls. How many boys are at the party?").aligned
+
+
+def test_how_many_of_the_drops_only_the_article() -> None:
+    # "how many of his pens" asks about one person's pens: not "how many pens"
+    routed = "Ana has 12 pens and Tom has 5 pens. They give away 3 pens. How many pens are left?"
+    assert align("Ana has 10 pens and Tom has 4 pens. They give away 2 pens. How many of the pens are left?",
+                 routed).values == ["10", "4", "2"]
+    assert not align("Ana has 10 pens and Tom has 4 pens. They give away 2 pens. How many of his pens are left?",
+                     routed).aligned

@@ -287,7 +287,8 @@ def _clauses(sentences: Sequence[Sequence[Token]], asked: int) -> Clauses:
         before = subjects[-1] if subjects else ""
         at = _subject_at(clause)
         first = clause[0]
-        subject = lemma(first.key) if _is_name(first) else first.key if first.key in _SUBJECTS else ""
+        owner = len(clause) > 1 and clause[1].kind == "poss"  # "Mia's brother has ...": the brother, not Mia
+        subject = "" if owner else lemma(first.key) if _is_name(first) else first.key if first.key in _SUBJECTS else ""
         if left_out and out:
             elided.add(len(out))
             subject = before
@@ -502,12 +503,15 @@ def _persons(tokens: Sequence[Token]) -> dict[str, str]:
 def _sole_referent_genders(tokens: Sequence[Token], names: frozenset[str]) -> dict[str, str]:
     """The gender the text itself gives a name: the gender of every pronoun after it in a sentence where it is the
     only person before the pronoun ("Jin has 5 coins in his piggy bank": Jin is a man here, whatever a name list
-    says), where all such pronouns agree."""
+    says), where all such pronouns agree. Another name, a kin or gendered noun, or any "the <noun>" ("Mia asked the
+    waiter for his pens") before the pronoun may be whom it stands for: no override then."""
     votes: dict[str, set[str]] = {}
     before: set[str] = set()
-    for tok in tokens:
+    for k, tok in enumerate(tokens):
         if tok.kind == "punct" and tok.text in _SENTENCE_END:
             before = set()
+        elif tok.kind == "word" and tok.key == "the" and k + 1 < len(tokens) and tokens[k + 1].kind == "word":
+            before.add("the " + tokens[k + 1].key)  # "the waiter": may be the person the pronoun stands for
         elif tok.kind == "word" and tok.key in PRONOUNS:
             if len(before) == 1 and (only := next(iter(before))) in names:
                 votes.setdefault(only, set()).add(PRONOUNS[tok.key][0])
@@ -874,7 +878,8 @@ _LEFT = {"are": "remain", "is": "remain", "were": "remained", "was": "remained"}
 def _asked_frame(asked: Sequence[Token], money: bool) -> tuple[Token, ...]:
     """The asked sentence with its equivalent frames written one way: "how many of the slices" as "how many
     slices", "are left" / "is left" / "remains" as "remain" ("were left" as "remained"), and, where `money` (each
-    text names exactly one currency and no cents), "how much money" as "how many" and a money slot that aligns
+    text names exactly one currency, no cents and no "pound(s)" but "how many pounds"), "how much money" as "how
+    many" and a money slot that aligns
     with the other text's currency word ("How many pounds ..."). Every other word still must agree."""
     out: list[Token] = []
     k = 0
@@ -1017,14 +1022,17 @@ def _order_sensitive(theirs: Sequence[Sequence[Token]], order: list[int], asked:
 
 # verbs of a fact that holds throughout (a price, a size, a content), and the time words of a rate ("a day")
 _STATIVE = frozenset("cost costs hold holds held weigh weighs weighed contain contains contained".split())
+_BE = frozenset("is are was were".split())
+_SIZE = frozenset("long tall wide high deep heavy old worth price priced".split())
 _RATE_TIME = frozenset("day days week weeks hour hours minute minutes month months year years".split())
 
 
 def _standing(clause: Sequence[Token], texts: _Texts) -> bool:
     """Whether a statement is a standing fact that holds wherever it is told: about every one of something ("each",
-    "every", "per"), naming no person (no name, pronoun, kinship or gendered noun), and its verbs only of a price,
-    size or content ("Each bucket held 11 crabs", "Pears cost 60 cents each", "Each lap is 500 meters long"), or a
-    rate in time ("Each horse eats 8 pounds of feed a day"). "4 apples are put in each bag" is an event: not one."""
+    "every", "per"), naming no person (no name, pronoun, kinship or gendered noun), with a verb of price or content
+    from a closed list ("Each bucket held 11 crabs", "Pears cost 60 cents each"), "is" with a size word ("Each lap
+    is 500 meters long"), or a rate in time without "is" ("Each horse eats 8 pounds of feed a day"). Any other verb
+    is an event: "4 apples are put (tossed, placed) in each bag" is not one."""
     keys = [t.key for t in clause if t.kind == "word"]
     if not any(k in ("each", "every", "per") for k in keys):
         return False
@@ -1033,18 +1041,25 @@ def _standing(clause: Sequence[Token], texts: _Texts) -> bool:
         return False
     rate = any(k in ("a", "an", "each", "every", "per") and n in _RATE_TIME
                for k, n in zip(keys, keys[1:], strict=False))
-    return rate or all(k in _STATIVE for k in keys if k in VERBS)
+    stative = any(k in _STATIVE for k in keys) or (any(k in _BE for k in keys) and any(k in _SIZE for k in keys))
+    return stative or (rate and not any(k in _BE for k in keys))
 
 
+_COUNTS_OWNER = frozenset("host hosts hostess besides except excluding including include includes birthday".split())
 _GROUPS = frozenset("family families sibling siblings child children kid kids class team group household".split())
 
 
 def _host_only(name: str, tokens: Sequence[Token]) -> bool:
     """Whether a person is named only as the owner of a place or an event ("at Santiago's party"; not "besides
     Santiago", not "Santiago invites"), never as the owner of people (family, kin), and the text has no gendered
-    pronoun: not one of the people a question by gender counts."""
+    pronoun and no word that may count the owner ("besides the host"): not one of the people a question by gender
+    counts."""
     if any(t.kind == "word" and t.key in PRONOUNS for t in tokens):
         return False
+    keys = [t.key for t in tokens if t.kind == "word"]
+    if any(k in _COUNTS_OWNER for k in keys) or any(a == "other" and b == "than"
+                                                    for a, b in zip(keys, keys[1:], strict=False)):
+        return False  # "besides the host", "including the birthday girl": the owner may be among those counted
     for k, tok in enumerate(tokens):
         if tok.kind != "word" or lemma(tok.key) != name:
             continue
@@ -1082,7 +1097,9 @@ def align(question: str, routed: str) -> Alignment:
         return Alignment(False, f"{counts[0]} numbers in the question, {counts[1]} in the routed problem", "count")
     texts = _Texts.of(theirs_t, mine_t)
     money = all(len(codes) == 1 for codes in texts.currencies) and not any(
-        t.kind == "word" and t.key in _SMALL_MONEY for t in (*theirs_t, *mine_t))
+        t.kind == "word" and t.key in _SMALL_MONEY for t in (*theirs_t, *mine_t)) and not any(
+        t.key in _AMBIGUOUS_CURRENCY and not (k >= 2 and text[k - 1].key == "many" and text[k - 2].key == "how")
+        for text in (theirs_t, mine_t) for k, t in enumerate(text))  # "pounds" other than asked may be a weight
     mine, theirs = list(mine), list(theirs)
     mine[asked_mine], theirs[asked_theirs] = _asked_frame(mine[asked_mine], money), \
         _asked_frame(theirs[asked_theirs], money)
