@@ -557,6 +557,128 @@ POOL2_FAMILIES: tuple[Family, ...] = (
            alt="{n1} has {a} stamps, and {his1} {k1} has {b} more than three times as many. They put all their "
            "stamps in an album. There are {c} stamps on a page. How many pages do they fill?",
            paraphrase="How many album pages are filled?"),
+    # 32 dev
+    Family("hostel_stay", "{n1} and {his1} {k1} stay {a} nights at a hostel. A bed costs {cs}{b} a night for each of "
+           "them, and breakfast is {cs}{c} a day for each. How many {cw} do they pay in all?",
+           "nights = {a}\nbed = {b}\nbreakfast = {c}\nprint(2 * nights * (bed + breakfast))",
+           lambda a, b, c: 2 * a * (b + c), {"a": R(2, 9), "b": R(10, 40), "c": R(3, 9)},
+           (("entity", "How many {cw} does {n1}'s {k1} pay for the bed?", lambda a, b, c: a * b),
+            ("unit", "How many cents do they pay in all?", lambda a, b, c: 2 * a * (b + c) * 100),
+            ("step", "How many {cw} does one night with breakfast cost for one of them?", lambda a, b, c: b + c),
+            ("person", "How many {cw} do {n2} and {his1} {k1} pay in all?", lambda a, b, c: X),
+            ("kin", "How many {cw} does {n1}'s {xk} pay?", lambda a, b, c: X),
+            ("currency", "How many {xw} do they pay in all?", lambda a, b, c: X)),
+           alt="A bed at a hostel costs {cs}{b} a night for one person, and breakfast is {cs}{c} a day. {n1} and "
+           "{his1} {k1} stay there {a} nights. How many {cw} do they pay in all?", alt_kind="reorder",
+           paraphrase="What is the total for the two of them, in {cw}?"),
+    # 33 fresh
+    Family("battery_days", "A {o} runs for {a} hours on a full battery. {n1} uses it for {b} minutes every day. How "
+           "many days does a full battery last?",
+           "hours = {a}\nper_day = {b}\nprint(hours * 60 // per_day)",
+           lambda a, b: _div(a * 60, b), {"a": R(4, 30), "b": R(10, 90, 5)},
+           (("entity", "How many minutes does {n1} use it in a week?", lambda a, b: 7 * b),
+            ("unit", "How many weeks does a full battery last?", lambda a, b: X),
+            ("step", "How many minutes does the {o} run on a full battery?", lambda a, b: a * 60),
+            ("person", "How many days does a full battery last for {n2}?", lambda a, b: X),
+            ("object", "How many days does a full battery of the {xo} last?", lambda a, b: X)),
+           (("flashlight", "flashlights"), ("wireless speaker", "wireless speakers"),
+            ("pair of headphones", "pairs of headphones"), ("e-reader", "e-readers"),
+            ("electric toothbrush", "electric toothbrushes"), ("game controller", "game controllers")),
+           alt="{n1} uses a {o} for {b} minutes every day, and it runs for {a} hours on a full battery. How many "
+           "days does a full battery last?", alt_kind="reorder",
+           paraphrase="For how many days will one full charge be enough?"),
+    # 34 dev
+    Family("wedding_tables", "{n1} is catering {his1} {k1}'s wedding for {a} guests. Each table seats {b} guests and "
+           "gets {c} {os}. How many {os} does {n1} need?",
+           "guests = {a}\nseats = {b}\nper_table = {c}\nprint(guests // seats * per_table)",
+           lambda a, b, c: _div(a, b) * c, {"a": R(40, 200, 4), "b": R(4, 12), "c": R(2, 6)},
+           (("entity", "How many guests sit at two tables?", lambda a, b, c: 2 * b),
+            ("unit", "How many dozen {os} does {n1} need?", lambda a, b, c: X),
+            ("step", "How many tables are there?", lambda a, b, c: _div(a, b)),
+            ("person", "How many {os} does {n2} need?", lambda a, b, c: X),
+            ("kin", "How many guests come to {n1}'s {xk}'s wedding?", lambda a, b, c: X),
+            ("object", "How many {xos} does {n1} need?", lambda a, b, c: X)),
+           (("vase of flowers", "vases of flowers"), ("candle", "candles"), ("bread basket", "bread baskets"),
+            ("bottle of sparkling water", "bottles of sparkling water"), ("napkin ring", "napkin rings"),
+            ("centerpiece", "centerpieces")),
+           alt="{n1} is catering {his1} {k1}'s wedding for {a} guests, and each table seats {b} guests. Each table "
+           "gets {c} {os}. How many {os} does {n1} need?", paraphrase="What number of {os} must {n1} have ready?"),
+    # 35 fresh
+    Family("shop_markup", "A shop buys {os} for {cs}{a} each and sells them for {b}% more. {n1} buys {c} of them and "
+           "pays {cs}{d} for delivery. How many {cw} does {n1} pay?",
+           "cost = {a}\nmarkup = {b}\ncount = {c}\ndelivery = {d}\n"
+           "print((cost + cost * markup // 100) * count + delivery)",
+           lambda a, b, c, d: (a + _div(a * b, 100)) * c + d,
+           {"a": R(10, 80, 10), "b": R(10, 50, 10), "c": R(2, 6), "d": R(5, 15)},
+           (("entity", "How many {cw} does the shop pay for {c} of the {os}?", lambda a, b, c, d: a * c),
+            ("unit", "How many cents does {n1} pay?", lambda a, b, c, d: ((a + _div(a * b, 100)) * c + d) * 100),
+            ("step", "How many {cw} does the shop sell one of the {os} for?", lambda a, b, c, d: a + _div(a * b, 100)),
+            ("person", "How many {cw} does {n2} pay?", lambda a, b, c, d: X),
+            ("currency", "How many {xw} does {n1} pay?", lambda a, b, c, d: X),
+            ("object", "How many {cw} does {n1} pay for the {xos}?", lambda a, b, c, d: X)),
+           TOOLS, paraphrase="What does {n1} pay in all, in {cw}?"),
+    # 36 dev
+    Family("swim_lengths", "{n1} swims a length of the pool in {a} seconds while {his1} {k1} times {him1}. {He1} swims "
+           "{b} lengths and rests {c} seconds after each length but the last. How many seconds does {n1} take?",
+           "length = {a}\nlengths = {b}\nrest = {c}\nprint(length * lengths + rest * (lengths - 1))",
+           lambda a, b, c: a * b + c * (b - 1), {"a": R(25, 60), "b": R(4, 12), "c": R(10, 20)},
+           (("entity", "How many seconds does {n1} spend swimming?", lambda a, b, c: a * b),
+            ("unit", "How many minutes does {n1} take?", lambda a, b, c: _div(a * b + c * (b - 1), 60)),
+            ("step", "How many seconds does {n1} rest?", lambda a, b, c: c * (b - 1)),
+            ("person", "How many seconds does {n2} take?", lambda a, b, c: X),
+            ("kin", "How many seconds does {n1}'s {xk} take?", lambda a, b, c: X)),
+           alt="{n1} swims {b} lengths of the pool while {his1} {k1} times {him1}. Each length takes {a} seconds, and "
+           "{he1} rests {c} seconds after each length but the last. How many seconds does {n1} take?",
+           alt_kind="reorder", paraphrase="How long does the swim take {n1} with the rests, in seconds?"),
+    # 37 fresh
+    Family("weekly_pass", "A single {o} costs {cs}{a} and a weekly pass costs {cs}{b}. {n1} makes {c} trips a week. "
+           "How many {cw} does {n1} save in {d} weeks by buying the weekly pass?",
+           "single = {a}\npass_price = {b}\ntrips = {c}\nweeks = {d}\nprint((single * trips - pass_price) * weeks)",
+           lambda a, b, c, d: (a * c - b) * d, {"a": R(2, 9), "b": R(15, 40), "c": R(8, 14), "d": R(2, 6)},
+           (("entity", "How many {cw} do a week's trips cost with single tickets?", lambda a, b, c, d: a * c),
+            ("unit", "How many {cw} does {n1} save in {d} days by buying the weekly pass?", lambda a, b, c, d: X),
+            ("step", "How many {cw} does {n1} save each week?", lambda a, b, c, d: a * c - b),
+            ("person", "How many {cw} does {n2} save in {d} weeks?", lambda a, b, c, d: X),
+            ("currency", "How many {xw} does {n1} save in {d} weeks by buying the weekly pass?",
+             lambda a, b, c, d: X),
+            ("object", "How many {cw} does a single {xo} cost?", lambda a, b, c, d: X)),
+           (("bus ride", "bus rides"), ("tram ticket", "tram tickets"), ("metro ride", "metro rides"),
+            ("ferry crossing", "ferry crossings"), ("ride on the cable car", "rides on the cable car"),
+            ("ticket", "tickets")),
+           alt="{n1} makes {c} trips a week. A single {o} costs {cs}{a}, and a weekly pass costs {cs}{b}. How many "
+           "{cw} does {n1} save in {d} weeks by buying the weekly pass?", alt_kind="reorder",
+           paraphrase="Over {d} weeks, what does the weekly pass save {n1}, in {cw}?"),
+    # 38 dev
+    Family("bookshop_weekend", "{n1}'s {k1} runs a bookshop. On Saturday the shop sells {a} {os}, and on Sunday it "
+           "sells three fifths as many. Each one costs {cs}{b}. How many {cw} does the shop take in over the weekend?",
+           "saturday = {a}\nprice = {b}\nprint((saturday + saturday * 3 // 5) * price)",
+           lambda a, b: (a + _div(3 * a, 5)) * b, {"a": R(10, 60, 5), "b": R(4, 25)},
+           (("entity", "How many {os} does the shop sell on Sunday?", lambda a, b: _div(3 * a, 5)),
+            ("unit", "How many cents does the shop take in over the weekend?",
+             lambda a, b: (a + _div(3 * a, 5)) * b * 100),
+            ("step", "How many {os} does the shop sell over the weekend?", lambda a, b: a + _div(3 * a, 5)),
+            ("person", "How many {cw} does {n2}'s shop take in over the weekend?", lambda a, b: X),
+            ("kin", "How many {os} does {n1}'s {xk} sell?", lambda a, b: X),
+            ("currency", "How many {xw} does the shop take in over the weekend?", lambda a, b: X),
+            ("object", "How many {cw} does the shop take in from {xos}?", lambda a, b: X)),
+           BOOKS, alt="{n1}'s {k1} runs a bookshop that sells {a} {os} on Saturday and three fifths as many on "
+           "Sunday. Each one costs {cs}{b}. How many {cw} does the shop take in over the weekend?",
+           paraphrase="What are the shop's weekend takings, in {cw}?"),
+    # 39 fresh
+    Family("street_trees", "Volunteers plant {a} trees on each of {b} streets. {n1}'s group plants {c} more in the "
+           "park. A fifth of all the trees are {os}. How many {os} are planted?",
+           "per_street = {a}\nstreets = {b}\npark = {c}\nprint((per_street * streets + park) // 5)",
+           lambda a, b, c: _div(a * b + c, 5), {"a": R(6, 20), "b": R(3, 9), "c": R(5, 40)},
+           (("entity", "How many trees are planted on the streets?", lambda a, b, c: a * b),
+            ("unit", "How many rows of {os} are planted?", lambda a, b, c: X),
+            ("step", "How many trees are planted in all?", lambda a, b, c: a * b + c),
+            ("person", "How many trees does {n2}'s group plant in the park?", lambda a, b, c: X),
+            ("object", "How many {xos} are planted?", lambda a, b, c: X)),
+           (("oak", "oaks"), ("cherry tree", "cherry trees"), ("silver birch", "silver birches"),
+            ("young lime tree", "young lime trees"), ("maple", "maples"), ("pine", "pines")),
+           alt="Volunteers plant {a} trees on each of {b} streets, and {n1}'s group plants {c} more in the park. "
+           "A fifth of all the trees are {os}. How many {os} are planted?",
+           paraphrase="What number of {os} go into the ground?"),
 )
 
 
