@@ -46,7 +46,7 @@ from typing import Any
 # a number: optional sign, digits with optional thousands commas, optional decimals, optional /denominator; not part
 # of a word, another number or a range ("v2", "5-10" and "1.2.3" are not numbers)
 NUMBER = re.compile(r"(?<![\w.\-/])-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+|/\d+)?(?![\w/]|[.,]\d)")
-_TOKEN = re.compile(rf"(?P<number>{NUMBER.pattern})|(?P<word>[A-Za-z]+)|(?P<poss>(?<=[A-Za-z])'s?(?![A-Za-z]))"
+_TOKEN = re.compile(rf"(?P<number>{NUMBER.pattern})|(?P<word>[^\W\d_]+)|(?P<poss>(?<=[^\W\d_])'s?(?![^\W\d_]))"
                     r"|(?P<punct>\S)")
 _SENTENCE_END = frozenset(".!?")
 _ASK_WORDS = frozenset("how what find calculate compute determine which".split())
@@ -743,8 +743,11 @@ def rename_kind(routed: Token, mine: Token, texts: _Texts) -> str | None:
     if routed.text[:1].isupper() and mine.text[:1].isupper() and (
             (lemma(a) in texts.names[0] and lemma(b) in texts.names[1])
             or (lemma(a) in texts.names[0] and _name_like(mine, 1, texts))
-            or (lemma(b) in texts.names[1] and _name_like(routed, 0, texts))):
+            or (lemma(b) in texts.names[1] and _name_like(routed, 0, texts))
+            or (_name_like(routed, 0, texts) and _name_like(mine, 1, texts))):
         return "person"
+    if (lemma(a) in KIN and _role_noun(mine, 1, texts)) or (lemma(b) in KIN and _role_noun(routed, 0, texts)):
+        return "kin"
     if lemma(a) in KIN or lemma(b) in KIN:
         return None  # a person's kin for an object: another quantity
     if routed.text[:1].isupper() != mine.text[:1].isupper():
@@ -764,6 +767,23 @@ def _name_like(tok: Token, side: int, texts: _Texts) -> bool:
     tokens = texts.tokens[side]
     return not any(t.kind == "word" and t.key == tok.key and k and tokens[k - 1].kind == "number"
                    for k, t in enumerate(tokens))
+
+
+def _role_noun(tok: Token, side: int, texts: _Texts) -> bool:
+    """Whether a lowercase word is a kinship or role noun the table does not know ("stepfather", "flatmate"), by
+    its use: right after a possessive ("his", "Ana's") wherever its text writes it, no rule fixes it, and never
+    after a number (not a counted object). It is kin only where it aligns with a kinship noun the table knows."""
+    if tok.kind != "word" or not tok.text[:1].islower() or _fixed(tok.key) or tok.key in PRONOUNS:
+        return False
+    text, word, seen = texts.tokens[side], lemma(tok.key), False
+    for k, t in enumerate(text):
+        if t.kind != "word" or lemma(t.key) != word:
+            continue
+        prev = text[k - 1] if k else None
+        if prev is None or not (prev.kind == "poss" or prev.key in ("his", "her", "their", "my", "your", "our")):
+            return False
+        seen = True
+    return seen
 
 
 def _modifies(tokens: Sequence[Token], i: int, nouns: frozenset[str]) -> bool:
@@ -935,8 +955,9 @@ def _name_span(tokens: Sequence[Token], i1: int, i2: int, side: int, texts: _Tex
     word no rule fixes, and each word of a name of two or more words written nowhere in its text but inside that
     same name (so "Mary Ann" is never also "Ann", another person)."""
     span = tokens[i1:i2]
-    if not 1 <= len(span) <= 3 or not all(_is_name(t) and t.key not in KIN and t.key not in CURRENCY_WORDS
-                                          and not _fixed(t.key) for t in span):
+    if not 1 <= len(span) <= 5 or not all((_is_name(t) and t.key not in KIN and t.key not in CURRENCY_WORDS
+                                           and not _fixed(t.key)) or (0 < k < len(span) - 1 and t.text == "-")
+                                          for k, t in enumerate(span)):
         return False
     if len(span) == 1:
         return True
@@ -956,10 +977,11 @@ def _kin_span(tokens: Sequence[Token], i1: int, i2: int, side: int, texts: _Text
     number: not an object)."""
     span = tokens[i1:i2]
     prev = tokens[i1 - 1] if i1 else None
-    if not 1 <= len(span) <= 3 or prev is None or not (prev.kind == "poss" or prev.key in _DETERMINERS):
+    if not 1 <= len(span) <= 4 or prev is None or not (prev.kind == "poss" or prev.key in _DETERMINERS):
         return False
-    if not all(t.kind == "word" and t.text[:1].islower() and t.key not in PRONOUNS and (
-            lemma(t.key) in KIN or not _fixed(t.key)) for t in span):
+    if not all((t.kind == "word" and t.text[:1].islower() and t.key not in PRONOUNS and (
+            lemma(t.key) in KIN or not _fixed(t.key))) or (0 < k < len(span) - 1 and t.text == "-")
+            for k, t in enumerate(span)):
         return False
     last, text = lemma(span[-1].key), texts.tokens[side]
     return last in KIN or not any(text[k - 1].kind == "number" for k in range(1, len(text))
