@@ -369,3 +369,14 @@ def test_a_role_noun_after_a_possessive_aligns_with_a_kinship_noun() -> None:
     # a word the text also counts (an object, not a person): refused
     assert not align("Tom and his crate have 20 apples. Tom eats 7 crates. How many apples are left?",
                      routed).aligned
+
+
+def test_won_is_a_currency_only_in_a_text_that_writes_its_symbol() -> None:
+    routed = "A boat rents for ₩28 an hour. Ahmed keeps one for 2 hours. How many won does Ahmed pay?"
+    got = align("A boat rents for ¥30 an hour. Ahmed keeps one for 3 hours. How many yen does Ahmed pay?", routed)
+    assert got.aligned and got.values == ["30", "3"], got.reason
+    # without the symbol "won" is a verb: it must agree
+    assert not align("Ahmed won 28 games. He lost 2 games. How many games did Ahmed play?",
+                     "Ahmed lost 28 games. He lost 2 games. How many games did Ahmed play?").aligned
+    assert not align("Ahmed lost 28 yen. He won 2 yen. How many yen does Ahmed have?",
+                     "Ahmed lost 28 dollars. He lost 2 dollars. How many dollars does Ahmed have?").aligned

@@ -129,9 +129,10 @@ CURRENCY_WORDS = {**dict.fromkeys(("dollar", "dollars"), "usd"), **dict.fromkeys
                   **dict.fromkeys(("rupee", "rupees"), "inr"), **dict.fromkeys(("peso", "pesos"), "php"),
                   "yuan": "cny", **dict.fromkeys(("franc", "francs"), "chf"), "naira": "ngn",
                   **dict.fromkeys(("ruble", "rubles", "rouble", "roubles"), "rub"), "baht": "thb",
-                  **dict.fromkeys(("lira", "liras"), "try"), "dong": "vnd"}
+                  **dict.fromkeys(("lira", "liras"), "try"), "dong": "vnd", "won": "krw"}
 _SMALL_SYMBOLS = frozenset("¢₥")  # a fraction of a currency (cents, mills): a unit, never a currency slot
-_AMBIGUOUS_CURRENCY = {"pound": "£", "pounds": "£"}  # a weight unless the text writes its symbol
+# a weight or a verb unless the text writes its symbol ("pounds" of flour, a game "won")
+_AMBIGUOUS_CURRENCY = {"pound": "£", "pounds": "£", "won": "₩"}
 _SUBJECTS = frozenset("he she they it we i you".split())
 # words after a person's name: what a person does (a name not in gender-guesser is a person by its role)
 _AFTER_PERSON = frozenset("is was has had and can will would could should does did wants needs gets got "
@@ -525,8 +526,8 @@ def _sole_referent_genders(tokens: Sequence[Token], names: frozenset[str]) -> di
     return {name: next(iter(g)) for name, g in votes.items() if len(g) == 1}
 
 
-def _currency(tok: Token, symbols: bool) -> str | None:
-    """The currency a token names (its code), or None; "pounds" is a currency only in a text that writes £. A
+def _currency(tok: Token, symbols: frozenset[str]) -> str | None:
+    """The currency a token names (its code), or None; "pounds" ("won") is money only in a text that writes £ (₩). A
     symbol is a currency by its Unicode category (Sc: "₴", "₪", "₡"), whether the table knows it or not."""
     if tok.kind == "punct":
         known = CURRENCY_SYMBOLS.get(tok.text)
@@ -534,7 +535,13 @@ def _currency(tok: Token, symbols: bool) -> str | None:
                          and tok.text not in _SMALL_SYMBOLS else None)
     if tok.kind != "word" or tok.key not in CURRENCY_WORDS:
         return None
-    return CURRENCY_WORDS[tok.key] if tok.key not in _AMBIGUOUS_CURRENCY or symbols else None
+    return CURRENCY_WORDS[tok.key] if _AMBIGUOUS_CURRENCY.get(tok.key, "") in symbols else None
+
+
+def _symbols(tokens: Sequence[Token]) -> frozenset[str]:
+    """The currency symbols a text writes that make an ambiguous word money ("£" for "pounds", "₩" for "won"), with
+    "" (a word not ambiguous is always money)."""
+    return frozenset({""} | {t.text for t in tokens if t.kind == "punct" and t.text in _AMBIGUOUS_CURRENCY.values()})
 
 
 @dataclass(frozen=True)
@@ -546,7 +553,7 @@ class _Texts:
     index: tuple[dict[int, int], dict[int, int]]  # id(token) -> position in its text
     persons: tuple[dict[str, str], dict[str, str]]  # name lemma -> gender
     names: tuple[frozenset[str], frozenset[str]]  # the lemmas each text uses as people's names
-    pound_symbol: tuple[bool, bool]  # whether the text writes £ ("pounds" is then money)
+    pound_symbol: tuple[frozenset[str], frozenset[str]]  # the symbols of _AMBIGUOUS_CURRENCY each text writes (£, ₩)
     tokens: tuple[Sequence[Token], Sequence[Token]]
 
     @classmethod
@@ -554,7 +561,7 @@ class _Texts:
         return cls((_nouns(theirs), _nouns(mine)), (_referents(theirs), _referents(mine)),
                    ({id(t): k for k, t in enumerate(theirs)}, {id(t): k for k, t in enumerate(mine)}),
                    (_persons(theirs), _persons(mine)), (_person_names(theirs), _person_names(mine)),
-                   (any(t.text == "£" for t in theirs), any(t.text == "£" for t in mine)), (theirs, mine))
+                   (_symbols(theirs), _symbols(mine)), (theirs, mine))
 
     def possessed(self, tok: Token, side: int) -> str:
         """The kinship or gendered noun right after a possessive pronoun ("her uncle" -> uncle), else ""."""
