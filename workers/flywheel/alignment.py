@@ -30,6 +30,10 @@ whose subject pronoun stands for the clause before's subject and keeps its place
 (`_standing`: "Each bucket held 11 crabs") may move among statements that share its words. docs/FLYWHEEL.md has
 the whole list.
 
+Slots are also found by their use where they align with a slot of their kind in the other text (issue 38): a
+currency symbol by its Unicode category, a currency word no table knows, a proper noun for a name, a role noun
+after a possessive for a kinship noun, and names or kin nouns of another word count ("Lucy" -> "Mary Ann").
+
 `align` never raises on odd text: what does not align is a refusal with its reason."""
 
 from __future__ import annotations
