@@ -67,6 +67,17 @@ FRESH_NAMES = NAMES + tuple((n, "f") for n in "Ngozi Saoirse Marisol Keiko Abebi
 FRESH_KIN = KIN + ("roommate", "classmate", "stepfather", "godmother", "boss", "landlady")
 FRESH_CURRENCIES = CURRENCIES + (("₩", "won"), ("₦", "naira"), ("₺", "lira"))
 
+
+@dataclass(frozen=True)
+class Pools:
+    """The people, kin nouns and currencies a set draws from (another set may pass larger ones)."""
+    names: tuple[tuple[str, str], ...]
+    kin: tuple[str, ...]
+    currencies: tuple[tuple[str, str], ...]
+
+
+FRESH_POOLS = Pools(FRESH_NAMES, FRESH_KIN, FRESH_CURRENCIES)
+
 SACKS = (("bag of rice", "bags of rice"), ("sack of flour", "sacks of flour"), ("bag of beans", "bags of beans"),
          ("sack of potatoes", "sacks of potatoes"), ("rice sack", "rice sacks"), ("sack", "sacks"),
          ("bag of lentils", "bags of lentils"))
@@ -419,35 +430,37 @@ def _draw_fresh(family: Family, r: random.Random) -> dict[str, int]:
     raise RuntimeError(f"{family.name}: no numbers unlike the written ones")  # pragma: no cover
 
 
-def _pick(r: random.Random, family: Family, exclude: frozenset[str] = frozenset()) -> dict[str, str]:
-    return _words(family, r, exclude, names=FRESH_NAMES, kin=FRESH_KIN, currencies=FRESH_CURRENCIES)
+def _pick(r: random.Random, family: Family, exclude: frozenset[str] = frozenset(),
+          pools: Pools = FRESH_POOLS) -> dict[str, str]:
+    return _words(family, r, exclude, names=pools.names, kin=pools.kin, currencies=pools.currencies)
 
 
-def _edit(kind: str, words: dict[str, str], family: Family, r: random.Random) -> dict[str, str]:
+def _edit(kind: str, words: dict[str, str], family: Family, r: random.Random,
+          pools: Pools = FRESH_POOLS) -> dict[str, str]:
     """The base words with one slot changed as users change it."""
     new = dict(words)
     if kind == "person":  # a first name of another length; its pronouns follow
-        name, gender = r.choice([p for p in FRESH_NAMES if len(p[0]) != len(words["n1"])
+        name, gender = r.choice([p for p in pools.names if len(p[0]) != len(words["n1"])
                                  and p[0] not in (words["n1"], words["n2"])])
         new["n1"] = name
         for key, word in zip(("he", "his", "him"), PRONOUNS[gender], strict=True):
             new[key + "1"], new[key.capitalize() + "1"] = word, word.capitalize()
     elif kind == "kin":
-        new["k1"] = r.choice([k for k in FRESH_KIN if k != words["k1"]])
+        new["k1"] = r.choice([k for k in pools.kin if k != words["k1"]])
     elif kind == "currency":  # symbol and word together
-        new["cs"], new["cw"] = r.choice([c for c in FRESH_CURRENCIES if c[1] != words["cw"]])
-        new["xw"] = r.choice([c[1] for c in FRESH_CURRENCIES if c[1] != new["cw"]])
+        new["cs"], new["cw"] = r.choice([c for c in pools.currencies if c[1] != words["cw"]])
+        new["xw"] = r.choice([c[1] for c in pools.currencies if c[1] != new["cw"]])
     else:  # an object of another number of words
         new["o"], new["os"] = r.choice([o for o in family.objects if len(o[0].split()) != len(words["o"].split())
                                         and o[0] not in (words["o2"], words["xo"])])
     return new
 
 
-def family_instances(family: Family, r: random.Random) -> Iterator[Instance]:
+def family_instances(family: Family, r: random.Random, pools: Pools = FRESH_POOLS) -> Iterator[Instance]:
     """The rows of bench/flywheel_varied_data.family_rows, plus one `renamed` row per slot kind with only that slot
     changed; near misses last."""
     fam = family.name
-    base, words = _draw_fresh(family, r), _pick(r, family)
+    base, words = _draw_fresh(family, r), _pick(r, family, pools=pools)
     base_answer = family.answer(**base)
     used = {k: v for k, v in base.items() if "{" + k + "}" in family.program}
     yield Instance(family, "library", {"id": f"{fam}-base", "family": fam, "question": _fill(family.text, base, words),
@@ -467,7 +480,7 @@ def family_instances(family: Family, r: random.Random) -> Iterator[Instance]:
 
     variants: list[tuple[str, str, str | None, str, dict[str, str] | None]] = [
         (f"{fam}-renamed-{i}", "renamed", None, family.text, None) for i in range(1, RENAMED_PER_FAMILY + 1)]
-    variants += [(f"{fam}-edit-{kind}", "renamed", f"edit_{kind}", family.text, _edit(kind, words, family, r))
+    variants += [(f"{fam}-edit-{kind}", "renamed", f"edit_{kind}", family.text, _edit(kind, words, family, r, pools))
                  for kind in slot_kinds(family)]
     variants.append((f"{fam}-transfer-1", "transfer", "constants", family.text, words))
     if family.alt is not None:
@@ -477,12 +490,12 @@ def family_instances(family: Family, r: random.Random) -> Iterator[Instance]:
                          None))
     for row_id, role, variant, template, fixed in variants:
         numbers = other()
-        new_words = fixed if fixed is not None else _pick(r, family, exclude)
+        new_words = fixed if fixed is not None else _pick(r, family, exclude, pools)
         yield Instance(family, "eval", {"id": row_id, "family": fam, "role": role,
                                         **({"variant": variant} if variant else {}),
                                         "question": _fill(template, numbers, new_words),
                                         "answer": family.answer(**numbers)}, template, numbers, new_words)
-    numbers, new_words = other(), _pick(r, family, exclude)
+    numbers, new_words = other(), _pick(r, family, exclude, pools)
     for kind, question, fn in family.misses:
         answer = fn(**numbers)
         assert answer != family.answer(**numbers), (fam, kind)
@@ -518,16 +531,18 @@ def _program_for(family: Family, numbers: dict[str, int]) -> str:
     return family.program.format(**{k: v for k, v in numbers.items() if "{" + k + "}" in family.program})
 
 
-def problems(every: list[Instance] | None = None, draws: int = 40) -> list[str]:
+def problems(every: list[Instance] | None = None, draws: int = 40,
+             families: tuple[Family, ...] | None = None) -> list[str]:
     """Every way the set breaks its own rules, empty when it is sound: the near-miss kinds a family needs, slot words
     the text does not have, templates that leave braces, numbers that repeat or equal a written one, reference
     programs that do not print the answer (on every row that is not a near miss and on `draws` more draws)."""
     found: list[str] = []
     every = instances() if every is None else every
+    families = FRESH_FAMILIES if families is None else families
     ids = [i.row["id"] for i in every]
     found += [f"duplicate id {x}" for x in sorted({x for x in ids if ids.count(x) > 1})]
     r = random.Random(0)
-    for family in FRESH_FAMILIES:
+    for family in families:
         kinds = [k for k, _, _ in family.misses]
         want = set(REQUIRED_KINDS) | set(slot_kinds(family))
         if set(kinds) != want or len(kinds) != len(set(kinds)):

@@ -188,8 +188,10 @@ def bench_flywheel(
                                               "seeds), varied-dev (44 varied families' even half: currencies, "
                                               "multi-word objects, kin, split statements, near misses per slot "
                                               "kind), varied-check (the odd half, never used to choose "
-                                              "anything) or varied-fresh (19 families written later and held "
-                                              "out: run once, at the end).")] = "dev",
+                                              "anything), varied-fresh (19 families written later and held "
+                                              "out: run once, at the end), varied-dev2 (a second pool's even "
+                                              "half: new vocabulary and shapes to tune on) or varied-fresh2 "
+                                              "(that pool's odd half, held out).")] = "dev",
     library: Annotated[Path | None, typer.Option(help="Library JSONL (id, question, answer, optional solution): "
                                                       "problems to solve and deposit.")] = None,
     eval_file: Annotated[Path | None, typer.Option("--eval", help="Eval JSONL (id, question, answer, role: "

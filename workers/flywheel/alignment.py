@@ -30,13 +30,18 @@ whose subject pronoun stands for the clause before's subject and keeps its place
 (`_standing`: "Each bucket held 11 crabs") may move among statements that share its words. docs/FLYWHEEL.md has
 the whole list.
 
+Slots are also found by their use where they align with a slot of their kind in the other text (issue 38): a
+currency symbol by its Unicode category, a currency word no table knows, a proper noun for a name, a role noun
+after a possessive for a kinship noun, and names or kin nouns of another word count ("Lucy" -> "Mary Ann").
+
 `align` never raises on odd text: what does not align is a refusal with its reason."""
 
 from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Callable, Sequence
+import unicodedata
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation, localcontext
 from functools import lru_cache
@@ -45,7 +50,7 @@ from typing import Any
 # a number: optional sign, digits with optional thousands commas, optional decimals, optional /denominator; not part
 # of a word, another number or a range ("v2", "5-10" and "1.2.3" are not numbers)
 NUMBER = re.compile(r"(?<![\w.\-/])-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+|/\d+)?(?![\w/]|[.,]\d)")
-_TOKEN = re.compile(rf"(?P<number>{NUMBER.pattern})|(?P<word>[A-Za-z]+)|(?P<poss>(?<=[A-Za-z])'s?(?![A-Za-z]))"
+_TOKEN = re.compile(rf"(?P<number>{NUMBER.pattern})|(?P<word>[^\W\d_]+)|(?P<poss>(?<=[^\W\d_])'s?(?![^\W\d_]))"
                     r"|(?P<punct>\S)")
 _SENTENCE_END = frozenset(".!?")
 _ASK_WORDS = frozenset("how what find calculate compute determine which".split())
@@ -128,8 +133,10 @@ CURRENCY_WORDS = {**dict.fromkeys(("dollar", "dollars"), "usd"), **dict.fromkeys
                   **dict.fromkeys(("rupee", "rupees"), "inr"), **dict.fromkeys(("peso", "pesos"), "php"),
                   "yuan": "cny", **dict.fromkeys(("franc", "francs"), "chf"), "naira": "ngn",
                   **dict.fromkeys(("ruble", "rubles", "rouble", "roubles"), "rub"), "baht": "thb",
-                  **dict.fromkeys(("lira", "liras"), "try"), "dong": "vnd"}
-_AMBIGUOUS_CURRENCY = {"pound": "£", "pounds": "£"}  # a weight unless the text writes its symbol
+                  **dict.fromkeys(("lira", "liras"), "try"), "dong": "vnd", "won": "krw"}
+_SMALL_SYMBOLS = frozenset("¢₥")  # a fraction of a currency (cents, mills): a unit, never a currency slot
+# a weight or a verb unless the text writes its symbol ("pounds" of flour, a game "won")
+_AMBIGUOUS_CURRENCY = {"pound": "£", "pounds": "£", "won": "₩"}
 _SUBJECTS = frozenset("he she they it we i you".split())
 # words after a person's name: what a person does (a name not in gender-guesser is a person by its role)
 _AFTER_PERSON = frozenset("is was has had and can will would could should does did wants needs gets got "
@@ -447,6 +454,13 @@ def name_gender(name: str) -> str | None:
     return {"male": "m", "mostly_male": "m", "female": "f", "mostly_female": "f"}.get(found)
 
 
+def _span_gender(name: str) -> str | None:
+    """name_gender of a name of one or more words (a lemma, words joined by spaces): the gender its known words
+    agree on, else None."""
+    genders = {g for w in name.split(" ") if (g := name_gender(w)) is not None}
+    return next(iter(genders)) if len(genders) == 1 else None
+
+
 @lru_cache(maxsize=1)
 def _detector() -> Any:
     import gender_guesser.detector
@@ -520,13 +534,22 @@ def _sole_referent_genders(tokens: Sequence[Token], names: frozenset[str]) -> di
     return {name: next(iter(g)) for name, g in votes.items() if len(g) == 1}
 
 
-def _currency(tok: Token, symbols: bool) -> str | None:
-    """The currency a token names (its code), or None; "pounds" is a currency only in a text that writes £."""
+def _currency(tok: Token, symbols: frozenset[str]) -> str | None:
+    """The currency a token names (its code), or None; "pounds" ("won") is money only in a text that writes £ (₩). A
+    symbol is a currency by its Unicode category (Sc: "₴", "₪", "₡"), whether the table knows it or not."""
     if tok.kind == "punct":
-        return CURRENCY_SYMBOLS.get(tok.text)
+        known = CURRENCY_SYMBOLS.get(tok.text)
+        return known or (f"sym:{tok.text}" if len(tok.text) == 1 and unicodedata.category(tok.text) == "Sc"
+                         and tok.text not in _SMALL_SYMBOLS else None)
     if tok.kind != "word" or tok.key not in CURRENCY_WORDS:
         return None
-    return CURRENCY_WORDS[tok.key] if tok.key not in _AMBIGUOUS_CURRENCY or symbols else None
+    return CURRENCY_WORDS[tok.key] if _AMBIGUOUS_CURRENCY.get(tok.key, "") in symbols else None
+
+
+def _symbols(tokens: Sequence[Token]) -> frozenset[str]:
+    """The currency symbols a text writes that make an ambiguous word money ("£" for "pounds", "₩" for "won"), with
+    "" (a word not ambiguous is always money)."""
+    return frozenset({""} | {t.text for t in tokens if t.kind == "punct" and t.text in _AMBIGUOUS_CURRENCY.values()})
 
 
 @dataclass(frozen=True)
@@ -538,7 +561,7 @@ class _Texts:
     index: tuple[dict[int, int], dict[int, int]]  # id(token) -> position in its text
     persons: tuple[dict[str, str], dict[str, str]]  # name lemma -> gender
     names: tuple[frozenset[str], frozenset[str]]  # the lemmas each text uses as people's names
-    pound_symbol: tuple[bool, bool]  # whether the text writes £ ("pounds" is then money)
+    pound_symbol: tuple[frozenset[str], frozenset[str]]  # the symbols of _AMBIGUOUS_CURRENCY each text writes (£, ₩)
     tokens: tuple[Sequence[Token], Sequence[Token]]
 
     @classmethod
@@ -546,7 +569,7 @@ class _Texts:
         return cls((_nouns(theirs), _nouns(mine)), (_referents(theirs), _referents(mine)),
                    ({id(t): k for k, t in enumerate(theirs)}, {id(t): k for k, t in enumerate(mine)}),
                    (_persons(theirs), _persons(mine)), (_person_names(theirs), _person_names(mine)),
-                   (any(t.text == "£" for t in theirs), any(t.text == "£" for t in mine)), (theirs, mine))
+                   (_symbols(theirs), _symbols(mine)), (theirs, mine))
 
     def possessed(self, tok: Token, side: int) -> str:
         """The kinship or gendered noun right after a possessive pronoun ("her uncle" -> uncle), else ""."""
@@ -559,6 +582,26 @@ class _Texts:
 
     def currency(self, tok: Token, side: int) -> str | None:
         return _currency(tok, self.pound_symbol[side])
+
+    def money_word(self, tok: Token, side: int) -> str | None:
+        """A currency word the table does not know, by its use in its own text (its code `w:<lemma>`), or None:
+        a lowercase word no rule fixes, not a person or kin, that every time it occurs comes right after a number
+        or after "many"/"much" ("4 shillings", "how many shillings"), and that never follows a number with a word
+        between (not "4 green shillings"). It is a currency only where it aligns with a currency the table knows
+        (`_pair`)."""
+        if tok.kind != "word" or not tok.text[:1].islower() or _fixed(tok.key) or lemma(tok.key) in KIN \
+                or lemma(tok.key) in GENDERED_NOUNS or tok.key in PRONOUNS:
+            return None
+        word, tokens = lemma(tok.key), self.tokens[side]
+        seen = False
+        for k, t in enumerate(tokens):
+            if t.kind != "word" or lemma(t.key) != word:
+                continue
+            prev = tokens[k - 1] if k else None
+            if prev is None or not (prev.kind == "number" or (prev.kind == "word" and prev.key in ("many", "much"))):
+                return None
+            seen = seen or prev.kind == "number"
+        return f"w:{word}" if seen else None
 
     @property
     def currencies(self) -> tuple[frozenset[str], frozenset[str]]:
@@ -712,14 +755,50 @@ def rename_kind(routed: Token, mine: Token, texts: _Texts) -> str | None:
         return "kin"
     if _fixed(a) or _fixed(b) or any(w.endswith(("est", "ly")) and len(w) > 4 for w in (a, b)):
         return None  # superlatives and adverbs ("the cheapest", "weekly") qualify; they are never slots
-    if routed.text[:1].isupper() and mine.text[:1].isupper() and lemma(a) in texts.names[0] \
-            and lemma(b) in texts.names[1]:
+    if routed.text[:1].isupper() and mine.text[:1].isupper() and (
+            (lemma(a) in texts.names[0] and lemma(b) in texts.names[1])
+            or (lemma(a) in texts.names[0] and _name_like(mine, 1, texts))
+            or (lemma(b) in texts.names[1] and _name_like(routed, 0, texts))
+            or (_name_like(routed, 0, texts) and _name_like(mine, 1, texts))):
         return "person"
+    if (lemma(a) in KIN and _role_noun(mine, 1, texts)) or (lemma(b) in KIN and _role_noun(routed, 0, texts)):
+        return "kin"
     if lemma(a) in KIN or lemma(b) in KIN:
         return None  # a person's kin for an object: another quantity
     if routed.text[:1].isupper() != mine.text[:1].isupper():
         return None
     return "object" if lemma(a) in texts.nouns[0] and lemma(b) in texts.nouns[1] else None
+
+
+def _name_like(tok: Token, side: int, texts: _Texts) -> bool:
+    """Whether a capitalized word may be a person's name its text does not show by a name list or by its role
+    ("Zuberi stitches 12 quilts": "stitches" is in no verb list): capitalized, no rule fixes it, not a kinship or
+    currency word, not a plural, never after a number ("20 TikTok friends"). It is a person only where it aligns
+    with a word the other text uses as a person's name (rename_kind); a word the text also uses as a common noun
+    ("Market ... the market") breaks the rename's bijection, the lemma being one."""
+    if not _is_name(tok) or tok.key in KIN or tok.key in CURRENCY_WORDS or _fixed(tok.key) \
+            or lemma(tok.key) != tok.key or tok.key.endswith("ing"):
+        return False
+    tokens = texts.tokens[side]
+    return not any(t.kind == "word" and t.key == tok.key and k and tokens[k - 1].kind == "number"
+                   for k, t in enumerate(tokens))
+
+
+def _role_noun(tok: Token, side: int, texts: _Texts) -> bool:
+    """Whether a lowercase word is a kinship or role noun the table does not know ("stepfather", "flatmate"), by
+    its use: right after a possessive ("his", "Ana's") wherever its text writes it, no rule fixes it, and never
+    after a number (not a counted object). It is kin only where it aligns with a kinship noun the table knows."""
+    if tok.kind != "word" or not tok.text[:1].islower() or _fixed(tok.key) or tok.key in PRONOUNS:
+        return False
+    text, word, seen = texts.tokens[side], lemma(tok.key), False
+    for k, t in enumerate(text):
+        if t.kind != "word" or lemma(t.key) != word:
+            continue
+        prev = text[k - 1] if k else None
+        if prev is None or not (prev.kind == "poss" or prev.key in ("his", "her", "their", "my", "your", "our")):
+            return False
+        seen = True
+    return seen
 
 
 def _modifies(tokens: Sequence[Token], i: int, nouns: frozenset[str]) -> bool:
@@ -799,6 +878,9 @@ def _pair(theirs: Sequence[Token], mine: Sequence[Token], asked: bool, mapping: 
                 raise _Refused(f"{r.text!r} -> {m.text!r} changes a word that must agree")
             return
         cr, cm = texts.currency(r, 0), texts.currency(m, 1)
+        if r.kind == m.kind == "word" and r.key != m.key and (cr is None) != (cm is None):
+            # a currency word the table does not know, where it aligns with one it knows ("dollars" -> "shillings")
+            cr, cm = cr or texts.money_word(r, 0), cm or texts.money_word(m, 1)
         if cr is not None or cm is not None:
             if cr is None or cm is None or (r.kind == "punct") != (m.kind == "punct"):
                 raise _Refused(f"{r.text!r} -> {m.text!r} changes a word that must agree")
@@ -867,8 +949,73 @@ def _pair(theirs: Sequence[Token], mine: Sequence[Token], asked: bool, mapping: 
             mapping.update(trial)
             mapping.objects.add(a)
             continue
+        # a person's name, or a kinship or role noun, of another word count ("Lucy" -> "Mary Ann", "uncle" ->
+        # "great aunt"), renamed as a whole like an object
+        kind = _span_kind(theirs, i1, i2, mine, j1, j2, texts) if op == "replace" else None
+        if kind is not None:
+            a, b = _span_key(theirs[i1:i2]), _span_key(mine[j1:j2])
+            trial = mapping.copy()
+            try:
+                trial.link_key(a, b, f"{dropped}\0{added}", asked)
+            except _Refused as why:
+                raise (refusal if i2 - i1 == j2 - j1 else why) from None
+            mapping.update(trial)
+            continue
         raise refusal
     return numbers
+
+
+def _name_span(tokens: Sequence[Token], i1: int, i2: int, side: int, texts: _Texts) -> bool:
+    """Whether tokens[i1:i2] is one person's name of one to three capitalized words ("Mary Ann", "Tendai"), none a
+    word no rule fixes, and each word of a name of two or more words written nowhere in its text but inside that
+    same name (so "Mary Ann" is never also "Ann", another person)."""
+    span = tokens[i1:i2]
+    if not 1 <= len(span) <= 5 or not all((_is_name(t) and t.key not in KIN and t.key not in CURRENCY_WORDS
+                                           and not _fixed(t.key)) or (0 < k < len(span) - 1 and t.text == "-")
+                                          for k, t in enumerate(span)):
+        return False
+    if len(span) == 1:
+        return True
+    whole = [t.key for t in span]
+    text = texts.tokens[side]
+    for k, t in enumerate(text):
+        if t.kind == "word" and t.key in whole:
+            start = k - whole.index(t.key)
+            if [x.key for x in text[max(start, 0):start + len(whole)]] != whole:
+                return False
+    return True
+
+
+def _kin_span(tokens: Sequence[Token], i1: int, i2: int, side: int, texts: _Texts) -> bool:
+    """Whether tokens[i1:i2] is a kinship or role noun of one to three lowercase words ("uncle", "great aunt",
+    "best friend") after a possessive: words no rule fixes, its last word never counted in its text (never after a
+    number: not an object)."""
+    span = tokens[i1:i2]
+    prev = tokens[i1 - 1] if i1 else None
+    if not 1 <= len(span) <= 4 or prev is None or not (prev.kind == "poss" or prev.key in _DETERMINERS):
+        return False
+    if not all((t.kind == "word" and t.text[:1].islower() and t.key not in PRONOUNS and (
+            lemma(t.key) in KIN or not _fixed(t.key))) or (0 < k < len(span) - 1 and t.text == "-")
+            for k, t in enumerate(span)):
+        return False
+    last, text = lemma(span[-1].key), texts.tokens[side]
+    return last in KIN or not any(text[k - 1].kind == "number" for k in range(1, len(text))
+                                  if text[k].kind == "word" and lemma(text[k].key) == last)
+
+
+def _span_kind(theirs: Sequence[Token], i1: int, i2: int, mine: Sequence[Token], j1: int, j2: int,
+               texts: _Texts) -> str | None:
+    """`person` or `kin` where two spans of the routed problem and the question are one rename of another word
+    count: two names (one of them a person's name by its text), or two kinship or role nouns (one of them ending in
+    a kinship or role noun the table knows), else None."""
+    if _name_span(theirs, i1, i2, 0, texts) and _name_span(mine, j1, j2, 1, texts) and (
+            any(lemma(t.key) in texts.names[0] for t in theirs[i1:i2])
+            or any(lemma(t.key) in texts.names[1] for t in mine[j1:j2])):
+        return "person"
+    if _kin_span(theirs, i1, i2, 0, texts) and _kin_span(mine, j1, j2, 1, texts) and (
+            lemma(theirs[i2 - 1].key) in KIN or lemma(mine[j2 - 1].key) in KIN):
+        return "kin"
+    return None
 
 
 _SMALL_MONEY = frozenset("cent cents penny pennies nickel nickels dime dimes".split())
@@ -975,7 +1122,8 @@ def _people_agree(mapping: _Mapping, texts: _Texts) -> str | None:
     text has a person of its gender, when its gender is kept (it stands for a noun: "a farmer ... he").
     Otherwise (people it could mean that the renames do not keep apart) it is refused: "Mia gave
     Tom 5 pens. He has 3" is not "Sara gave Omar 5 pens. She has 3"."""
-    theirs, mine = texts.persons
+    theirs = _joined(texts.persons[0], mapping.forward.keys())
+    mine = _joined(texts.persons[1], mapping.forward.values())
     for r, m, _ in mapping.pronouns:
         ga, gb = PRONOUNS[r.key][0], PRONOUNS[m.key][0]
         ref_r, ref_m = texts.referent(r, 0, opening=True), texts.referent(m, 1, opening=True)
@@ -992,6 +1140,24 @@ def _people_agree(mapping: _Mapping, texts: _Texts) -> str | None:
         return (f"the pronoun {m.text!r} may stand for another person than the routed problem's {r.text!r} "
                 f"(people of its gender: {sorted(could)} renamed, {sorted(might)} here)")
     return None
+
+
+def _joined(persons: dict[str, str], renamed: Iterable[str]) -> dict[str, str]:
+    """The people of a text with each name of several words renamed as a whole ("mary ann") one person in place of
+    its words, of their gender where the words that have one agree."""
+    out = dict(persons)
+    for name in renamed:
+        words = name.split(" ")
+        if len(words) < 2:
+            continue
+        genders = {out[w] for w in words if w in out}
+        if not genders:
+            continue
+        for w in words:
+            out.pop(w, None)
+        if len(genders) == 1:
+            out[name] = next(iter(genders))
+    return out
 
 
 def _order_sensitive(theirs: Sequence[Sequence[Token]], order: list[int], asked: int, texts: _Texts) -> str | None:
@@ -1125,7 +1291,7 @@ def align(question: str, routed: str) -> Alignment:
         if any(lemma(t.key) in GENDERED_NOUNS for t in (*theirs[asked_theirs], *mine[asked_mine])
                if t.kind == "word"):
             flipped = next(((a, b) for a, b in mapping.forward.items()
-                            if a != b and name_gender(a) and name_gender(b) and name_gender(a) != name_gender(b)
+                            if a != b and _span_gender(a) and _span_gender(b) and _span_gender(a) != _span_gender(b)
                             and not (_host_only(a, theirs_t) and _host_only(b, mine_t))),
                            None)
             if flipped is not None:
