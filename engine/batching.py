@@ -5,8 +5,8 @@ each sequence's logits byte-identical to the same sequence computed alone.
 them a step at a time: a sequence joins between steps (its restored prefix set into its own sequence, or a slot
 that still holds the owner's prefix truncated to it), its prompt is prefilled on the absolute grid in its own
 decode calls, one chunk per step, interleaved with the others' decode steps (with a step budget, `step_tokens`, a
-chunk that starts while others decode is fed in sub-calls of at most that many tokens, one per step, where the
-`batch` check found that partition exact); then it decodes in the shared call.
+chunk that starts while others decode is fed in sub-calls of that many tokens, the last taking the remainder,
+one per step, where the `batch` check found that partition exact); then it decodes in the shared call.
 A finished or cancelled sequence leaves and frees its slot, which keeps its prompt's cells for the owner's next
 request (the resident prefix: only the cells it computed). Why these rules keep each sequence exact, with the
 measurements, is in docs/ENGINE.md: with a KV stream per sequence and decode rows only in shared calls, a row's
@@ -140,9 +140,10 @@ class BatchCore:
         if step_tokens < 0:
             raise ValueError(f"step_tokens must be 0 (whole grid chunks) or positive, not {step_tokens}")
         # the prefill budget of a step while others decode (KVGRAFT_SERVING_STEP_TOKENS; 0: whole grid chunks): a
-        # grid chunk that starts while a sequence decodes is fed in sub-calls of at most this many tokens (from the
-        # chunk's start), one per step, so a decoder waits for at most one of them per step. Only where the `batch`
-        # check found that partition byte-equal to the whole chunk's call (docs/ENGINE.md)
+        # grid chunk that starts while a sequence decodes is fed in sub-calls of this many tokens (from the chunk's
+        # start; the last takes the remainder, so under twice this), one per step, so a decoder waits for at most
+        # one of them per step. Only where the `batch` check found that partition byte-equal to the whole chunk's
+        # call (docs/ENGINE.md)
         self.step_tokens = step_tokens
         self.split_chunks = 0  # grid chunks fed in sub-calls
         self.sub_call_sizes: Counter[int] = Counter()  # the sizes of the sub-calls fed (what the check must cover)
@@ -285,7 +286,7 @@ class BatchCore:
 
     def step(self) -> list[SequenceResult]:
         """Cancelled sequences leave; one prefill call (the next chunk of one joining sequence, in turn; with a step
-        budget and others decoding, the chunk's next sub-call of at most `step_tokens`); one decode call over every
+        budget and others decoding, the chunk's next sub-call: _split); one decode call over every
         decoding sequence. The results of the sequences that finished. (Equal-length chunks of
         several sequences in one call were exact too, but gave no throughput where prefill is compute-bound and
         lengthened the others' inter-token gaps: docs/ENGINE.md.)"""
@@ -303,7 +304,7 @@ class BatchCore:
                 self._split(seq, budget)
             self._prefill_chunk(seq, done)
             if budget:
-                break  # others decode: one sub-call of at most `budget` tokens this step
+                break  # others decode: one sub-call (under 2 * budget tokens) this step
         decoding = sorted((s for s in self.active.values() if not s.cuts), key=lambda s: s.slot)
         for seq in decoding:
             if seq.next_token is not None and self._cancelled(seq):  # cancelled during this step's prefill call
@@ -320,7 +321,7 @@ class BatchCore:
         return done
 
     def _split(self, seq: _Seq, budget: int) -> None:
-        """A grid chunk of more than `budget` tokens about to start becomes its sub-calls: `budget` tokens each from
+        """A grid chunk of 2 * `budget` tokens or more about to start becomes its sub-calls: `budget` tokens each from
         the chunk's start, the last one taking the remainder too (budget to 2*budget-1 tokens: never a sub-call of
         fewer rows than the budget, which a kernel may compute another way, as ggml does one row), the capture and
         the first token after the last one. Once split, a chunk is fed in those sub-calls to its end, whoever
