@@ -343,10 +343,11 @@ def test_a_currency_symbol_is_a_currency_by_its_unicode_category() -> None:
     assert not align(PEN.format(c="¢"), PEN.format(c="$")).aligned
 
 
-def test_a_currency_word_no_table_knows_is_one_where_it_aligns_with_a_currency() -> None:
+def test_a_currency_word_no_table_knows_is_no_currency_slot() -> None:
+    # a word guessed to be money by its use let "centavos", "grand" and "apples" stand for dollars (the second
+    # review): only the table's currency words are slots
     for word in ("shillings", "dirhams"):
-        got = align(PEN_WORD.format(c=word), PEN_WORD.format(c="dollars"))
-        assert got.aligned and got.values == ["4", "3"], got.reason
+        assert not align(PEN_WORD.format(c=word), PEN_WORD.format(c="dollars")).aligned, word
     # a unit, cents, or two currencies where the routed problem has one: refused
     assert not align(PEN_WORD.format(c="cents"), PEN_WORD.format(c="dollars")).aligned
     assert not align("A pen costs 4 shillings. A cap costs 3 dollars. How many shillings does Ana spend on both?",
@@ -388,9 +389,12 @@ UNCLE = "Tom has 12 apples. He gives 5 apples to his uncle. How many apples does
 
 
 def test_a_kinship_or_role_noun_no_table_knows_aligns_with_one_it_knows() -> None:
-    for kin in ("godmother", "landlord", "great aunt", "best friend"):
-        got = align(UNCLE.replace("uncle", kin).replace("12", "20"), UNCLE)
-        assert got.aligned and got.values == ["20", "5"], (kin, got.reason)
+    got = align(UNCLE.replace("uncle", "great aunt").replace("12", "20"), UNCLE)
+    assert got.aligned and got.values == ["20", "5"], got.reason
+    # a noun the table does not know is no kin slot (a role noun guessed by its use let "his dog" and "his
+    # parents" stand for "his uncle": the second review)
+    for kin in ("godmother", "landlord", "best friend"):
+        assert not align(UNCLE.replace("uncle", kin).replace("12", "20"), UNCLE).aligned, kin
     # another kin asked about than the one renamed; an object counted in the text: refused
     routed = "Tom has 12 apples. His uncle has 5 apples. How many apples does his uncle have?"
     assert not align("Tom has 12 apples. His godmother has 5 apples. How many apples does his aunt have?",
@@ -414,8 +418,12 @@ LAPS = "Emeka cycles 9 laps. His godmother cycles 4 laps. How many laps do they 
 
 
 def test_two_proper_nouns_in_the_same_slot_are_one_person_and_gender_still_agrees() -> None:
-    # neither name is in a name list and "cycles" is in no verb list
-    got = align("Bongani cycles 12 laps. His godmother cycles 5 laps. How many laps do they cycle?", LAPS)
+    # neither name is in a name list and "cycles" is in no verb list: a person by being capitalized inside a
+    # sentence too ("... does Bongani cycle"); only at a sentence's start it may be a common noun ("Children")
+    assert not align("Bongani cycles 12 laps. His godmother cycles 5 laps. How many laps do they cycle?",
+                     LAPS).aligned
+    got = align("Bongani cycles 12 laps. His godmother cycles 5 laps. How many laps does Bongani cycle more?",
+                "Emeka cycles 9 laps. His godmother cycles 4 laps. How many laps does Emeka cycle more?")
     assert got.aligned and got.values == ["12", "5"], got.reason
     # "Her" for "His": refused; the other person asked about: refused
     assert not align("Bongani cycles 12 laps. Her godmother cycles 5 laps. How many laps do they cycle?",
@@ -424,11 +432,11 @@ def test_two_proper_nouns_in_the_same_slot_are_one_person_and_gender_still_agree
                      "Emeka cycles 9 laps. Tamati cycles 4 laps. How many laps does Emeka cycle more?").aligned
 
 
-def test_a_role_noun_after_a_possessive_aligns_with_a_kinship_noun() -> None:
-    # "her uncle" -> "his flatmate": one pair of words, each word aligned on its own
+def test_a_noun_after_a_possessive_is_no_kinship_noun() -> None:
+    # "her uncle" -> "his flatmate": refused, as "his dog" and "his parents" are (the second review)
     routed = "Ana and her uncle have 12 apples. Ana eats 5 apples. How many apples are left?"
-    got = align("Tom and his flatmate have 20 apples. Tom eats 7 apples. How many apples are left?", routed)
-    assert got.aligned and got.values == ["20", "7"], got.reason
+    assert not align("Tom and his flatmate have 20 apples. Tom eats 7 apples. How many apples are left?",
+                     routed).aligned
     # a word the text also counts (an object, not a person): refused
     assert not align("Tom and his crate have 20 apples. Tom eats 7 crates. How many apples are left?",
                      routed).aligned
@@ -443,3 +451,37 @@ def test_won_is_a_currency_only_in_a_text_that_writes_its_symbol() -> None:
                      "Ahmed lost 28 games. He lost 2 games. How many games did Ahmed play?").aligned
     assert not align("Ahmed lost 28 yen. He won 2 yen. How many yen does Ahmed have?",
                      "Ahmed lost 28 dollars. He lost 2 dollars. How many dollars does Ahmed have?").aligned
+
+
+def test_the_second_reviews_near_misses_against_the_slots_by_use_are_refused() -> None:
+    """Each was aligned (a confident wrong answer) by the slot-by-use rules before this fix."""
+    uncle = "Tom and his uncle each buy 4 apples. How many apples do they buy in all?"
+    # several people for one, or a thing for a person: another count of people
+    for other in ("his parents", "his kids", "his toy car", "his dog"):
+        assert not align(uncle.replace("his uncle", other), uncle).aligned, other
+    # a word no table knows is no currency: centavos are a hundredth of a peso, "grand" a thousand
+    dollars = "Ana has 10 dollars. A pen costs 50 cents. She buys 6 pens. How many dollars does Ana have left?"
+    for word in ("centavos", "grand", "pence"):
+        assert not align(dollars.replace("dollars", word), dollars).aligned, word
+    # one word for the currency and an object
+    apples = "Ana has 20 dollars. She buys 6 apples for 2 dollars each. How many dollars does Ana have left?"
+    assert not align(apples.replace("dollars", "apples"), apples).aligned
+    # fractions of a currency whatever their sign
+    pen = "A pen costs $4. Ana buys 3 pens. How much money does Ana spend?"
+    for sign in ("￠", "₰", "৻"):
+        assert not align(pen.replace("$", sign), pen).aligned, sign
+    assert not align("Ana has $5. A pen costs ￠50. How much money does Ana have left?",
+                     "Ana has $5. A pen costs €2. How much money does Ana have left?").aligned
+    # a common noun or pronoun opening a sentence is no person
+    mia = "Tom buys 12 apples. Mia buys 5 apples. How many apples do they buy?"
+    for who in ("Children", "Everyone", "Nothing"):
+        assert not align(mia.replace("Mia", who), mia).aligned, who
+
+
+def test_what_the_slots_by_use_still_align() -> None:
+    assert align("A pen costs ₴4. Ana buys 3 pens. How much money does Ana spend?",
+                 "A pen costs $4. Ana buys 3 pens. How much money does Ana spend?").aligned
+    assert align("Zuberi stitches 12 quilts. How many quilts does Zuberi stitch?",
+                 "Anna stitches 9 quilts. How many quilts does Anna stitch?").aligned
+    assert align("Tom and his great aunt each buy 4 apples. How many apples do they buy in all?",
+                 "Tom and his uncle each buy 3 apples. How many apples do they buy in all?").aligned

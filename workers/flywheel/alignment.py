@@ -135,6 +135,17 @@ CURRENCY_WORDS = {**dict.fromkeys(("dollar", "dollars"), "usd"), **dict.fromkeys
                   **dict.fromkeys(("ruble", "rubles", "rouble", "roubles"), "rub"), "baht": "thb",
                   **dict.fromkeys(("lira", "liras"), "try"), "dong": "vnd", "won": "krw"}
 _SMALL_SYMBOLS = frozenset("¢₥")  # a fraction of a currency (cents, mills): a unit, never a currency slot
+# words in a symbol's Unicode name that make it a fraction of a currency or no currency sign ("FULLWIDTH CENT SIGN",
+# "GERMAN PENNY SIGN", "BENGALI GANDA MARK"): never a currency slot
+_SMALL_SYMBOL_NAMES = ("CENT", "PENNY", "PFENNIG", "MILL", "FARTHING", "PARA", "KOPEK", "GANDA", "FRACTION")
+
+
+def _whole_currency_symbol(ch: str) -> bool:
+    """A one-character currency sign the table does not know that may be a currency slot ("₴", "₪"): Unicode
+    category Sc, its name a SIGN naming no fraction of a currency (the cent and mill signs are units)."""
+    name = unicodedata.name(ch, "")
+    return (unicodedata.category(ch) == "Sc" and ch not in _SMALL_SYMBOLS and name.endswith("SIGN")
+            and not any(w in name.split() for w in _SMALL_SYMBOL_NAMES) and "FULLWIDTH" not in name)
 # a weight or a verb unless the text writes its symbol ("pounds" of flour, a game "won")
 _AMBIGUOUS_CURRENCY = {"pound": "£", "pounds": "£", "won": "₩"}
 _SUBJECTS = frozenset("he she they it we i you".split())
@@ -400,8 +411,14 @@ def _nouns(tokens: Sequence[Token]) -> frozenset[str]:
     return frozenset(out)
 
 
+# indefinite pronouns: capitalized at a sentence's start, acting like a person, never one ("Everyone buys 5")
+_INDEFINITE = frozenset("everyone everybody someone somebody nobody anyone anybody nothing something everything "
+                        "anything none no-one".split())
+
+
 def _is_name(tok: Token) -> bool:
-    return tok.kind == "word" and tok.text[:1].isupper() and tok.key not in FUNCTION and tok.key not in MUST_AGREE
+    return (tok.kind == "word" and tok.text[:1].isupper() and tok.key not in FUNCTION and tok.key not in MUST_AGREE
+            and tok.key not in _INDEFINITE)
 
 
 def _referents(tokens: Sequence[Token]) -> tuple[dict[int, str], dict[int, str]]:
@@ -539,8 +556,7 @@ def _currency(tok: Token, symbols: frozenset[str]) -> str | None:
     symbol is a currency by its Unicode category (Sc: "₴", "₪", "₡"), whether the table knows it or not."""
     if tok.kind == "punct":
         known = CURRENCY_SYMBOLS.get(tok.text)
-        return known or (f"sym:{tok.text}" if len(tok.text) == 1 and unicodedata.category(tok.text) == "Sc"
-                         and tok.text not in _SMALL_SYMBOLS else None)
+        return known or (f"sym:{tok.text}" if len(tok.text) == 1 and _whole_currency_symbol(tok.text) else None)
     if tok.kind != "word" or tok.key not in CURRENCY_WORDS:
         return None
     return CURRENCY_WORDS[tok.key] if _AMBIGUOUS_CURRENCY.get(tok.key, "") in symbols else None
@@ -582,26 +598,6 @@ class _Texts:
 
     def currency(self, tok: Token, side: int) -> str | None:
         return _currency(tok, self.pound_symbol[side])
-
-    def money_word(self, tok: Token, side: int) -> str | None:
-        """A currency word the table does not know, by its use in its own text (its code `w:<lemma>`), or None:
-        a lowercase word no rule fixes, not a person or kin, that every time it occurs comes right after a number
-        or after "many"/"much" ("4 shillings", "how many shillings"), and that never follows a number with a word
-        between (not "4 green shillings"). It is a currency only where it aligns with a currency the table knows
-        (`_pair`)."""
-        if tok.kind != "word" or not tok.text[:1].islower() or _fixed(tok.key) or lemma(tok.key) in KIN \
-                or lemma(tok.key) in GENDERED_NOUNS or tok.key in PRONOUNS:
-            return None
-        word, tokens = lemma(tok.key), self.tokens[side]
-        seen = False
-        for k, t in enumerate(tokens):
-            if t.kind != "word" or lemma(t.key) != word:
-                continue
-            prev = tokens[k - 1] if k else None
-            if prev is None or not (prev.kind == "number" or (prev.kind == "word" and prev.key in ("many", "much"))):
-                return None
-            seen = seen or prev.kind == "number"
-        return f"w:{word}" if seen else None
 
     @property
     def currencies(self) -> tuple[frozenset[str], frozenset[str]]:
@@ -752,7 +748,8 @@ def rename_kind(routed: Token, mine: Token, texts: _Texts) -> str | None:
     their texts, capitalized or not, neither fixed), or None: not a rename."""
     a, b = routed.key, mine.key
     if lemma(a) in KIN and lemma(b) in KIN:
-        return "kin"
+        # one person for several ("his uncle" -> "his uncles", "his parents"): another count of people
+        return "kin" if (a == lemma(a)) == (b == lemma(b)) else None
     if _fixed(a) or _fixed(b) or any(w.endswith(("est", "ly")) and len(w) > 4 for w in (a, b)):
         return None  # superlatives and adverbs ("the cheapest", "weekly") qualify; they are never slots
     if routed.text[:1].isupper() and mine.text[:1].isupper() and (
@@ -761,8 +758,6 @@ def rename_kind(routed: Token, mine: Token, texts: _Texts) -> str | None:
             or (lemma(b) in texts.names[1] and _name_like(routed, 0, texts))
             or (_name_like(routed, 0, texts) and _name_like(mine, 1, texts))):
         return "person"
-    if (lemma(a) in KIN and _role_noun(mine, 1, texts)) or (lemma(b) in KIN and _role_noun(routed, 0, texts)):
-        return "kin"
     if lemma(a) in KIN or lemma(b) in KIN:
         return None  # a person's kin for an object: another quantity
     if routed.text[:1].isupper() != mine.text[:1].isupper():
@@ -780,25 +775,20 @@ def _name_like(tok: Token, side: int, texts: _Texts) -> bool:
             or lemma(tok.key) != tok.key or tok.key.endswith("ing"):
         return False
     tokens = texts.tokens[side]
-    return not any(t.kind == "word" and t.key == tok.key and k and tokens[k - 1].kind == "number"
-                   for k, t in enumerate(tokens))
-
-
-def _role_noun(tok: Token, side: int, texts: _Texts) -> bool:
-    """Whether a lowercase word is a kinship or role noun the table does not know ("stepfather", "flatmate"), by
-    its use: right after a possessive ("his", "Ana's") wherever its text writes it, no rule fixes it, and never
-    after a number (not a counted object). It is kin only where it aligns with a kinship noun the table knows."""
-    if tok.kind != "word" or not tok.text[:1].islower() or _fixed(tok.key) or tok.key in PRONOUNS:
+    if any(t.kind == "word" and t.key == tok.key and k and tokens[k - 1].kind == "number"
+           for k, t in enumerate(tokens)):
         return False
-    text, word, seen = texts.tokens[side], lemma(tok.key), False
-    for k, t in enumerate(text):
-        if t.kind != "word" or lemma(t.key) != word:
-            continue
-        prev = text[k - 1] if k else None
-        if prev is None or not (prev.kind == "poss" or prev.key in ("his", "her", "their", "my", "your", "our")):
-            return False
-        seen = True
-    return seen
+    return _capitalized_inside_a_sentence(tok, side, texts)
+
+
+def _capitalized_inside_a_sentence(tok: Token, side: int, texts: _Texts) -> bool:
+    """Whether its text writes the word capitalized somewhere other than at a sentence's start: a proper noun is
+    ("... does Zuberi sew?"); a common noun or pronoun opening its sentences ("Children buy 5 apples", "Nothing
+    ...") is not."""
+    tokens = texts.tokens[side]
+    return any(t.kind == "word" and t.text == tok.text and k and not (tokens[k - 1].kind == "punct"
+                                                                       and tokens[k - 1].text in ".?!")
+               for k, t in enumerate(tokens))
 
 
 def _modifies(tokens: Sequence[Token], i: int, nouns: frozenset[str]) -> bool:
@@ -878,9 +868,6 @@ def _pair(theirs: Sequence[Token], mine: Sequence[Token], asked: bool, mapping: 
                 raise _Refused(f"{r.text!r} -> {m.text!r} changes a word that must agree")
             return
         cr, cm = texts.currency(r, 0), texts.currency(m, 1)
-        if r.kind == m.kind == "word" and r.key != m.key and (cr is None) != (cm is None):
-            # a currency word the table does not know, where it aligns with one it knows ("dollars" -> "shillings")
-            cr, cm = cr or texts.money_word(r, 0), cm or texts.money_word(m, 1)
         if cr is not None or cm is not None:
             if cr is None or cm is None or (r.kind == "punct") != (m.kind == "punct"):
                 raise _Refused(f"{r.text!r} -> {m.text!r} changes a word that must agree")
@@ -1008,13 +995,18 @@ def _span_kind(theirs: Sequence[Token], i1: int, i2: int, mine: Sequence[Token],
     """`person` or `kin` where two spans of the routed problem and the question are one rename of another word
     count: two names (one of them a person's name by its text), or two kinship or role nouns (one of them ending in
     a kinship or role noun the table knows), else None."""
+    def named(span: Sequence[Token], side: int) -> bool:  # a name by its text, or capitalized inside a sentence
+        return any(lemma(t.key) in texts.names[side] for t in span) and (
+            len(span) > 1 or _capitalized_inside_a_sentence(span[0], side, texts)
+            or name_gender(span[0].key) is not None)
+
     if _name_span(theirs, i1, i2, 0, texts) and _name_span(mine, j1, j2, 1, texts) and (
-            any(lemma(t.key) in texts.names[0] for t in theirs[i1:i2])
-            or any(lemma(t.key) in texts.names[1] for t in mine[j1:j2])):
+            named(theirs[i1:i2], 0) and named(mine[j1:j2], 1)):
         return "person"
     if _kin_span(theirs, i1, i2, 0, texts) and _kin_span(mine, j1, j2, 1, texts) and (
-            lemma(theirs[i2 - 1].key) in KIN or lemma(mine[j2 - 1].key) in KIN):
-        return "kin"
+            lemma(theirs[i2 - 1].key) in KIN and lemma(mine[j2 - 1].key) in KIN) and (
+            (theirs[i2 - 1].key == lemma(theirs[i2 - 1].key)) == (mine[j2 - 1].key == lemma(mine[j2 - 1].key))):
+        return "kin"  # both kinship nouns, as many people ("great aunt" -> "uncle"; never "toy car" or "parents")
     return None
 
 
