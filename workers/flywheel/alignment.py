@@ -31,8 +31,10 @@ whose subject pronoun stands for the clause before's subject and keeps its place
 the whole list.
 
 Slots are also found by their use where they align with a slot of their kind in the other text (issue 38): a
-currency symbol by its Unicode category, a currency word no table knows, a proper noun for a name, a role noun
-after a possessive for a kinship noun, and names or kin nouns of another word count ("Lucy" -> "Mary Ann").
+currency sign by its Unicode category (not one naming a fraction of a currency), a proper noun for a name (written
+capitalized inside a sentence), and names or kinship nouns of another word count ("Lucy" -> "Mary Ann"). Currency
+words and kinship nouns are slots only where the tables know them (guessing them by use let "centavos" stand for
+dollars and "his parents" for "his uncle": docs/FLYWHEEL.md).
 
 `align` never raises on odd text: what does not align is a refusal with its reason."""
 
