@@ -190,7 +190,8 @@ def _deposit(rt: Runtime, library: list[dict[str, Any]], *, team: str, reference
         tokens = sum(int((p.outcome or {}).get("sample_tokens") or 0) for p in problems if p is not None)
     return {"problems": len(ids), "deposited": len(deposited), "verified_rate": fraction(len(deposited), len(ids)),
             "verified_interval": wilson(len(deposited), len(ids)), "decode_tokens": tokens, "cpu_s": round(cpu, 3),
-            "parameterized": forms, "reference_seeded": reference}
+            "parameterized": forms, "reference_seeded": reference,
+            "per_problem": {p.external_id: p in deposited for p in problems if p is not None}}
 
 
 def run_flywheel_bench(request: FlywheelBenchRequest, progress: Callable[[str], None] | None = None,
@@ -205,6 +206,43 @@ def run_flywheel_bench(request: FlywheelBenchRequest, progress: Callable[[str], 
             return _run(rt, request, library, items, say) | {
                 "library_file": str(library_path), "eval_file": str(eval_path),
                 "dataset": request.dataset if request.library is None else "files"}
+
+
+def solve_rate(model: str, *, dataset: str = "dev", samples: int = 4, temperature: float = 0.7,
+               max_tokens: int = 160, limit: int | None = None, progress: Callable[[str], None] | None = None,
+               data_dir: Path | None = None) -> dict[str, Any]:
+    """The flywheel's solve rate of `model` on a shipped set's library problems (several sets: `dev,gsm-dev`; the
+    first `limit` of them): each
+    solved with `samples` sampled programs (the same seeds for every model) and verified in the sandbox against
+    its answer key, as phase (a) deposits them, in a fresh temporary deployment. A model's quality as the flywheel
+    meets it: `kvgraft models prepare` stores it for the copy and its source, on the same problems."""
+    names = [d.strip() for d in dataset.split(",") if d.strip()]
+    if not names:
+        raise ValueError("name at least one shipped flywheel set to solve")
+    library, files = [], []
+    for name in names:  # several sets: their problems one after another, each id prefixed by its set
+        rows, _, path, _ = load_sets(name, None, None)
+        library += [r | {"id": f"{name}/{r['id']}"} for r in rows] if len(names) > 1 else rows
+        files.append(path.name)
+    if limit is not None:
+        if limit < 1:
+            raise ValueError(f"the solve-rate limit must be at least 1, not {limit}")
+        library = library[:limit]
+    say = progress or (lambda _msg: None)
+    params = SolveParams(samples=samples, temperature=temperature, max_tokens=max_tokens)
+    with tempfile.TemporaryDirectory(prefix="kvgraft-solve-rate-", dir=data_dir) as tmp:
+        settings = load_settings(data_dir=Path(tmp), database_url=f"sqlite:///{tmp}/kvgraft.db",
+                                 store_url=f"file://{tmp}/blocks", broker_url=None)
+        with open_runtime(settings) as rt:
+            engine = rt.engine(model)
+            ensure_skill(rt, engine, style_for(engine))  # the instructions prefix: not the problems' cost
+            solved = _deposit(rt, library, team="solve-rate", reference=False, params=params, model=model, say=say)
+            fingerprint = engine.fingerprint.id
+    return {"dataset": ",".join(names), "library_files": files, "model": model, "fingerprint": fingerprint,
+            "samples": samples, "temperature": temperature, "max_tokens": max_tokens,
+            "problems": solved["problems"], "verified": solved["deposited"], "rate": solved["verified_rate"],
+            "interval": solved["verified_interval"], "decode_tokens": solved["decode_tokens"],
+            "cpu_s": solved["cpu_s"], "per_problem": solved["per_problem"]}
 
 
 def _wanted(request: FlywheelBenchRequest) -> frozenset[str]:

@@ -168,6 +168,20 @@ def _write_json(path: Path, record: dict[str, Any]) -> None:
     os.replace(tmp, path)
 
 
+def record_solve_rates(gguf: Path, copy: dict[str, Any], source: dict[str, Any]) -> dict[str, Any]:
+    """Add the flywheel solve rates of a prepared copy and of its source (the same problems, seeds and samples:
+    bench/flywheel.py `solve_rate`) to the copy's quality record; the record as written."""
+    record = read_quality(gguf)
+    if record is None:
+        raise ModelLoadError(f"{gguf} has no quality record: prepare it again")
+    if copy.get("problems") != source.get("problems") or copy.get("samples") != source.get("samples"):
+        raise ValueError("the solve rates of a copy and its source must be measured on the same problems and samples")
+    record |= {"solve_rate": copy, "solve_rate_source": source,
+               "solve_rate_delta": int(copy["verified"]) - int(source["verified"])}
+    _write_json(quality_path(gguf), record)
+    return record
+
+
 def prepare_model(source: str, weight_type: str, *, cache_dir: Path, threads: int,
                   text_tokens: int = PERPLEXITY_TOKENS) -> PreparedModel:
     """Requantize the known model `source` to `weight_type`, register it as `<source>-<type>` and measure its

@@ -35,6 +35,10 @@ class ModelListing:
     fingerprint: str | None
     batches_exactly: str  # yes / yes (pad rows) / no / not checked / unavailable
     batch_attestation_id: int | None
+    # the flywheel solve rates of a prepared copy and its source on the same problems (bench/flywheel.py
+    # `solve_rate`: dataset, problems, verified, samples, ...), None where not measured
+    solve_rate: dict[str, Any] | None = None
+    solve_rate_source: dict[str, Any] | None = None
     note: str | None = None  # why a model is unavailable, or what its quality record says
 
     def as_dict(self) -> dict[str, Any]:
@@ -72,7 +76,7 @@ def list_models(rt: Runtime, names: list[str] | None = None) -> list[ModelListin
         try:
             ref: ModelRef = resolve_model(name, cache_dir=settings.cache_dir)
         except EngineError as exc:
-            listings.append(ModelListing(name, None, None, None, None, None, None, "unavailable", None, str(exc)))
+            listings.append(ModelListing(name, None, None, None, None, None, None, "unavailable", None, note=str(exc)))
             continue
         quality = read_quality(ref.path) if split_prepared_name(name) else None
         with GraftEngine.load(ref, config, cache_dir=settings.cache_dir) as engine:
@@ -89,5 +93,14 @@ def list_models(rt: Runtime, names: list[str] | None = None) -> list[ModelListin
             source=quality.get("source") if quality else None,
             perplexity=quality.get("perplexity") if quality else None,
             perplexity_delta_pct=quality.get("perplexity_delta_pct") if quality else None,
-            fingerprint=fingerprint, batches_exactly=verdict, batch_attestation_id=attestation_id, note=note))
+            fingerprint=fingerprint, batches_exactly=verdict, batch_attestation_id=attestation_id,
+            solve_rate=_summary(quality, "solve_rate"), solve_rate_source=_summary(quality, "solve_rate_source"),
+            note=note))
     return listings
+
+
+def _summary(quality: dict[str, Any] | None, key: str) -> dict[str, Any] | None:
+    rate = (quality or {}).get(key)
+    if not isinstance(rate, dict):
+        return None
+    return {k: rate.get(k) for k in ("dataset", "problems", "verified", "samples", "rate", "interval")}

@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 from engine.errors import ModelNotFoundError
 from engine.graft import EngineConfig, GraftEngine
 from engine.models import resolve_model
-from engine.prepare import perplexity, read_quality
+from engine.prepare import perplexity, read_quality, record_solve_rates
 from engine.texts import sample_tokens
 from services.cli import app
 from store.db import AttestationRow
@@ -26,9 +26,9 @@ pytestmark = [pytest.mark.unit, pytest.mark.timeout(120)]
 runner = CliRunner()
 
 
-def _prepare(weight_type: str, tokens: int = 200) -> dict:
+def _prepare(weight_type: str, tokens: int = 200, *extra: str) -> dict:
     result = runner.invoke(app, ["models", "prepare", "tiny", "--type", weight_type, "--tokens", str(tokens),
-                                 "--json"])
+                                 "--json", *(extra or ("--no-solve-rate",))])
     assert result.exit_code == 0, result.output
     return json.loads(result.stdout)
 
@@ -100,3 +100,34 @@ def test_models_list_shows_type_quality_and_the_recorded_batch_verdict(data_dir:
     with open_runtime(settings) as rt, rt.session() as s:
         row = s.get(AttestationRow, policy.attestation_id)
         assert row is not None and row.profile["weights"] == {"file_type": "Q8_0", "tensors": {"Q8_0": 15}}
+
+
+@pytest.mark.timeout(300)
+def test_the_solve_rate_of_copy_and_source_is_measured_on_the_same_problems(data_dir: Path,
+                                                                            kvgraft_cache: Path) -> None:
+    """`models prepare` solves the flywheel dev set's first library problems with the copy and with its source (K
+    sampled programs each, verified in the sandbox), stores both beside the copy, and `models list` shows them."""
+    library = read_jsonl_ids("dev")[:2]
+    record = _prepare("q8_0", 120, "--solve-limit", "2", "--solve-samples", "1")
+    copy, source = record["solve_rate"], record["solve_rate_source"]
+    assert copy["model"] == "tiny-q8_0" and source["model"] == "tiny"
+    assert copy["fingerprint"] != source["fingerprint"]
+    for rate in (copy, source):
+        assert rate["dataset"] == "dev" and rate["problems"] == 2 and rate["samples"] == 1
+        assert list(rate["per_problem"]) == library  # the same problems, by the set's ids
+        assert rate["verified"] == sum(rate["per_problem"].values())
+        assert rate["decode_tokens"] > 0  # the programs were sampled, not skipped
+    assert record["solve_rate_delta"] == copy["verified"] - source["verified"]
+    assert read_quality(resolve_model("tiny-q8_0", cache_dir=kvgraft_cache).path) == record
+    result = runner.invoke(app, ["models", "list", "tiny-q8_0", "--json"])
+    assert result.exit_code == 0, result.output
+    listed = json.loads(result.stdout)["models"][0]
+    assert listed["solve_rate"]["problems"] == 2 and listed["solve_rate_source"]["verified"] == source["verified"]
+    with pytest.raises(ValueError, match="same problems"):
+        record_solve_rates(Path(record["path"]), copy, {**source, "problems": 3})
+
+
+def read_jsonl_ids(dataset: str) -> list[str]:
+    from bench.sets import dataset_files, read_jsonl
+
+    return [row["id"] for row in read_jsonl(dataset_files(dataset)[0], what="library")]
