@@ -212,10 +212,10 @@ def solve_rate(model: str, *, dataset: str = "dev", samples: int = 4, temperatur
                max_tokens: int = 160, limit: int | None = None, progress: Callable[[str], None] | None = None,
                data_dir: Path | None = None) -> dict[str, Any]:
     """The flywheel's solve rate of `model` on a shipped set's library problems (several sets: `dev,gsm-dev`; the
-    first `limit` of them): each
-    solved with `samples` sampled programs (the same seeds for every model) and verified in the sandbox against
-    its answer key, as phase (a) deposits them, in a fresh temporary deployment. A model's quality as the flywheel
-    meets it: `kvgraft models prepare` stores it for the copy and its source, on the same problems."""
+    first `limit` of them): each solved with `samples` sampled programs (the same seeds for every model) and
+    verified in the sandbox against its answer key, as phase (a) deposits them, in a fresh temporary deployment.
+    A model's quality as the flywheel meets it: `kvgraft models prepare` stores it for the copy and its source, on
+    the same problems."""
     names = [d.strip() for d in dataset.split(",") if d.strip()]
     if not names:
         raise ValueError("name at least one shipped flywheel set to solve")
