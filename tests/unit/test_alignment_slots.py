@@ -485,3 +485,27 @@ def test_what_the_slots_by_use_still_align() -> None:
                  "Anna stitches 9 quilts. How many quilts does Anna stitch?").aligned
     assert align("Tom and his great aunt each buy 4 apples. How many apples do they buy in all?",
                  "Tom and his uncle each buy 3 apples. How many apples do they buy in all?").aligned
+
+
+MUFFIN = "A bakery sells a muffin for {c}90. Nomvula buys 7 muffins. How many {w} does Nomvula pay?"
+
+
+def test_a_currency_sign_of_letters_before_the_amount_is_a_currency_and_the_amount_a_number() -> None:
+    from workers.flywheel.structure import question_numbers
+
+    assert [n.text for n in question_numbers("A muffin costs kr90, a pie R15 and a cake zł17.5.")] == \
+        ["90", "15", "17.5"]
+    # a word before digits is no sign and its digits no number ("v2", "bkr80"), as before
+    assert question_numbers("Use v2 and bkr80 and Rr5.") == ()
+    for sign, word in (("kr", "kronor"), ("R", "rand"), ("zł", "złoty")):
+        got = align(MUFFIN.format(c=sign, w=word).replace("90", "120"), MUFFIN.format(c="$", w="dollars"))
+        assert got.aligned and got.values == ["120", "7"], (sign, got.reason)
+        back = align(MUFFIN.format(c="¥", w="yen").replace("90", "45"), MUFFIN.format(c=sign, w=word))
+        assert back.aligned and back.values == ["45", "7"], (sign, back.reason)
+    # another currency asked, two currencies mixed, a fraction of it asked: refused
+    routed = MUFFIN.format(c="kr", w="kronor")
+    for near in (MUFFIN.format(c="kr", w="dollars"), MUFFIN.format(c="R", w="kronor"),
+                 MUFFIN.format(c="kr", w="cents"),
+                 "A bakery sells a muffin for kr90. Nomvula buys 7 muffins for R5 more. How many kronor does "
+                 "Nomvula pay?"):
+        assert not align(near, routed).aligned, near

@@ -49,11 +49,17 @@ from decimal import Decimal, InvalidOperation, localcontext
 from functools import lru_cache
 from typing import Any
 
+# currency signs written with letters right before the amount ("kr90", "R15", "zł17", "Rs500"), from a closed table:
+# the sign is a currency slot as "$" is, and the amount after it a number (a word before digits, "v2", is neither)
+CURRENCY_PREFIXES = {"R": "zar", "kr": "sek", "zł": "pln", "Rs": "inr", "Rp": "idr", "RM": "myr", "CHF": "chf"}
+_PREFIX = "|".join(sorted(map(re.escape, CURRENCY_PREFIXES), key=len, reverse=True))
 # a number: optional sign, digits with optional thousands commas, optional decimals, optional /denominator; not part
-# of a word, another number or a range ("v2", "5-10" and "1.2.3" are not numbers)
-NUMBER = re.compile(r"(?<![\w.\-/])-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+|/\d+)?(?![\w/]|[.,]\d)")
-_TOKEN = re.compile(rf"(?P<number>{NUMBER.pattern})|(?P<word>[^\W\d_]+)|(?P<poss>(?<=[^\W\d_])'s?(?![^\W\d_]))"
-                    r"|(?P<punct>\S)")
+# of a word, another number or a range ("v2", "5-10" and "1.2.3" are not numbers), except after a currency prefix
+_AFTER_PREFIX = "|".join(f"(?<=(?<![^\\W\\d_]){re.escape(p)})" for p in CURRENCY_PREFIXES)
+NUMBER = re.compile(rf"(?:(?<![\w.\-/])|{_AFTER_PREFIX})-?(?:\d{{1,3}}(?:,\d{{3}})+|\d+)(?:\.\d+|/\d+)?"
+                    r"(?![\w/]|[.,]\d)")
+_TOKEN = re.compile(rf"(?P<number>{NUMBER.pattern})|(?P<prefix>(?<![^\W\d_])(?:{_PREFIX})(?=\d))"
+                    r"|(?P<word>[^\W\d_]+)|(?P<poss>(?<=[^\W\d_])'s?(?![^\W\d_]))|(?P<punct>\S)")
 _SENTENCE_END = frozenset(".!?")
 _ASK_WORDS = frozenset("how what find calculate compute determine which".split())
 _DETERMINERS = frozenset("a an the his her their its my your our".split())
@@ -135,7 +141,10 @@ CURRENCY_WORDS = {**dict.fromkeys(("dollar", "dollars"), "usd"), **dict.fromkeys
                   **dict.fromkeys(("rupee", "rupees"), "inr"), **dict.fromkeys(("peso", "pesos"), "php"),
                   "yuan": "cny", **dict.fromkeys(("franc", "francs"), "chf"), "naira": "ngn",
                   **dict.fromkeys(("ruble", "rubles", "rouble", "roubles"), "rub"), "baht": "thb",
-                  **dict.fromkeys(("lira", "liras"), "try"), "dong": "vnd", "won": "krw"}
+                  **dict.fromkeys(("lira", "liras"), "try"), "dong": "vnd", "won": "krw", "rand": "zar",
+                  **dict.fromkeys(("krona", "kronor", "krone", "kroner", "kr"), "sek"),
+                  **dict.fromkeys(("złoty", "zloty", "złotys", "zlotys", "zł"), "pln"), "rupiah": "idr",
+                  "ringgit": "myr"}
 _SMALL_SYMBOLS = frozenset("¢₥")  # a fraction of a currency (cents, mills): a unit, never a currency slot
 # words in a symbol's Unicode name that make it a fraction of a currency or no currency sign ("FULLWIDTH CENT SIGN",
 # "GERMAN PENNY SIGN", "BENGALI GANDA MARK"): never a currency slot
@@ -198,7 +207,9 @@ class Token:
 
 
 def tokens_of(text: str) -> tuple[Token, ...]:
-    return tuple(Token(m.group(0), str(m.lastgroup), m.start()) for m in _TOKEN.finditer(text))
+    """The tokens of a text; a currency prefix written with letters ("kr" in "kr90") is a sign, as "$" is."""
+    return tuple(Token(m.group(0), "punct" if m.lastgroup == "prefix" else str(m.lastgroup), m.start())
+                 for m in _TOKEN.finditer(text))
 
 
 def number_value(text: str) -> Decimal | None:
@@ -557,7 +568,7 @@ def _currency(tok: Token, symbols: frozenset[str]) -> str | None:
     """The currency a token names (its code), or None; "pounds" ("won") is money only in a text that writes £ (₩). A
     symbol is a currency by its Unicode category (Sc: "₴", "₪", "₡"), whether the table knows it or not."""
     if tok.kind == "punct":
-        known = CURRENCY_SYMBOLS.get(tok.text)
+        known = CURRENCY_SYMBOLS.get(tok.text) or CURRENCY_PREFIXES.get(tok.text)  # a letter sign: "kr" of "kr90"
         return known or (f"sym:{tok.text}" if len(tok.text) == 1 and _whole_currency_symbol(tok.text) else None)
     if tok.kind != "word" or tok.key not in CURRENCY_WORDS:
         return None
