@@ -126,13 +126,18 @@ def _forms(base: str) -> set[str]:
 VERBS = frozenset(f for b in _VERBS.split() for f in _forms(b)) | frozenset(_IRREGULAR.split())
 # common nouns that name a person of a gender: people for the pronoun check
 GENDERED_NOUNS = {**dict.fromkeys("boy man brother son father dad uncle nephew husband grandfather grandpa king "
-                                  "prince gentleman sir mr".split(), "m"),
+                                  "prince gentleman sir mr grandson stepbrother stepfather stepson godfather godson "
+                                  "landlord".split(), "m"),
                   **dict.fromkeys("girl woman sister daughter mother mom mum aunt niece wife grandmother grandma "
-                                  "queen princess lady madam mrs ms miss".split(), "f")}
-# kinship and role nouns: slots renamed consistently (uncle -> brother, teacher -> coach); a person for pronouns
+                                  "queen princess lady madam mrs ms miss granddaughter stepsister stepmother "
+                                  "stepdaughter godmother goddaughter landlady".split(), "f")}
+# kinship and role nouns: slots renamed consistently (uncle -> brother, teacher -> coach); a person for pronouns. A
+# closed table: a noun after a possessive is not guessed to be one ("his dog", "his parents": docs/FLYWHEEL.md)
 KIN = frozenset("brother sister uncle aunt cousin grandmother grandfather grandma grandpa mother father mom dad mum "
                 "son daughter niece nephew husband wife neighbor neighbour teacher coach boss "
-                "roommate grandson granddaughter stepbrother stepsister".split())
+                "roommate grandson granddaughter stepbrother stepsister stepfather stepmother stepson stepdaughter "
+                "godmother godfather godson goddaughter tutor landlord landlady flatmate housemate manager "
+                "partner".split())
 # currencies: a symbol or a word, renamed as one consistent slot (its code) that the program does not depend on
 CURRENCY_SYMBOLS = {"$": "usd", "€": "eur", "£": "gbp", "¥": "jpy", "₹": "inr", "₱": "php", "₩": "krw", "₽": "rub",
                     "₦": "ngn", "₺": "try", "₫": "vnd", "฿": "thb"}
