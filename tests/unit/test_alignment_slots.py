@@ -527,3 +527,36 @@ def test_kinship_and_role_nouns_of_the_table_rename_and_another_one_asked_refuse
     assert not align(shop.replace("Ana", "Omar").replace("her tutor", "his stepfather"), shop).aligned
     got = align(shop.replace("Ana", "Omar").replace("her tutor", "his stepfather").replace("She", "He"), shop)
     assert got.aligned and ("tutor", "stepfather") in got.renames, got.reason
+
+
+STALL = ("At a match Ana sells coconuts from a stall. She buys 30 of them for $120 in all and sells every one for $5. "
+         "How many dollars of profit does Ana make?")
+
+
+def test_an_object_after_its_verb_renames_as_a_whole() -> None:
+    for other in ("iced teas", "juice boxes", "cans of soda"):
+        got = align(STALL.replace("coconuts", other).replace("30", "20"), STALL)
+        assert got.aligned and got.values == ["20", "120", "5"], (other, got.reason)
+    # a qualifier added where the routed word stays elsewhere, or another object asked about: refused
+    apples = "Ana sells apples at a stall. She sells 30 apples for $2 each. How many apples does Ana sell in 3 days?"
+    assert not align(apples.replace("sells apples", "sells red apples"), apples).aligned
+    assert not align(apples.replace("sells apples", "sells pears").replace("30 apples", "30 pears"), apples).aligned
+
+
+def test_a_noun_phrase_after_of_may_hold_a_verb_and_a_participle_may_follow_an_object() -> None:
+    tables = ("Lea is catering a wedding for 108 guests. Each table seats 9 guests and gets 5 napkin rings. How many "
+              "napkin rings does Lea need?")
+    got = align(tables.replace("napkin rings", "bottles of sparkling water").replace("108", "44"), tables)
+    assert got.aligned and got.values == ["44", "9", "5"], got.reason
+    # a unit before "of" is still no object's name
+    assert not align(tables.replace("napkin rings", "liters of sparkling water"), tables).aligned
+    shop = ("Kwame picks out 4 rain jackets priced at $15 apiece and one shirt priced at $70. The shop takes 10% off "
+            "the whole bill. How many dollars does Kwame pay?")
+    for jackets, shirt in (("wool coats", "shirt"), ("dresses", "pair of sandals"), ("pairs of sandals", "hat")):
+        got = align(shop.replace("rain jackets", jackets).replace("one shirt", f"one {shirt}").replace("4", "2"),
+                    shop)
+        assert got.aligned and got.values == ["2", "15", "70", "10"], (jackets, shirt, got.reason)
+    # a content word that is no participle after the name: it may be the noun the name qualifies
+    trucks = "Ana has 5 toy trucks. Each toy truck has 4 wheels. How many wheels are there?"
+    assert not align("Ana has 5 toy truck wheels. Each toy truck has 4 wheels. How many wheels are there?",
+                     trucks).aligned

@@ -831,13 +831,18 @@ def _object_span(tokens: Sequence[Token], i1: int, i2: int, nouns: frozenset[str
     span = tokens[i1:i2]
     if not 1 <= len(span) <= 4 or span[-1].kind != "word":
         return False
-    head = span[-1].key
     prev = tokens[i1 - 1] if i1 else None
+    # after a number, a possessive, "many", a function word that is no subject, or a verb's object ("sells
+    # coconuts from a stall" -> "sells cans of soda from a stall")
     if prev is None or not (prev.kind in ("number", "poss") or (prev.kind == "word" and (
-            prev.key in ("many", "much") or (prev.key in FUNCTION and prev.key not in _SUBJECTS)))):
+            prev.key in ("many", "much") or (prev.key in FUNCTION and prev.key not in _SUBJECTS)
+            or (prev.key in VERBS and prev.text[:1].islower() and not prev.key.endswith("ing"))))):
         return False
-    plural = lemma(head) != head or isinstance(_inflect().singular_noun(head), str)
-    if lemma(head) not in nouns and not plural and not (prev.kind == "word" and prev.key in _DETERMINERS):
+    # its noun: the last word, or the word before "of" ("cans of soda": cans)
+    heads = [span[-1].key] + [span[k - 1].key for k in range(1, len(span) - 1) if span[k].key == "of"]
+    counted = prev.kind == "word" and prev.key in (*_DETERMINERS, "one")  # "one shirt", "a coffee shop"
+    if not any(lemma(h) in nouns or lemma(h) != h or isinstance(_inflect().singular_noun(h), str) for h in heads) \
+            and not counted:
         return False  # a singular noun must be counted or headed by a determiner ("a coffee shop")
     if span[0].text[:1].isupper():
         return False
@@ -845,14 +850,23 @@ def _object_span(tokens: Sequence[Token], i1: int, i2: int, nouns: frozenset[str
     after = tokens[i2] if i2 < len(tokens) else None
     headed = prev.kind == "word" and prev.key in ("a", "an", "the") and not (
         after is not None and (after.kind == "number" or after.key in _DETERMINERS))
+    after_of = False  # a noun phrase follows "of" inside the name ("bottles of sparkling water"): verbs or not
     for k, tok in enumerate(span):
         if tok.kind == "punct" and tok.text == "-":
             continue
         if tok.kind != "word" or tok.key in PRONOUNS or lemma(tok.key) in KIN or lemma(tok.key) in GENDERED_NOUNS:
             return False
         inner = 0 < k < len(span) - 1
+        if after_of and not any(w in FUNCTION or w in MUST_AGREE or w in CURRENCY_WORDS for w in (tok.key, lemma(tok.key))):
+            continue
+        if k < len(span) - 1 and span[k + 1].key == "of" and lemma(tok.key) != tok.key \
+                and lemma(tok.key) in FUNCTION and tok.key not in FUNCTION \
+                and not any(w in MUST_AGREE or w in VERBS or w in CURRENCY_WORDS for w in (tok.key, lemma(tok.key))):
+            continue  # a plural of a function word is a noun ("cans of soda": the modal "can" has no plural)
         if inner and tok.key == "of" and span[k - 1].kind == "word" and span[k + 1].kind == "word" \
-                and not _fixed(span[k + 1].key):
+                and not any(w in FUNCTION or w in MUST_AGREE or w in CURRENCY_WORDS
+                            for w in (span[k + 1].key, lemma(span[k + 1].key))):
+            after_of = True
             continue  # "pair of socks": "of" between two words of the name
         if k + 2 < len(span) and tok.key in _OF_HEADS and span[k + 1].key == "of":
             continue  # a container counted as the object ("4 pairs of socks" -> "4 hats"; not "4 kilograms of")
@@ -863,7 +877,10 @@ def _object_span(tokens: Sequence[Token], i1: int, i2: int, nouns: frozenset[str
                                                         for w in (tok.key, lemma(tok.key)))):
             return False
     nxt = tokens[i2] if i2 < len(tokens) else None
-    return not (nxt is not None and nxt.kind == "word" and not _fixed(nxt.key))
+    # a participle after it qualifies the whole name ("4 rain jackets priced at"); another content word may be the
+    # noun it qualifies ("5 toy truck wheels")
+    participle = nxt is not None and len(nxt.key) > 4 and nxt.key.endswith("ed") and not nxt.key.endswith("eed")
+    return not (nxt is not None and nxt.kind == "word" and not _fixed(nxt.key) and not participle)
 
 
 def _pair(theirs: Sequence[Token], mine: Sequence[Token], asked: bool, mapping: _Mapping,
