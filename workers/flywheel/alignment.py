@@ -509,6 +509,8 @@ def _person_names(tokens: Sequence[Token]) -> frozenset[str]:
     "Tendai has"), or, inside a sentence, ending a phrase ("gives 5 to Tendai."). Not a word after a number or
     before a content word ("20 TikTok friends"), not a plural, not a word ending in -ing."""
     out = set()
+    inside, opening = _referents(tokens)
+    referred = set(inside.values()) | set(opening.values())  # the names a gendered pronoun may stand for
     for k, tok in enumerate(tokens):
         if not _is_name(tok) or tok.key in KIN or tok.key in CURRENCY_WORDS:
             continue
@@ -518,6 +520,10 @@ def _person_names(tokens: Sequence[Token]) -> frozenset[str]:
         prev = tokens[k - 1] if k else None
         nxt = tokens[k + 1] if k + 1 < len(tokens) else None
         if (prev is not None and prev.kind == "number") or tok.key.endswith("ing") or lemma(tok.key) != tok.key:
+            continue
+        if tok.key in referred and not _fixed(tok.key) and nxt is not None and nxt.kind == "word" \
+                and nxt.text[:1].islower() and nxt.key not in FUNCTION:
+            out.add(tok.key)  # "Bongani cycles at 20 km an hour. His godmother ...": a person a pronoun stands for
             continue
         after = tokens[k + 2] if k + 2 < len(tokens) else None
         appositive = nxt is not None and nxt.text == "," and after is not None and after.key in ("the", "a")
