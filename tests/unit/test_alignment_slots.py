@@ -584,3 +584,18 @@ def test_a_capitalized_word_a_gendered_pronoun_stands_for_is_a_person() -> None:
     sale = "Tom buys 12 apples. His sister buys 5 apples. How many apples do they buy?"
     for who in ("Children", "Everyone", "Nothing"):
         assert not align(sale.replace("Tom", who), sale).aligned, who
+
+
+BILL = ("Kwame's family uses 12 kilowatt-hours of electricity a day. Each kilowatt-hour costs $4. How many dollars is "
+        "the family's bill for a 28-day month?")
+
+
+def test_a_name_that_owns_something_renames_to_a_name_of_several_words() -> None:
+    # Kwame is in no name list and written only at a sentence's start: a person by owning something
+    got = align(BILL.replace("Kwame", "Jean-Baptiste").replace("12", "24"), BILL)
+    assert got.aligned and got.values == ["24", "4", "28"], got.reason
+    got = align(BILL.replace("Kwame", "Ana Sofia"), BILL)
+    assert got.aligned, got.reason
+    # a unit changed, or a word of the name written apart as well: refused
+    assert not align(BILL.replace("Kwame", "Ana Sofia").replace("dollars", "cents"), BILL).aligned
+    assert not align(BILL.replace("Kwame", "Ana Sofia").replace("the family's", "Sofia's"), BILL).aligned

@@ -1036,10 +1036,15 @@ def _span_kind(theirs: Sequence[Token], i1: int, i2: int, mine: Sequence[Token],
     """`person` or `kin` where two spans of the routed problem and the question are one rename of another word
     count: two names (one of them a person's name by its text), or two kinship or role nouns (one of them ending in
     a kinship or role noun the table knows), else None."""
-    def named(span: Sequence[Token], side: int) -> bool:  # a name by its text, or capitalized inside a sentence
+    def named(span: Sequence[Token], side: int) -> bool:
+        """A name by its text: capitalized inside a sentence, a first name, owning something ("Kwame's family"),
+        or with a gender its pronouns give it ("Bongani ... His")."""
+        text = texts.tokens[side]
         return any(lemma(t.key) in texts.names[side] for t in span) and (
             len(span) > 1 or _capitalized_inside_a_sentence(span[0], side, texts)
-            or name_gender(span[0].key) is not None)
+            or name_gender(span[0].key) is not None or lemma(span[0].key) in texts.persons[side]
+            or any(t.key == span[0].key and k + 1 < len(text) and text[k + 1].kind == "poss"
+                   for k, t in enumerate(text)))
 
     if _name_span(theirs, i1, i2, 0, texts) and _name_span(mine, j1, j2, 1, texts) and (
             named(theirs[i1:i2], 0) and named(mine[j1:j2], 1)):
