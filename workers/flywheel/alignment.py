@@ -611,14 +611,22 @@ class _Texts:
                    (_persons(theirs), _persons(mine)), (_person_names(theirs), _person_names(mine)),
                    (_symbols(theirs), _symbols(mine)), (theirs, mine))
 
-    def possessed(self, tok: Token, side: int) -> str:
-        """The kinship or gendered noun right after a possessive pronoun ("her uncle" -> uncle), else ""."""
+    def possessed(self, tok: Token, side: int) -> frozenset[str]:
+        """The kinship or gendered noun right after a possessive pronoun ("her uncle" -> uncle), as its word and as
+        the span of words it ends ("her great-aunt" -> aunt, "great - aunt"), else none."""
         tokens, k = self.tokens[side], self.index[side][id(tok)]
-        nxt = tokens[k + 1] if k + 1 < len(tokens) else None
-        if tok.key not in ("his", "her") or nxt is None or nxt.kind != "word":
-            return ""
-        word = lemma(nxt.key)
-        return word if word in KIN or word in GENDERED_NOUNS else ""
+        if tok.key not in ("his", "her"):
+            return frozenset()
+        for end in range(k + 1, min(k + 5, len(tokens))):
+            nxt = tokens[end]
+            if nxt.kind != "word" and nxt.text != "-":
+                break
+            word = lemma(nxt.key)
+            if word in KIN or word in GENDERED_NOUNS:
+                return frozenset({word, _span_key(tokens[k + 1:end + 1])})
+            if nxt.kind == "word" and (_fixed(nxt.key) or not nxt.text[:1].islower()):
+                break
+        return frozenset()
 
     def currency(self, tok: Token, side: int) -> str | None:
         return _currency(tok, self.pound_symbol[side])
@@ -913,6 +921,10 @@ def _pair(theirs: Sequence[Token], mine: Sequence[Token], asked: bool, mapping: 
             if cr is None or cm is None or (r.kind == "punct") != (m.kind == "punct"):
                 raise _Refused(f"{r.text!r} -> {m.text!r} changes a word that must agree")
             into.link_key(f"<cur:{cr}>", f"<cur:{cm}>", f"{r.text}\0{m.text}", asked, currency=True)
+        elif r.key != m.key and r.kind == m.kind == "word" and lemma(r.key) == lemma(m.key) \
+                and (lemma(r.key) in KIN or lemma(r.key) in GENDERED_NOUNS):
+            # "his uncle" -> "his uncles": another count of people
+            raise _Refused(f"{r.text!r} -> {m.text!r} changes how many people a kinship noun names")
         elif r.key == m.key or (r.kind == m.kind == "word" and lemma(r.key) == lemma(m.key)):
             if r.kind == "number":
                 found.append((r, m))
@@ -946,13 +958,27 @@ def _pair(theirs: Sequence[Token], mine: Sequence[Token], asked: bool, mapping: 
 
     matcher = difflib.SequenceMatcher(None, [routed_key(t) for t in theirs], [key(t) for t in mine],
                                       autojunk=False)
-    for op, i1, i2, j1, j2 in matcher.get_opcodes():
+    ops = matcher.get_opcodes()
+    skip = 0  # tokens of an equal op already aligned as the end of a kinship noun's span (below)
+    for n, (op, i1, i2, j1, j2) in enumerate(ops):
+        i1, j1, skip = i1 + skip, j1 + skip, 0
+        if i1 >= i2 and j1 >= j2:
+            continue
         dropped = " ".join(t.text for t in theirs[i1:i2])
         added = " ".join(t.text for t in mine[j1:j2])
-        if op == "delete":
-            raise _Refused(f"the question drops {dropped!r}")
-        if op == "insert":
-            raise _Refused(f"the question adds {added!r}")
+        if op in ("delete", "insert"):
+            # a kinship noun of another word count whose last word stays ("great-aunt" -> "aunt", "aunt" ->
+            # "great aunt"): the words dropped or added and the kept noun are one rename
+            nxt = ops[n + 1] if n + 1 < len(ops) else None
+            widened = next((w for w in (1, 2) if nxt is not None and nxt[0] == "equal" and w <= nxt[2] - nxt[1]
+                            and _span_kind(theirs, i1, i2 + w, mine, j1, j2 + w, texts) == "kin"), None)
+            if widened is not None:
+                span_r, span_m = theirs[i1:i2 + widened], mine[j1:j2 + widened]
+                mapping.link_key(_span_key(span_r), _span_key(span_m), " ".join(t.text for t in span_r) + "\0"
+                                 + " ".join(t.text for t in span_m), asked)
+                skip = widened
+                continue
+            raise _Refused(f"the question drops {dropped!r}" if op == "delete" else f"the question adds {added!r}")
         refusal = _Refused(f"{dropped!r} -> {added!r} is not a rename of the same length")
         if i2 - i1 == j2 - j1:
             trial, found = mapping.copy(), []
@@ -978,18 +1004,27 @@ def _pair(theirs: Sequence[Token], mine: Sequence[Token], asked: bool, mapping: 
             mapping.objects.add(a)
             continue
         # a person's name, or a kinship or role noun, of another word count ("Lucy" -> "Mary Ann", "uncle" ->
-        # "great aunt"), renamed as a whole like an object
-        kind = _span_kind(theirs, i1, i2, mine, j1, j2, texts) if op == "replace" else None
-        if kind is not None:
-            a, b = _span_key(theirs[i1:i2]), _span_key(mine[j1:j2])
-            trial = mapping.copy()
+        # "great aunt"), renamed as a whole like an object; a possessive pronoun before a kinship noun is its own
+        # slot ("her teacher" -> "his great-aunt": her -> his, teacher -> great-aunt)
+        lead = 1 if op == "replace" and min(i2 - i1, j2 - j1) > 1 and theirs[i1].kind == mine[j1].kind == "word" \
+            and theirs[i1].key in PRONOUNS and mine[j1].key in PRONOUNS else 0
+        for start in dict.fromkeys((0, lead)):
+            kind = _span_kind(theirs, i1 + start, i2, mine, j1 + start, j2, texts) if op == "replace" else None
+            if kind is None or (start and kind != "kin"):
+                continue
+            a, b = _span_key(theirs[i1 + start:i2]), _span_key(mine[j1 + start:j2])
+            trial, found = mapping.copy(), []
             try:
-                trial.link_key(a, b, f"{dropped}\0{added}", asked)
+                if start:
+                    one(trial, theirs[i1], mine[j1], found)
+                trial.link_key(a, b, " ".join(t.text for t in theirs[i1 + start:i2]) + "\0"
+                               + " ".join(t.text for t in mine[j1 + start:j2]), asked)
             except _Refused as why:
                 raise (refusal if i2 - i1 == j2 - j1 else why) from None
             mapping.update(trial)
-            continue
-        raise refusal
+            break
+        else:
+            raise refusal
     return numbers
 
 
@@ -1167,9 +1202,9 @@ def _people_agree(mapping: _Mapping, texts: _Texts) -> str | None:
         ref_r, ref_m = texts.referent(r, 0, opening=True), texts.referent(m, 1, opening=True)
         # a possessive's own noun is not whom it stands for ("her uncle": her is not the uncle)
         owned_r, owned_m = texts.possessed(r, 0), texts.possessed(m, 1)
-        could = {mapping.forward.get(p, p) for p, g in theirs.items() if g == ga and p != owned_r}
-        could.discard(mapping.forward.get(owned_r, owned_r) if owned_r else "")
-        might = {p for p, g in mine.items() if g == gb and p != owned_m}
+        could = {mapping.forward.get(p, p) for p, g in theirs.items() if g == ga and p not in owned_r}
+        could -= {mapping.forward.get(p, p) for p in owned_r}
+        might = {p for p, g in mine.items() if g == gb and p not in owned_m}
         if could == might and (could or ga == gb):  # no person of the gender: a pronoun for a noun ("a farmer")
             continue
         if ref_r and ref_m and theirs.get(ref_r) == ga and mine.get(ref_m) == gb \
@@ -1177,6 +1212,20 @@ def _people_agree(mapping: _Mapping, texts: _Texts) -> str | None:
             continue
         return (f"the pronoun {m.text!r} may stand for another person than the routed problem's {r.text!r} "
                 f"(people of its gender: {sorted(could)} renamed, {sorted(might)} here)")
+    return None
+
+
+def _span_words_renamed(mapping: _Mapping) -> str | None:
+    """Why a name renamed as a whole also has a word renamed on its own elsewhere, or None: "great-aunt" -> "aunt"
+    in one place and "great-aunt" -> "great-uncle" (aunt -> uncle) in another are two people for one."""
+    for key, other in mapping.forward.items():
+        for words, table in ((key, mapping.forward), (other, mapping.backward)):
+            if " " not in words or key.startswith("<"):
+                continue
+            for word in words.split(" "):
+                if table.get(word, word) != word:
+                    return (f"{mapping._word(key, other)!r} is renamed as a whole, and its word {word!r} alone as "
+                            f"{table[word]!r} elsewhere")
     return None
 
 
@@ -1321,6 +1370,9 @@ def align(question: str, routed: str) -> Alignment:
             sensitive = _order_sensitive(theirs, [order[i] for i in body], asked_theirs, texts)
             if sensitive is not None:
                 return "body", f"the statements come in another order, and {sensitive}"
+        split = _span_words_renamed(mapping)
+        if split is not None:
+            return "body", split
         only_asked = [p for p in mapping.in_asked if p not in mapping.in_body]
         if only_asked:
             r, m = mapping.shown[only_asked[0]].split("\0")
