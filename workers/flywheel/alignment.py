@@ -34,7 +34,12 @@ Slots are also found by their use where they align with a slot of their kind in 
 currency sign by its Unicode category (not one naming a fraction of a currency), a proper noun for a name (written
 capitalized inside a sentence), and names or kinship nouns of another word count ("Lucy" -> "Mary Ann"). Currency
 words and kinship nouns are slots only where the tables know them (guessing them by use let "centavos" stand for
-dollars and "his parents" for "his uncle": docs/FLYWHEEL.md).
+dollars and "his parents" for "his uncle": docs/FLYWHEEL.md). A currency sign of letters right before the amount
+("kr90", "R15": CURRENCY_PREFIXES) is a sign and its amount a number; a capitalized word a gendered pronoun stands
+for is a person ("Bongani cycles ... His"); a kinship noun of another word count may follow another possessive
+pronoun or keep its last word ("her teacher" -> "his great-aunt", "great-aunt" -> "aunt"), and a name renamed as a
+whole never has a word renamed alone elsewhere; a kinship noun's plural for its singular is another count of
+people and refuses.
 
 `align` never raises on odd text: what does not align is a refusal with its reason."""
 
