@@ -393,7 +393,7 @@ def test_a_kinship_or_role_noun_no_table_knows_aligns_with_one_it_knows() -> Non
     assert got.aligned and got.values == ["20", "5"], got.reason
     # a noun the table does not know is no kin slot (a role noun guessed by its use let "his dog" and "his
     # parents" stand for "his uncle": the second review)
-    for kin in ("godmother", "landlord", "best friend"):
+    for kin in ("plumber", "hamster", "best friend"):
         assert not align(UNCLE.replace("uncle", kin).replace("12", "20"), UNCLE).aligned, kin
     # another kin asked about than the one renamed; an object counted in the text: refused
     routed = "Tom has 12 apples. His uncle has 5 apples. How many apples does his uncle have?"
@@ -419,23 +419,28 @@ LAPS = "Emeka cycles 9 laps. His godmother cycles 4 laps. How many laps do they 
 
 def test_two_proper_nouns_in_the_same_slot_are_one_person_and_gender_still_agrees() -> None:
     # neither name is in a name list and "cycles" is in no verb list: a person by being capitalized inside a
-    # sentence too ("... does Bongani cycle"); only at a sentence's start it may be a common noun ("Children")
-    assert not align("Bongani cycles 12 laps. His godmother cycles 5 laps. How many laps do they cycle?",
-                     LAPS).aligned
+    # sentence too ("... does Bongani cycle"), or by a gendered pronoun that stands for it ("His godmother" after
+    # it); only at a sentence's start and with no pronoun for it, it may be a common noun ("Children")
+    got = align("Bongani cycles 12 laps. His godmother cycles 5 laps. How many laps do they cycle?", LAPS)
+    assert got.aligned and got.values == ["12", "5"], got.reason
+    plain = "Emeka cycles 9 laps. The godmother cycles 4 laps. How many laps do they cycle?"
+    assert not align(plain.replace("Emeka", "Bongani"), plain).aligned
     got = align("Bongani cycles 12 laps. His godmother cycles 5 laps. How many laps does Bongani cycle more?",
                 "Emeka cycles 9 laps. His godmother cycles 4 laps. How many laps does Emeka cycle more?")
     assert got.aligned and got.values == ["12", "5"], got.reason
-    # "Her" for "His": refused; the other person asked about: refused
-    assert not align("Bongani cycles 12 laps. Her godmother cycles 5 laps. How many laps do they cycle?",
+    # "Her" for "His" where the name is a man's: refused ("Bongani ... Her godmother" makes Bongani a woman by the
+    # pronoun that stands for her, a consistent rename); the other person asked about: refused
+    assert not align("Pedro cycles 12 laps. Her godmother cycles 5 laps. How many laps do they cycle?",
                      LAPS).aligned
+    assert align("Bongani cycles 12 laps. Her godmother cycles 5 laps. How many laps do they cycle?", LAPS).aligned
     assert not align("Bongani cycles 12 laps. Tamati cycles 5 laps. How many laps does Tamati cycle more?",
                      "Emeka cycles 9 laps. Tamati cycles 4 laps. How many laps does Emeka cycle more?").aligned
 
 
 def test_a_noun_after_a_possessive_is_no_kinship_noun() -> None:
-    # "her uncle" -> "his flatmate": refused, as "his dog" and "his parents" are (the second review)
+    # "her uncle" -> "his plumber": refused, as "his dog" and "his parents" are (the second review)
     routed = "Ana and her uncle have 12 apples. Ana eats 5 apples. How many apples are left?"
-    assert not align("Tom and his flatmate have 20 apples. Tom eats 7 apples. How many apples are left?",
+    assert not align("Tom and his plumber have 20 apples. Tom eats 7 apples. How many apples are left?",
                      routed).aligned
     # a word the text also counts (an object, not a person): refused
     assert not align("Tom and his crate have 20 apples. Tom eats 7 crates. How many apples are left?",
@@ -485,3 +490,145 @@ def test_what_the_slots_by_use_still_align() -> None:
                  "Anna stitches 9 quilts. How many quilts does Anna stitch?").aligned
     assert align("Tom and his great aunt each buy 4 apples. How many apples do they buy in all?",
                  "Tom and his uncle each buy 3 apples. How many apples do they buy in all?").aligned
+
+
+MUFFIN = "A bakery sells a muffin for {c}90. Nomvula buys 7 muffins. How many {w} does Nomvula pay?"
+
+
+def test_a_currency_sign_of_letters_before_the_amount_is_a_currency_and_the_amount_a_number() -> None:
+    from workers.flywheel.structure import question_numbers
+
+    assert [n.text for n in question_numbers("A muffin costs kr90, a pie R15 and a cake zł17.5.")] == \
+        ["90", "15", "17.5"]
+    # a word before digits is no sign and its digits no number ("v2", "bkr80"), as before
+    assert question_numbers("Use v2 and bkr80 and Rr5.") == ()
+    for sign, word in (("kr", "kronor"), ("R", "rand"), ("zł", "złoty")):
+        got = align(MUFFIN.format(c=sign, w=word).replace("90", "120"), MUFFIN.format(c="$", w="dollars"))
+        assert got.aligned and got.values == ["120", "7"], (sign, got.reason)
+        back = align(MUFFIN.format(c="¥", w="yen").replace("90", "45"), MUFFIN.format(c=sign, w=word))
+        assert back.aligned and back.values == ["45", "7"], (sign, back.reason)
+    # another currency asked, two currencies mixed, a fraction of it asked: refused
+    routed = MUFFIN.format(c="kr", w="kronor")
+    for near in (MUFFIN.format(c="kr", w="dollars"), MUFFIN.format(c="R", w="kronor"),
+                 MUFFIN.format(c="kr", w="cents"),
+                 "A bakery sells a muffin for kr90. Nomvula buys 7 muffins for R5 more. How many kronor does "
+                 "Nomvula pay?"):
+        assert not align(near, routed).aligned, near
+
+
+def test_kinship_and_role_nouns_of_the_table_rename_and_another_one_asked_refuses() -> None:
+    routed = ("Yuki teaches 9 classes a week. She pays her tutor ¥40 a week. How many yen does Yuki keep after "
+              "paying her tutor, if a class pays ¥50?")
+    for kin in ("godmother", "landlord", "flatmate", "stepfather", "landlady", "business partner"):
+        got = align(routed.replace("tutor", kin).replace("9", "11"), routed)
+        assert got.aligned and got.values[0] == "11", (kin, got.reason)
+    # another kin asked about than the one renamed, or several people for one: refused
+    assert not align(routed.replace("her tutor ¥40", "her landlord ¥40").replace("paying her tutor",
+                                                                                  "paying her landlady"),
+                     routed).aligned
+    assert not align(routed.replace("tutor", "godparents"), routed).aligned
+    # the pronoun checks still hold: "She" where the question names two men refuses
+    shop = "Ana and her tutor run a stall. She sells 12 pies. How many pies does Ana sell in 3 days?"
+    assert not align(shop.replace("Ana", "Omar").replace("her tutor", "his stepfather"), shop).aligned
+    got = align(shop.replace("Ana", "Omar").replace("her tutor", "his stepfather").replace("She", "He"), shop)
+    assert got.aligned and ("tutor", "stepfather") in got.renames, got.reason
+
+
+STALL = ("At a match Ana sells coconuts from a stall. She buys 30 of them for $120 in all and sells every one for $5. "
+         "How many dollars of profit does Ana make?")
+
+
+def test_an_object_after_its_verb_renames_as_a_whole() -> None:
+    for other in ("iced teas", "juice boxes", "cans of soda"):
+        got = align(STALL.replace("coconuts", other).replace("30", "20"), STALL)
+        assert got.aligned and got.values == ["20", "120", "5"], (other, got.reason)
+    # a qualifier added where the routed word stays elsewhere, or another object asked about: refused
+    apples = "Ana sells apples at a stall. She sells 30 apples for $2 each. How many apples does Ana sell in 3 days?"
+    assert not align(apples.replace("sells apples", "sells red apples"), apples).aligned
+    assert not align(apples.replace("sells apples", "sells pears").replace("30 apples", "30 pears"), apples).aligned
+
+
+def test_a_noun_phrase_after_of_may_hold_a_verb_and_a_participle_may_follow_an_object() -> None:
+    tables = ("Lea is catering a wedding for 108 guests. Each table seats 9 guests and gets 5 napkin rings. How many "
+              "napkin rings does Lea need?")
+    got = align(tables.replace("napkin rings", "bottles of sparkling water").replace("108", "44"), tables)
+    assert got.aligned and got.values == ["44", "9", "5"], got.reason
+    # a unit before "of" is still no object's name
+    assert not align(tables.replace("napkin rings", "liters of sparkling water"), tables).aligned
+    shop = ("Kwame picks out 4 rain jackets priced at $15 apiece and one shirt priced at $70. The shop takes 10% off "
+            "the whole bill. How many dollars does Kwame pay?")
+    for jackets, shirt in (("wool coats", "shirt"), ("dresses", "pair of sandals"), ("pairs of sandals", "hat")):
+        got = align(shop.replace("rain jackets", jackets).replace("one shirt", f"one {shirt}").replace("4", "2"),
+                    shop)
+        assert got.aligned and got.values == ["2", "15", "70", "10"], (jackets, shirt, got.reason)
+    # a content word that is no participle after the name: it may be the noun the name qualifies
+    trucks = "Ana has 5 toy trucks. Each toy truck has 4 wheels. How many wheels are there?"
+    assert not align("Ana has 5 toy truck wheels. Each toy truck has 4 wheels. How many wheels are there?",
+                     trucks).aligned
+
+
+ROAD = ("Bongani cycles at 20 kilometers an hour. His godmother drives the same road at 85 kilometers an hour. They "
+        "leave together. How many kilometers ahead is the godmother after 5 hours?")
+
+
+def test_a_capitalized_word_a_gendered_pronoun_stands_for_is_a_person() -> None:
+    for name in ("Pedro", "Emeka", "Jo"):
+        got = align(ROAD.replace("Bongani", name).replace("20", "12"), ROAD)
+        assert got.aligned and got.values == ["12", "85", "5"], (name, got.reason)
+    # the pronoun of the other gender, another person asked, or the other slot asked: refused
+    assert not align(ROAD.replace("Bongani", "Pedro").replace("His", "Her"), ROAD).aligned
+    assert not align(ROAD.replace("Bongani", "Pedro").replace("ahead is the godmother", "ahead is Pedro's aunt"),
+                     ROAD).aligned
+    assert not align(ROAD.replace("Bongani", "Pedro").replace("is the godmother", "is Pedro"), ROAD).aligned
+    # a plural, an indefinite pronoun, or a word after a number is never a person, pronoun or not
+    sale = "Tom buys 12 apples. His sister buys 5 apples. How many apples do they buy?"
+    for who in ("Children", "Everyone", "Nothing"):
+        assert not align(sale.replace("Tom", who), sale).aligned, who
+
+
+BILL = ("Kwame's family uses 12 kilowatt-hours of electricity a day. Each kilowatt-hour costs $4. How many dollars is "
+        "the family's bill for a 28-day month?")
+
+
+def test_a_name_that_owns_something_renames_to_a_name_of_several_words() -> None:
+    # Kwame is in no name list and written only at a sentence's start: a person by owning something
+    got = align(BILL.replace("Kwame", "Jean-Baptiste").replace("12", "24"), BILL)
+    assert got.aligned and got.values == ["24", "4", "28"], got.reason
+    got = align(BILL.replace("Kwame", "Ana Sofia"), BILL)
+    assert got.aligned, got.reason
+    # a unit changed, or a word of the name written apart as well: refused
+    assert not align(BILL.replace("Kwame", "Ana Sofia").replace("dollars", "cents"), BILL).aligned
+    assert not align(BILL.replace("Kwame", "Ana Sofia").replace("the family's", "Sofia's"), BILL).aligned
+
+
+FARES = ("Ximena drives a tuk-tuk for her teacher. On Monday she gives 24 rides at $4 a ride. She gives her teacher "
+         "$20. How many dollars does Ximena have left?")
+
+
+def test_a_kinship_noun_of_another_word_count_after_another_pronoun_or_keeping_its_last_word() -> None:
+    got = align(FARES.replace("teacher", "great-aunt").replace("Ximena", "Wojciech").replace("her", "his")
+                .replace("she", "he").replace("She", "He").replace("24", "9"), FARES)
+    assert got.aligned and got.values == ["9", "4", "20"], got.reason
+    aunt = FARES.replace("teacher", "great-aunt")
+    for other in ("aunt", "grandmother"):
+        got = align(aunt.replace("great-aunt", other).replace("24", "9"), aunt)
+        assert got.aligned and got.values == ["9", "4", "20"], (other, got.reason)
+    assert align(FARES.replace("teacher", "aunt"), aunt).aligned  # and the other way
+    # another kin in the second statement, several people for one, a kin noun kept elsewhere, or no kin: refused
+    assert not align(aunt.replace("gives her great-aunt", "gives her aunt").replace("for her great-aunt",
+                                                                                     "for her great-uncle"),
+                     aunt).aligned
+    assert not align(aunt.replace("great-aunt", "great-aunts"), aunt).aligned
+    assert not align(aunt.replace("for her great-aunt", "for her aunt"), aunt).aligned
+    assert not align(FARES.replace("her teacher", "his dog"), FARES).aligned
+
+
+def test_a_kinship_noun_in_the_plural_is_another_count_of_people() -> None:
+    # "his uncle" -> "his uncles" has the same lemma: it was taken as the same word (a near miss aligned before)
+    uncle = "Tom and his uncle each buy 4 apples. How many apples do they buy in all?"
+    assert not align(uncle.replace("uncle", "uncles"), uncle).aligned
+    assert not align(uncle, uncle.replace("uncle", "uncles")).aligned
+    assert not align(uncle.replace("his uncle", "his sisters"), uncle.replace("his uncle", "his sister")).aligned
+    # an object's plural still aligns ("1 apples" is a typo, not another quantity)
+    assert align("Tom has 5 apples. He eats 1 apples. How many apples are left?",
+                 "Tom has 4 apples. He eats 1 apple. How many apples are left?").aligned

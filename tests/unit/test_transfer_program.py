@@ -209,6 +209,19 @@ def test_a_constant_a_kept_word_explains_does_not_block_an_object_rename() -> No
     assert unexplained_constants("print(kvp_0 * 2)", "Ana eats 5 pies and Tom eats twice as many.") == []
 
 
+def test_a_fraction_or_a_multiple_spelled_in_words_explains_its_constants() -> None:
+    from workers.flywheel.transfer import unexplained_constants
+
+    body = "print((kvp_0 + kvp_0 * 3 // 5) * kvp_1)"
+    shop = "A shop sells 35 books on Saturday and three fifths as many on Sunday. Each costs $17. How many dollars?"
+    assert unexplained_constants(body, shop) == []
+    assert unexplained_constants("print(kvp_0 * 4)", "Ana has 5 pens and Tom four times as many. How many?") == []
+    # a number word that is no fraction or multiple explains nothing: the 2 may be a bicycle's wheels
+    assert unexplained_constants("print(2 * kvp_0 * 2)", "Ana has two shops of 5 bicycles. How many wheels?") \
+        == ["2"]
+    assert unexplained_constants(body, shop.replace("three fifths", "half")) == ["3", "5"]
+
+
 def test_a_question_whose_people_and_objects_are_all_new_is_found_by_its_shape() -> None:
     from store.route_index import IndexedProblem, Retrieval, TermStats, index_terms
     from workers.flywheel.router import ranked_indexed, ranked_shape, shape_query

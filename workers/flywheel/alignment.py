@@ -34,7 +34,12 @@ Slots are also found by their use where they align with a slot of their kind in 
 currency sign by its Unicode category (not one naming a fraction of a currency), a proper noun for a name (written
 capitalized inside a sentence), and names or kinship nouns of another word count ("Lucy" -> "Mary Ann"). Currency
 words and kinship nouns are slots only where the tables know them (guessing them by use let "centavos" stand for
-dollars and "his parents" for "his uncle": docs/FLYWHEEL.md).
+dollars and "his parents" for "his uncle": docs/FLYWHEEL.md). A currency sign of letters right before the amount
+("kr90", "R15": CURRENCY_PREFIXES) is a sign and its amount a number; a capitalized word a gendered pronoun stands
+for is a person ("Bongani cycles ... His"); a kinship noun of another word count may follow another possessive
+pronoun or keep its last word ("her teacher" -> "his great-aunt", "great-aunt" -> "aunt"), and a name renamed as a
+whole never has a word renamed alone elsewhere; a kinship noun's plural for its singular is another count of
+people and refuses.
 
 `align` never raises on odd text: what does not align is a refusal with its reason."""
 
@@ -49,11 +54,17 @@ from decimal import Decimal, InvalidOperation, localcontext
 from functools import lru_cache
 from typing import Any
 
+# currency signs written with letters right before the amount ("kr90", "R15", "zł17", "Rs500"), from a closed table:
+# the sign is a currency slot as "$" is, and the amount after it a number (a word before digits, "v2", is neither)
+CURRENCY_PREFIXES = {"R": "zar", "kr": "sek", "zł": "pln", "Rs": "inr", "Rp": "idr", "RM": "myr", "CHF": "chf"}
+_PREFIX = "|".join(sorted(map(re.escape, CURRENCY_PREFIXES), key=len, reverse=True))
 # a number: optional sign, digits with optional thousands commas, optional decimals, optional /denominator; not part
-# of a word, another number or a range ("v2", "5-10" and "1.2.3" are not numbers)
-NUMBER = re.compile(r"(?<![\w.\-/])-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+|/\d+)?(?![\w/]|[.,]\d)")
-_TOKEN = re.compile(rf"(?P<number>{NUMBER.pattern})|(?P<word>[^\W\d_]+)|(?P<poss>(?<=[^\W\d_])'s?(?![^\W\d_]))"
-                    r"|(?P<punct>\S)")
+# of a word, another number or a range ("v2", "5-10" and "1.2.3" are not numbers), except after a currency prefix
+_AFTER_PREFIX = "|".join(f"(?<=(?<![^\\W\\d_]){re.escape(p)})" for p in CURRENCY_PREFIXES)
+NUMBER = re.compile(rf"(?:(?<![\w.\-/])|{_AFTER_PREFIX})-?(?:\d{{1,3}}(?:,\d{{3}})+|\d+)(?:\.\d+|/\d+)?"
+                    r"(?![\w/]|[.,]\d)")
+_TOKEN = re.compile(rf"(?P<number>{NUMBER.pattern})|(?P<prefix>(?<![^\W\d_])(?:{_PREFIX})(?=\d))"
+                    r"|(?P<word>[^\W\d_]+)|(?P<poss>(?<=[^\W\d_])'s?(?![^\W\d_]))|(?P<punct>\S)")
 _SENTENCE_END = frozenset(".!?")
 _ASK_WORDS = frozenset("how what find calculate compute determine which".split())
 _DETERMINERS = frozenset("a an the his her their its my your our".split())
@@ -120,13 +131,18 @@ def _forms(base: str) -> set[str]:
 VERBS = frozenset(f for b in _VERBS.split() for f in _forms(b)) | frozenset(_IRREGULAR.split())
 # common nouns that name a person of a gender: people for the pronoun check
 GENDERED_NOUNS = {**dict.fromkeys("boy man brother son father dad uncle nephew husband grandfather grandpa king "
-                                  "prince gentleman sir mr".split(), "m"),
+                                  "prince gentleman sir mr grandson stepbrother stepfather stepson godfather godson "
+                                  "landlord".split(), "m"),
                   **dict.fromkeys("girl woman sister daughter mother mom mum aunt niece wife grandmother grandma "
-                                  "queen princess lady madam mrs ms miss".split(), "f")}
-# kinship and role nouns: slots renamed consistently (uncle -> brother, teacher -> coach); a person for pronouns
+                                  "queen princess lady madam mrs ms miss granddaughter stepsister stepmother "
+                                  "stepdaughter godmother goddaughter landlady".split(), "f")}
+# kinship and role nouns: slots renamed consistently (uncle -> brother, teacher -> coach); a person for pronouns. A
+# closed table: a noun after a possessive is not guessed to be one ("his dog", "his parents": docs/FLYWHEEL.md)
 KIN = frozenset("brother sister uncle aunt cousin grandmother grandfather grandma grandpa mother father mom dad mum "
                 "son daughter niece nephew husband wife neighbor neighbour teacher coach boss "
-                "roommate grandson granddaughter stepbrother stepsister".split())
+                "roommate grandson granddaughter stepbrother stepsister stepfather stepmother stepson stepdaughter "
+                "godmother godfather godson goddaughter tutor landlord landlady flatmate housemate manager "
+                "partner".split())
 # currencies: a symbol or a word, renamed as one consistent slot (its code) that the program does not depend on
 CURRENCY_SYMBOLS = {"$": "usd", "€": "eur", "£": "gbp", "¥": "jpy", "₹": "inr", "₱": "php", "₩": "krw", "₽": "rub",
                     "₦": "ngn", "₺": "try", "₫": "vnd", "฿": "thb"}
@@ -135,7 +151,10 @@ CURRENCY_WORDS = {**dict.fromkeys(("dollar", "dollars"), "usd"), **dict.fromkeys
                   **dict.fromkeys(("rupee", "rupees"), "inr"), **dict.fromkeys(("peso", "pesos"), "php"),
                   "yuan": "cny", **dict.fromkeys(("franc", "francs"), "chf"), "naira": "ngn",
                   **dict.fromkeys(("ruble", "rubles", "rouble", "roubles"), "rub"), "baht": "thb",
-                  **dict.fromkeys(("lira", "liras"), "try"), "dong": "vnd", "won": "krw"}
+                  **dict.fromkeys(("lira", "liras"), "try"), "dong": "vnd", "won": "krw", "rand": "zar",
+                  **dict.fromkeys(("krona", "kronor", "krone", "kroner", "kr"), "sek"),
+                  **dict.fromkeys(("złoty", "zloty", "złotys", "zlotys", "zł"), "pln"), "rupiah": "idr",
+                  "ringgit": "myr"}
 _SMALL_SYMBOLS = frozenset("¢₥")  # a fraction of a currency (cents, mills): a unit, never a currency slot
 # words in a symbol's Unicode name that make it a fraction of a currency or no currency sign ("FULLWIDTH CENT SIGN",
 # "GERMAN PENNY SIGN", "BENGALI GANDA MARK"): never a currency slot
@@ -198,7 +217,9 @@ class Token:
 
 
 def tokens_of(text: str) -> tuple[Token, ...]:
-    return tuple(Token(m.group(0), str(m.lastgroup), m.start()) for m in _TOKEN.finditer(text))
+    """The tokens of a text; a currency prefix written with letters ("kr" in "kr90") is a sign, as "$" is."""
+    return tuple(Token(m.group(0), "punct" if m.lastgroup == "prefix" else str(m.lastgroup), m.start())
+                 for m in _TOKEN.finditer(text))
 
 
 def number_value(text: str) -> Decimal | None:
@@ -493,6 +514,8 @@ def _person_names(tokens: Sequence[Token]) -> frozenset[str]:
     "Tendai has"), or, inside a sentence, ending a phrase ("gives 5 to Tendai."). Not a word after a number or
     before a content word ("20 TikTok friends"), not a plural, not a word ending in -ing."""
     out = set()
+    inside, opening = _referents(tokens)
+    referred = set(inside.values()) | set(opening.values())  # the names a gendered pronoun may stand for
     for k, tok in enumerate(tokens):
         if not _is_name(tok) or tok.key in KIN or tok.key in CURRENCY_WORDS:
             continue
@@ -502,6 +525,10 @@ def _person_names(tokens: Sequence[Token]) -> frozenset[str]:
         prev = tokens[k - 1] if k else None
         nxt = tokens[k + 1] if k + 1 < len(tokens) else None
         if (prev is not None and prev.kind == "number") or tok.key.endswith("ing") or lemma(tok.key) != tok.key:
+            continue
+        if tok.key in referred and not _fixed(tok.key) and nxt is not None and nxt.kind == "word" \
+                and nxt.text[:1].islower() and nxt.key not in FUNCTION:
+            out.add(tok.key)  # "Bongani cycles at 20 km an hour. His godmother ...": a person a pronoun stands for
             continue
         after = tokens[k + 2] if k + 2 < len(tokens) else None
         appositive = nxt is not None and nxt.text == "," and after is not None and after.key in ("the", "a")
@@ -557,7 +584,7 @@ def _currency(tok: Token, symbols: frozenset[str]) -> str | None:
     """The currency a token names (its code), or None; "pounds" ("won") is money only in a text that writes £ (₩). A
     symbol is a currency by its Unicode category (Sc: "₴", "₪", "₡"), whether the table knows it or not."""
     if tok.kind == "punct":
-        known = CURRENCY_SYMBOLS.get(tok.text)
+        known = CURRENCY_SYMBOLS.get(tok.text) or CURRENCY_PREFIXES.get(tok.text)  # a letter sign: "kr" of "kr90"
         return known or (f"sym:{tok.text}" if len(tok.text) == 1 and _whole_currency_symbol(tok.text) else None)
     if tok.kind != "word" or tok.key not in CURRENCY_WORDS:
         return None
@@ -589,14 +616,22 @@ class _Texts:
                    (_persons(theirs), _persons(mine)), (_person_names(theirs), _person_names(mine)),
                    (_symbols(theirs), _symbols(mine)), (theirs, mine))
 
-    def possessed(self, tok: Token, side: int) -> str:
-        """The kinship or gendered noun right after a possessive pronoun ("her uncle" -> uncle), else ""."""
+    def possessed(self, tok: Token, side: int) -> frozenset[str]:
+        """The kinship or gendered noun right after a possessive pronoun ("her uncle" -> uncle), as its word and as
+        the span of words it ends ("her great-aunt" -> aunt, "great - aunt"), else none."""
         tokens, k = self.tokens[side], self.index[side][id(tok)]
-        nxt = tokens[k + 1] if k + 1 < len(tokens) else None
-        if tok.key not in ("his", "her") or nxt is None or nxt.kind != "word":
-            return ""
-        word = lemma(nxt.key)
-        return word if word in KIN or word in GENDERED_NOUNS else ""
+        if tok.key not in ("his", "her"):
+            return frozenset()
+        for end in range(k + 1, min(k + 5, len(tokens))):
+            nxt = tokens[end]
+            if nxt.kind != "word" and nxt.text != "-":
+                break
+            word = lemma(nxt.key)
+            if word in KIN or word in GENDERED_NOUNS:
+                return frozenset({word, _span_key(tokens[k + 1:end + 1])})
+            if nxt.kind == "word" and (_fixed(nxt.key) or not nxt.text[:1].islower()):
+                break
+        return frozenset()
 
     def currency(self, tok: Token, side: int) -> str | None:
         return _currency(tok, self.pound_symbol[side])
@@ -815,13 +850,18 @@ def _object_span(tokens: Sequence[Token], i1: int, i2: int, nouns: frozenset[str
     span = tokens[i1:i2]
     if not 1 <= len(span) <= 4 or span[-1].kind != "word":
         return False
-    head = span[-1].key
     prev = tokens[i1 - 1] if i1 else None
+    # after a number, a possessive, "many", a function word that is no subject, or a verb's object ("sells
+    # coconuts from a stall" -> "sells cans of soda from a stall")
     if prev is None or not (prev.kind in ("number", "poss") or (prev.kind == "word" and (
-            prev.key in ("many", "much") or (prev.key in FUNCTION and prev.key not in _SUBJECTS)))):
+            prev.key in ("many", "much") or (prev.key in FUNCTION and prev.key not in _SUBJECTS)
+            or (prev.key in VERBS and prev.text[:1].islower() and not prev.key.endswith("ing"))))):
         return False
-    plural = lemma(head) != head or isinstance(_inflect().singular_noun(head), str)
-    if lemma(head) not in nouns and not plural and not (prev.kind == "word" and prev.key in _DETERMINERS):
+    # its noun: the last word, or the word before "of" ("cans of soda": cans)
+    heads = [span[-1].key] + [span[k - 1].key for k in range(1, len(span) - 1) if span[k].key == "of"]
+    counted = prev.kind == "word" and prev.key in (*_DETERMINERS, "one")  # "one shirt", "a coffee shop"
+    if not any(lemma(h) in nouns or lemma(h) != h or isinstance(_inflect().singular_noun(h), str) for h in heads) \
+            and not counted:
         return False  # a singular noun must be counted or headed by a determiner ("a coffee shop")
     if span[0].text[:1].isupper():
         return False
@@ -829,14 +869,23 @@ def _object_span(tokens: Sequence[Token], i1: int, i2: int, nouns: frozenset[str
     after = tokens[i2] if i2 < len(tokens) else None
     headed = prev.kind == "word" and prev.key in ("a", "an", "the") and not (
         after is not None and (after.kind == "number" or after.key in _DETERMINERS))
+    after_of = False  # a noun phrase follows "of" inside the name ("bottles of sparkling water"): verbs or not
     for k, tok in enumerate(span):
         if tok.kind == "punct" and tok.text == "-":
             continue
         if tok.kind != "word" or tok.key in PRONOUNS or lemma(tok.key) in KIN or lemma(tok.key) in GENDERED_NOUNS:
             return False
         inner = 0 < k < len(span) - 1
+        if after_of and not any(w in FUNCTION or w in MUST_AGREE or w in CURRENCY_WORDS for w in (tok.key, lemma(tok.key))):
+            continue
+        if k < len(span) - 1 and span[k + 1].key == "of" and lemma(tok.key) != tok.key \
+                and lemma(tok.key) in FUNCTION and tok.key not in FUNCTION \
+                and not any(w in MUST_AGREE or w in VERBS or w in CURRENCY_WORDS for w in (tok.key, lemma(tok.key))):
+            continue  # a plural of a function word is a noun ("cans of soda": the modal "can" has no plural)
         if inner and tok.key == "of" and span[k - 1].kind == "word" and span[k + 1].kind == "word" \
-                and not _fixed(span[k + 1].key):
+                and not any(w in FUNCTION or w in MUST_AGREE or w in CURRENCY_WORDS
+                            for w in (span[k + 1].key, lemma(span[k + 1].key))):
+            after_of = True
             continue  # "pair of socks": "of" between two words of the name
         if k + 2 < len(span) and tok.key in _OF_HEADS and span[k + 1].key == "of":
             continue  # a container counted as the object ("4 pairs of socks" -> "4 hats"; not "4 kilograms of")
@@ -847,7 +896,10 @@ def _object_span(tokens: Sequence[Token], i1: int, i2: int, nouns: frozenset[str
                                                         for w in (tok.key, lemma(tok.key)))):
             return False
     nxt = tokens[i2] if i2 < len(tokens) else None
-    return not (nxt is not None and nxt.kind == "word" and not _fixed(nxt.key))
+    # a participle after it qualifies the whole name ("4 rain jackets priced at"); another content word may be the
+    # noun it qualifies ("5 toy truck wheels")
+    participle = nxt is not None and len(nxt.key) > 4 and nxt.key.endswith("ed") and not nxt.key.endswith("eed")
+    return not (nxt is not None and nxt.kind == "word" and not _fixed(nxt.key) and not participle)
 
 
 def _pair(theirs: Sequence[Token], mine: Sequence[Token], asked: bool, mapping: _Mapping,
@@ -874,6 +926,10 @@ def _pair(theirs: Sequence[Token], mine: Sequence[Token], asked: bool, mapping: 
             if cr is None or cm is None or (r.kind == "punct") != (m.kind == "punct"):
                 raise _Refused(f"{r.text!r} -> {m.text!r} changes a word that must agree")
             into.link_key(f"<cur:{cr}>", f"<cur:{cm}>", f"{r.text}\0{m.text}", asked, currency=True)
+        elif r.key != m.key and r.kind == m.kind == "word" and lemma(r.key) == lemma(m.key) \
+                and (lemma(r.key) in KIN or lemma(r.key) in GENDERED_NOUNS):
+            # "his uncle" -> "his uncles": another count of people
+            raise _Refused(f"{r.text!r} -> {m.text!r} changes how many people a kinship noun names")
         elif r.key == m.key or (r.kind == m.kind == "word" and lemma(r.key) == lemma(m.key)):
             if r.kind == "number":
                 found.append((r, m))
@@ -907,13 +963,27 @@ def _pair(theirs: Sequence[Token], mine: Sequence[Token], asked: bool, mapping: 
 
     matcher = difflib.SequenceMatcher(None, [routed_key(t) for t in theirs], [key(t) for t in mine],
                                       autojunk=False)
-    for op, i1, i2, j1, j2 in matcher.get_opcodes():
+    ops = matcher.get_opcodes()
+    skip = 0  # tokens of an equal op already aligned as the end of a kinship noun's span (below)
+    for n, (op, i1, i2, j1, j2) in enumerate(ops):
+        i1, j1, skip = i1 + skip, j1 + skip, 0
+        if i1 >= i2 and j1 >= j2:
+            continue
         dropped = " ".join(t.text for t in theirs[i1:i2])
         added = " ".join(t.text for t in mine[j1:j2])
-        if op == "delete":
-            raise _Refused(f"the question drops {dropped!r}")
-        if op == "insert":
-            raise _Refused(f"the question adds {added!r}")
+        if op in ("delete", "insert"):
+            # a kinship noun of another word count whose last word stays ("great-aunt" -> "aunt", "aunt" ->
+            # "great aunt"): the words dropped or added and the kept noun are one rename
+            nxt = ops[n + 1] if n + 1 < len(ops) else None
+            widened = next((w for w in (1, 2) if nxt is not None and nxt[0] == "equal" and w <= nxt[2] - nxt[1]
+                            and _span_kind(theirs, i1, i2 + w, mine, j1, j2 + w, texts) == "kin"), None)
+            if widened is not None:
+                span_r, span_m = theirs[i1:i2 + widened], mine[j1:j2 + widened]
+                mapping.link_key(_span_key(span_r), _span_key(span_m), " ".join(t.text for t in span_r) + "\0"
+                                 + " ".join(t.text for t in span_m), asked)
+                skip = widened
+                continue
+            raise _Refused(f"the question drops {dropped!r}" if op == "delete" else f"the question adds {added!r}")
         refusal = _Refused(f"{dropped!r} -> {added!r} is not a rename of the same length")
         if i2 - i1 == j2 - j1:
             trial, found = mapping.copy(), []
@@ -939,18 +1009,27 @@ def _pair(theirs: Sequence[Token], mine: Sequence[Token], asked: bool, mapping: 
             mapping.objects.add(a)
             continue
         # a person's name, or a kinship or role noun, of another word count ("Lucy" -> "Mary Ann", "uncle" ->
-        # "great aunt"), renamed as a whole like an object
-        kind = _span_kind(theirs, i1, i2, mine, j1, j2, texts) if op == "replace" else None
-        if kind is not None:
-            a, b = _span_key(theirs[i1:i2]), _span_key(mine[j1:j2])
-            trial = mapping.copy()
+        # "great aunt"), renamed as a whole like an object; a possessive pronoun before a kinship noun is its own
+        # slot ("her teacher" -> "his great-aunt": her -> his, teacher -> great-aunt)
+        lead = 1 if op == "replace" and min(i2 - i1, j2 - j1) > 1 and theirs[i1].kind == mine[j1].kind == "word" \
+            and theirs[i1].key in PRONOUNS and mine[j1].key in PRONOUNS else 0
+        for start in dict.fromkeys((0, lead)):
+            kind = _span_kind(theirs, i1 + start, i2, mine, j1 + start, j2, texts) if op == "replace" else None
+            if kind is None or (start and kind != "kin"):
+                continue
+            a, b = _span_key(theirs[i1 + start:i2]), _span_key(mine[j1 + start:j2])
+            trial, found = mapping.copy(), []
             try:
-                trial.link_key(a, b, f"{dropped}\0{added}", asked)
+                if start:
+                    one(trial, theirs[i1], mine[j1], found)
+                trial.link_key(a, b, " ".join(t.text for t in theirs[i1 + start:i2]) + "\0"
+                               + " ".join(t.text for t in mine[j1 + start:j2]), asked)
             except _Refused as why:
                 raise (refusal if i2 - i1 == j2 - j1 else why) from None
             mapping.update(trial)
-            continue
-        raise refusal
+            break
+        else:
+            raise refusal
     return numbers
 
 
@@ -997,10 +1076,15 @@ def _span_kind(theirs: Sequence[Token], i1: int, i2: int, mine: Sequence[Token],
     """`person` or `kin` where two spans of the routed problem and the question are one rename of another word
     count: two names (one of them a person's name by its text), or two kinship or role nouns (one of them ending in
     a kinship or role noun the table knows), else None."""
-    def named(span: Sequence[Token], side: int) -> bool:  # a name by its text, or capitalized inside a sentence
+    def named(span: Sequence[Token], side: int) -> bool:
+        """A name by its text: capitalized inside a sentence, a first name, owning something ("Kwame's family"),
+        or with a gender its pronouns give it ("Bongani ... His")."""
+        text = texts.tokens[side]
         return any(lemma(t.key) in texts.names[side] for t in span) and (
             len(span) > 1 or _capitalized_inside_a_sentence(span[0], side, texts)
-            or name_gender(span[0].key) is not None)
+            or name_gender(span[0].key) is not None or lemma(span[0].key) in texts.persons[side]
+            or any(t.key == span[0].key and k + 1 < len(text) and text[k + 1].kind == "poss"
+                   for k, t in enumerate(text)))
 
     if _name_span(theirs, i1, i2, 0, texts) and _name_span(mine, j1, j2, 1, texts) and (
             named(theirs[i1:i2], 0) and named(mine[j1:j2], 1)):
@@ -1123,9 +1207,9 @@ def _people_agree(mapping: _Mapping, texts: _Texts) -> str | None:
         ref_r, ref_m = texts.referent(r, 0, opening=True), texts.referent(m, 1, opening=True)
         # a possessive's own noun is not whom it stands for ("her uncle": her is not the uncle)
         owned_r, owned_m = texts.possessed(r, 0), texts.possessed(m, 1)
-        could = {mapping.forward.get(p, p) for p, g in theirs.items() if g == ga and p != owned_r}
-        could.discard(mapping.forward.get(owned_r, owned_r) if owned_r else "")
-        might = {p for p, g in mine.items() if g == gb and p != owned_m}
+        could = {mapping.forward.get(p, p) for p, g in theirs.items() if g == ga and p not in owned_r}
+        could -= {mapping.forward.get(p, p) for p in owned_r}
+        might = {p for p, g in mine.items() if g == gb and p not in owned_m}
         if could == might and (could or ga == gb):  # no person of the gender: a pronoun for a noun ("a farmer")
             continue
         if ref_r and ref_m and theirs.get(ref_r) == ga and mine.get(ref_m) == gb \
@@ -1133,6 +1217,20 @@ def _people_agree(mapping: _Mapping, texts: _Texts) -> str | None:
             continue
         return (f"the pronoun {m.text!r} may stand for another person than the routed problem's {r.text!r} "
                 f"(people of its gender: {sorted(could)} renamed, {sorted(might)} here)")
+    return None
+
+
+def _span_words_renamed(mapping: _Mapping) -> str | None:
+    """Why a name renamed as a whole also has a word renamed on its own elsewhere, or None: "great-aunt" -> "aunt"
+    in one place and "great-aunt" -> "great-uncle" (aunt -> uncle) in another are two people for one."""
+    for key, other in mapping.forward.items():
+        for words, table in ((key, mapping.forward), (other, mapping.backward)):
+            if " " not in words or key.startswith("<"):
+                continue
+            for word in words.split(" "):
+                if table.get(word, word) != word:
+                    return (f"{mapping._word(key, other)!r} is renamed as a whole, and its word {word!r} alone as "
+                            f"{table[word]!r} elsewhere")
     return None
 
 
@@ -1277,6 +1375,9 @@ def align(question: str, routed: str) -> Alignment:
             sensitive = _order_sensitive(theirs, [order[i] for i in body], asked_theirs, texts)
             if sensitive is not None:
                 return "body", f"the statements come in another order, and {sensitive}"
+        split = _span_words_renamed(mapping)
+        if split is not None:
+            return "body", split
         only_asked = [p for p in mapping.in_asked if p not in mapping.in_body]
         if only_asked:
             r, m = mapping.shown[only_asked[0]].split("\0")

@@ -50,12 +50,35 @@ _EXPLAINED = {"100": "percent % cent cents", "2": "twice double half halves week
               "meter grams gram liters liter milliliters milliliter"}
 
 
+_CARDINALS = {w: str(n) for n, w in enumerate("zero one two three four five six seven eight nine ten eleven "
+                                             "twelve".split())}
+_DENOMINATORS = {**{w: n for n, ws in {"2": "half halves", "3": "third thirds", "4": "quarter quarters fourth fourths",
+                                       "5": "fifth fifths", "6": "sixth sixths", "7": "seventh sevenths",
+                                       "8": "eighth eighths", "9": "ninth ninths", "10": "tenth tenths"}.items()
+                    for w in ws.split()}}
+
+
+def _spelled(routed_question: str) -> set[str]:
+    """The constants a fraction or a multiple spelled in words states: "three fifths" (3 and 5), "four times" (4).
+    Those words must agree, so the constants hold for the renamed question too; a number word elsewhere ("two
+    shops") explains nothing (a program's 2 may still be a bicycle's wheels)."""
+    words = re.findall(r"[a-z]+", routed_question.casefold())
+    out: set[str] = set()
+    for a, b in zip(words, words[1:], strict=False):
+        if a in _CARDINALS and b in _DENOMINATORS:
+            out |= {_CARDINALS[a], _DENOMINATORS[b]}
+        elif a in _CARDINALS and b == "times":
+            out.add(_CARDINALS[a])
+    return out
+
+
 def unexplained_constants(body: str, routed_question: str) -> list[str]:
     """The program's own constants (other than 0 and 1) that no fixed word of the routed problem explains: a
     constant the objects may carry ("5 bicycles" -> "5 tricycles" keeps the 2 wheels of a bicycle)."""
     words = set(re.findall(r"[a-z]+|%", routed_question.casefold()))
+    spelled = _spelled(routed_question)
     return [c for c in sorted({str(v) for v in program_literals(body)} - {"0", "1"})
-            if not words & set(_EXPLAINED.get(c, "").split())]
+            if not words & set(_EXPLAINED.get(c, "").split()) and c not in spelled]
 
 
 @dataclass(frozen=True)
