@@ -24,6 +24,7 @@ from typing import Any
 from engine.graft import EngineConfig, GraftEngine
 from engine.native import DecodeRow, LlamaContext
 from engine.texts import sample_tokens
+from workers.logs import configure_logging
 
 
 class _Streams:
@@ -113,6 +114,7 @@ def main() -> None:
     parser.add_argument("--flash-attn", choices=("on", "off"), default="off")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
+    configure_logging()  # KVGRAFT_LOG_LEVEL (WARNING), on stderr: stdout holds the record alone
     record = run_probe(args.model, short=args.short, long=args.long, rows=args.rows, reps=args.reps,
                        threads=args.threads, flash_attn=args.flash_attn == "on")
     print(json.dumps(record, indent=None if args.json else 2))

@@ -24,6 +24,7 @@ from engine.batching import BatchCore, SequenceJob
 from engine.graft import EngineConfig, GraftEngine
 from engine.sampling import SamplingParams
 from engine.texts import sample_tokens
+from workers.logs import configure_logging
 
 SLOT = 1  # not slot 0: a sequence of a multi-slot context, as a joining one is
 SLOTS = 4
@@ -122,6 +123,7 @@ def main() -> None:
     p.add_argument("--step-times", action="store_true", help="step times behind a 2,000-token prompt instead")
     p.add_argument("--json", action="store_true")
     a = p.parse_args()
+    configure_logging()  # KVGRAFT_LOG_LEVEL (WARNING), on stderr: stdout holds the record alone
     config = EngineConfig(n_ctx=a.n_ctx, flash_attn=a.flash_attn == "on", threads=a.threads, prefill_chunk=a.chunk)
     budgets = tuple(int(x) for x in a.budgets.split(","))
     with GraftEngine.load(a.model, config) as engine:
