@@ -437,6 +437,15 @@ def test_two_proper_nouns_in_the_same_slot_are_one_person_and_gender_still_agree
                      "Emeka cycles 9 laps. Tamati cycles 4 laps. How many laps does Emeka cycle more?").aligned
 
 
+def test_a_capitalized_word_qualifying_the_subjects_noun_is_no_person_a_pronoun_stands_for() -> None:
+    """Review 3 of issue 38: "She" made "Car" of "Car tires cost" a person, so "Car" -> "Bike" aligned as a name with
+    no object renamed, and the stored program's 4 tires a set bound a bike's full set to $200 ($100)."""
+    cars = "Car tires cost $50 each. She buys a full set. How much does she spend?"
+    got = align(cars.replace("Car", "Bike"), cars)
+    assert not got.aligned and "must agree" in got.reason, got.reason
+    # a name before a verb still is one ("Bongani cycles 12 laps. His godmother ..."): the test above
+
+
 def test_a_noun_after_a_possessive_is_no_kinship_noun() -> None:
     # "her uncle" -> "his plumber": refused, as "his dog" and "his parents" are (the second review)
     routed = "Ana and her uncle have 12 apples. Ana eats 5 apples. How many apples are left?"

@@ -526,11 +526,14 @@ def _person_names(tokens: Sequence[Token]) -> frozenset[str]:
         nxt = tokens[k + 1] if k + 1 < len(tokens) else None
         if (prev is not None and prev.kind == "number") or tok.key.endswith("ing") or lemma(tok.key) != tok.key:
             continue
+        after = tokens[k + 2] if k + 2 < len(tokens) else None
+        # a word that qualifies the subject's noun is no name ("Car tires cost $50 each. She buys a full set": the
+        # car is not who "She" is, and "Car" -> "Bike" changes the tires a set has)
+        qualifies = after is not None and after.kind == "word" and after.text[:1].islower() and after.key in VERBS
         if tok.key in referred and not _fixed(tok.key) and nxt is not None and nxt.kind == "word" \
-                and nxt.text[:1].islower() and nxt.key not in FUNCTION:
+                and nxt.text[:1].islower() and nxt.key not in FUNCTION and not qualifies:
             out.add(tok.key)  # "Bongani cycles at 20 km an hour. His godmother ...": a person a pronoun stands for
             continue
-        after = tokens[k + 2] if k + 2 < len(tokens) else None
         appositive = nxt is not None and nxt.text == "," and after is not None and after.key in ("the", "a")
         acts = nxt is not None and (nxt.kind == "poss" or (nxt.kind == "word" and (
             nxt.key in _AFTER_PERSON or nxt.key in VERBS)))
