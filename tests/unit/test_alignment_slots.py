@@ -525,6 +525,22 @@ def test_a_currency_sign_of_letters_before_the_amount_is_a_currency_and_the_amou
         assert not align(near, routed).aligned, near
 
 
+def test_a_letter_signs_amount_with_a_full_stop_before_three_digits_is_no_number() -> None:
+    """Review 3 of issue 38: "kr1.500" and "Rp15.000" are thousands where those signs are written; read as 1.5 and
+    15 they bound a confident answer a thousand times too small."""
+    from workers.flywheel.structure import question_numbers
+
+    routed = "Tom buys 3 books for $15 each. How much does he spend?"
+    for amount in ("kr1.500", "Rp15.000", "zł2.500", "R1,200.000"):
+        near = routed.replace("Tom", "Lars").replace("$15", amount)
+        assert not align(near, routed).aligned, amount
+        assert "1,200" in amount or [n.text for n in question_numbers(near)] == ["3"], amount
+    # decimals of another length and comma thousands still bind
+    for amount, value in (("kr15.50", "15.50"), ("kr1,500", "1500"), ("R15", "15")):
+        got = align(routed.replace("Tom", "Lars").replace("$15", amount), routed)
+        assert got.aligned and got.values == ["3", value], (amount, got.reason)
+
+
 def test_kinship_and_role_nouns_of_the_table_rename_and_another_one_asked_refuses() -> None:
     routed = ("Yuki teaches 9 classes a week. She pays her tutor ¥40 a week. How many yen does Yuki keep after "
               "paying her tutor, if a class pays ¥50?")

@@ -61,9 +61,12 @@ _PREFIX = "|".join(sorted(map(re.escape, CURRENCY_PREFIXES), key=len, reverse=Tr
 # a number: optional sign, digits with optional thousands commas, optional decimals, optional /denominator; not part
 # of a word, another number or a range ("v2", "5-10" and "1.2.3" are not numbers), except after a currency prefix
 _AFTER_PREFIX = "|".join(f"(?<=(?<![^\\W\\d_]){re.escape(p)})" for p in CURRENCY_PREFIXES)
-NUMBER = re.compile(rf"(?:(?<![\w.\-/])|{_AFTER_PREFIX})-?(?:\d{{1,3}}(?:,\d{{3}})+|\d+)(?:\.\d+|/\d+)?"
-                    r"(?![\w/]|[.,]\d)")
-_TOKEN = re.compile(rf"(?P<number>{NUMBER.pattern})|(?P<prefix>(?<![^\W\d_])(?:{_PREFIX})(?=\d))"
+# an amount after a letter sign with a full stop before three digits ("Rp15.000", "kr1.500") is fifteen thousand
+# where those signs are written, not 15: no number, and its sign no sign
+_DOT_THOUSANDS = r"(?![\d,]*\.\d{3}(?!\d))"
+NUMBER = re.compile(rf"(?:(?<![\w.\-/])|(?:{_AFTER_PREFIX}){_DOT_THOUSANDS})-?(?:\d{{1,3}}(?:,\d{{3}})+|\d+)"
+                    r"(?:\.\d+|/\d+)?(?![\w/]|[.,]\d)")
+_TOKEN = re.compile(rf"(?P<number>{NUMBER.pattern})|(?P<prefix>(?<![^\W\d_])(?:{_PREFIX})(?=\d){_DOT_THOUSANDS})"
                     r"|(?P<word>[^\W\d_]+)|(?P<poss>(?<=[^\W\d_])'s?(?![^\W\d_]))|(?P<punct>\S)")
 _SENTENCE_END = frozenset(".!?")
 _ASK_WORDS = frozenset("how what find calculate compute determine which".split())
