@@ -437,6 +437,15 @@ def test_two_proper_nouns_in_the_same_slot_are_one_person_and_gender_still_agree
                      "Emeka cycles 9 laps. Tamati cycles 4 laps. How many laps does Emeka cycle more?").aligned
 
 
+def test_a_capitalized_word_qualifying_the_subjects_noun_is_no_person_a_pronoun_stands_for() -> None:
+    """Review 3 of issue 38: "She" made "Car" of "Car tires cost" a person, so "Car" -> "Bike" aligned as a name with
+    no object renamed, and the stored program's 4 tires a set bound a bike's full set to $200 ($100)."""
+    cars = "Car tires cost $50 each. She buys a full set. How much does she spend?"
+    got = align(cars.replace("Car", "Bike"), cars)
+    assert not got.aligned and "must agree" in got.reason, got.reason
+    # a name before a verb still is one ("Bongani cycles 12 laps. His godmother ..."): the test above
+
+
 def test_a_noun_after_a_possessive_is_no_kinship_noun() -> None:
     # "her uncle" -> "his plumber": refused, as "his dog" and "his parents" are (the second review)
     routed = "Ana and her uncle have 12 apples. Ana eats 5 apples. How many apples are left?"
@@ -514,6 +523,22 @@ def test_a_currency_sign_of_letters_before_the_amount_is_a_currency_and_the_amou
                  "A bakery sells a muffin for kr90. Nomvula buys 7 muffins for R5 more. How many kronor does "
                  "Nomvula pay?"):
         assert not align(near, routed).aligned, near
+
+
+def test_a_letter_signs_amount_with_a_full_stop_before_three_digits_is_no_number() -> None:
+    """Review 3 of issue 38: "kr1.500" and "Rp15.000" are thousands where those signs are written; read as 1.5 and
+    15 they bound a confident answer a thousand times too small."""
+    from workers.flywheel.structure import question_numbers
+
+    routed = "Tom buys 3 books for $15 each. How much does he spend?"
+    for amount in ("kr1.500", "Rp15.000", "zł2.500", "R1,200.000"):
+        near = routed.replace("Tom", "Lars").replace("$15", amount)
+        assert not align(near, routed).aligned, amount
+        assert "1,200" in amount or [n.text for n in question_numbers(near)] == ["3"], amount
+    # decimals of another length and comma thousands still bind
+    for amount, value in (("kr15.50", "15.50"), ("kr1,500", "1500"), ("R15", "15")):
+        got = align(routed.replace("Tom", "Lars").replace("$15", amount), routed)
+        assert got.aligned and got.values == ["3", value], (amount, got.reason)
 
 
 def test_kinship_and_role_nouns_of_the_table_rename_and_another_one_asked_refuses() -> None:

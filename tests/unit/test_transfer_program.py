@@ -222,6 +222,19 @@ def test_a_fraction_or_a_multiple_spelled_in_words_explains_its_constants() -> N
     assert unexplained_constants(body, shop.replace("three fifths", "half")) == ["3", "5"]
 
 
+def test_a_spelled_multiple_explains_one_use_of_its_constant_not_an_objects_constant_besides() -> None:
+    """Review 3 of issue 38: "four times as many cars" explained both 4s of `kvp_0 * 4 * 4`, so "cars" ->
+    "bicycles" bound 5 bicycles to 80 wheels (40); "two thirds" explained a bicycle's 2 wheels the same way."""
+    from workers.flywheel.transfer import unexplained_constants
+
+    cars = "Ana has 5 cars. Tom has four times as many cars as Ana. How many wheels do Tom's cars have?"
+    assert unexplained_constants("print(kvp_0 * 4 * 4)", cars) == ["4"]
+    assert unexplained_constants("print(kvp_0 * 4)", cars) == []
+    bikes = "A shop has 12 bicycles. It sells two thirds of them. How many wheels do the bicycles that are left have?"
+    assert unexplained_constants("print((kvp_0 - kvp_0 * 2 // 3) * 2)", bikes) == ["2"]
+    assert unexplained_constants("print(kvp_0 - kvp_0 * 2 // 3)", bikes) == []
+
+
 def test_a_question_whose_people_and_objects_are_all_new_is_found_by_its_shape() -> None:
     from store.route_index import IndexedProblem, Retrieval, TermStats, index_terms
     from workers.flywheel.router import ranked_indexed, ranked_shape, shape_query

@@ -61,9 +61,12 @@ _PREFIX = "|".join(sorted(map(re.escape, CURRENCY_PREFIXES), key=len, reverse=Tr
 # a number: optional sign, digits with optional thousands commas, optional decimals, optional /denominator; not part
 # of a word, another number or a range ("v2", "5-10" and "1.2.3" are not numbers), except after a currency prefix
 _AFTER_PREFIX = "|".join(f"(?<=(?<![^\\W\\d_]){re.escape(p)})" for p in CURRENCY_PREFIXES)
-NUMBER = re.compile(rf"(?:(?<![\w.\-/])|{_AFTER_PREFIX})-?(?:\d{{1,3}}(?:,\d{{3}})+|\d+)(?:\.\d+|/\d+)?"
-                    r"(?![\w/]|[.,]\d)")
-_TOKEN = re.compile(rf"(?P<number>{NUMBER.pattern})|(?P<prefix>(?<![^\W\d_])(?:{_PREFIX})(?=\d))"
+# an amount after a letter sign with a full stop before three digits ("Rp15.000", "kr1.500") is fifteen thousand
+# where those signs are written, not 15: no number, and its sign no sign
+_DOT_THOUSANDS = r"(?![\d,]*\.\d{3}(?!\d))"
+NUMBER = re.compile(rf"(?:(?<![\w.\-/])|(?:{_AFTER_PREFIX}){_DOT_THOUSANDS})-?(?:\d{{1,3}}(?:,\d{{3}})+|\d+)"
+                    r"(?:\.\d+|/\d+)?(?![\w/]|[.,]\d)")
+_TOKEN = re.compile(rf"(?P<number>{NUMBER.pattern})|(?P<prefix>(?<![^\W\d_])(?:{_PREFIX})(?=\d){_DOT_THOUSANDS})"
                     r"|(?P<word>[^\W\d_]+)|(?P<poss>(?<=[^\W\d_])'s?(?![^\W\d_]))|(?P<punct>\S)")
 _SENTENCE_END = frozenset(".!?")
 _ASK_WORDS = frozenset("how what find calculate compute determine which".split())
@@ -526,11 +529,14 @@ def _person_names(tokens: Sequence[Token]) -> frozenset[str]:
         nxt = tokens[k + 1] if k + 1 < len(tokens) else None
         if (prev is not None and prev.kind == "number") or tok.key.endswith("ing") or lemma(tok.key) != tok.key:
             continue
+        after = tokens[k + 2] if k + 2 < len(tokens) else None
+        # a word that qualifies the subject's noun is no name ("Car tires cost $50 each. She buys a full set": the
+        # car is not who "She" is, and "Car" -> "Bike" changes the tires a set has)
+        qualifies = after is not None and after.kind == "word" and after.text[:1].islower() and after.key in VERBS
         if tok.key in referred and not _fixed(tok.key) and nxt is not None and nxt.kind == "word" \
-                and nxt.text[:1].islower() and nxt.key not in FUNCTION:
+                and nxt.text[:1].islower() and nxt.key not in FUNCTION and not qualifies:
             out.add(tok.key)  # "Bongani cycles at 20 km an hour. His godmother ...": a person a pronoun stands for
             continue
-        after = tokens[k + 2] if k + 2 < len(tokens) else None
         appositive = nxt is not None and nxt.text == "," and after is not None and after.key in ("the", "a")
         acts = nxt is not None and (nxt.kind == "poss" or (nxt.kind == "word" and (
             nxt.key in _AFTER_PERSON or nxt.key in VERBS)))

@@ -17,6 +17,7 @@ With an answer key (expected answer or verifier) the first verified answer wins.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -27,7 +28,7 @@ from store.route_index import retrieve
 from workers.flywheel.alignment import Alignment, align
 from workers.flywheel.answer import Answer, AnswerRequest, agreeing
 from workers.flywheel.attested import attested, prefill_classes
-from workers.flywheel.parameterize import ParameterizedProgram
+from workers.flywheel.parameterize import ParameterizedProgram, numeric_literals
 from workers.flywheel.prefix import GraftedPrefix
 from workers.flywheel.prompts import tokens_of, transfer_part
 from workers.flywheel.router import ranked_indexed, ranked_shape, route_indexed, shape_query
@@ -58,17 +59,18 @@ _DENOMINATORS = {**{w: n for n, ws in {"2": "half halves", "3": "third thirds", 
                     for w in ws.split()}}
 
 
-def _spelled(routed_question: str) -> set[str]:
-    """The constants a fraction or a multiple spelled in words states: "three fifths" (3 and 5), "four times" (4).
-    Those words must agree, so the constants hold for the renamed question too; a number word elsewhere ("two
-    shops") explains nothing (a program's 2 may still be a bicycle's wheels)."""
+def _spelled(routed_question: str) -> Counter[str]:
+    """The constants a fraction or a multiple spelled in words states, each as often as the text spells it: "three
+    fifths" (3 and 5), "four times" (4). Those words must agree, so the constants hold for the renamed question too;
+    a number word elsewhere ("two shops") explains nothing (a program's 2 may still be a bicycle's wheels), and one
+    spelled 4 explains one 4 of the program, not a car's 4 wheels besides ("four times as many cars ... wheels")."""
     words = re.findall(r"[a-z]+", routed_question.casefold())
-    out: set[str] = set()
+    out: Counter[str] = Counter()
     for a, b in zip(words, words[1:], strict=False):
         if a in _CARDINALS and b in _DENOMINATORS:
-            out |= {_CARDINALS[a], _DENOMINATORS[b]}
+            out.update((_CARDINALS[a], _DENOMINATORS[b]))
         elif a in _CARDINALS and b == "times":
-            out.add(_CARDINALS[a])
+            out[_CARDINALS[a]] += 1
     return out
 
 
@@ -77,8 +79,9 @@ def unexplained_constants(body: str, routed_question: str) -> list[str]:
     constant the objects may carry ("5 bicycles" -> "5 tricycles" keeps the 2 wheels of a bicycle)."""
     words = set(re.findall(r"[a-z]+|%", routed_question.casefold()))
     spelled = _spelled(routed_question)
+    uses = Counter(str(value) for _, value in numeric_literals(body) or [])
     return [c for c in sorted({str(v) for v in program_literals(body)} - {"0", "1"})
-            if not words & set(_EXPLAINED.get(c, "").split()) and c not in spelled]
+            if not words & set(_EXPLAINED.get(c, "").split()) and not uses[c] <= spelled[c]]
 
 
 @dataclass(frozen=True)
