@@ -235,6 +235,21 @@ def test_a_spelled_multiple_explains_one_use_of_its_constant_not_an_objects_cons
     assert unexplained_constants("print(kvp_0 - kvp_0 * 2 // 3)", bikes) == []
 
 
+def test_a_fixed_word_explains_one_use_of_its_constant_not_an_objects_constant_besides() -> None:
+    """Found after review 3 of issue 38 (older than its rules): "twice as many bicycles" explained both 2s of
+    `kvp_0 * 2 * 2`, so "bicycles" -> "tricycles" bound 6 tricycles to 24 wheels (36). Each fixed word ("twice",
+    "hours", "minutes") explains one use of its constant; a text that writes it as often explains as many."""
+    from workers.flywheel.transfer import unexplained_constants
+
+    bikes = "Ana has 5 bicycles. Tom has twice as many bicycles as Ana. How many wheels do Tom's bicycles have?"
+    assert unexplained_constants("print(kvp_0 * 2 * 2)", bikes) == ["2"]
+    assert unexplained_constants("print(kvp_0 * 2.0 * 2)", bikes) == ["2.0"]  # 2.0 and 2: one constant, two uses
+    assert unexplained_constants("print(kvp_0 * 2)", bikes) == []
+    hours = "Sam works 3 hours a day. How many minutes does he work in a day?"
+    assert unexplained_constants("print(kvp_0 * 60)", hours) == []
+    assert unexplained_constants("m = kvp_0 * 60\nprint(m / 60 * 60)", hours) == ["60"]  # three 60s, two words
+
+
 def test_a_question_whose_people_and_objects_are_all_new_is_found_by_its_shape() -> None:
     from store.route_index import IndexedProblem, Retrieval, TermStats, index_terms
     from workers.flywheel.router import ranked_indexed, ranked_shape, shape_query

@@ -77,11 +77,13 @@ def _spelled(routed_question: str) -> Counter[str]:
 def unexplained_constants(body: str, routed_question: str) -> list[str]:
     """The program's own constants (other than 0 and 1) that no fixed word of the routed problem explains: a
     constant the objects may carry ("5 bicycles" -> "5 tricycles" keeps the 2 wheels of a bicycle)."""
-    words = set(re.findall(r"[a-z]+|%", routed_question.casefold()))
+    words = Counter(re.findall(r"[a-z]+|%", routed_question.casefold()))
     spelled = _spelled(routed_question)
-    uses = Counter(str(value) for _, value in numeric_literals(body) or [])
-    return [c for c in sorted({str(v) for v in program_literals(body)} - {"0", "1"})
-            if not words & set(_EXPLAINED.get(c, "").split()) and not uses[c] <= spelled[c]]
+    uses = Counter(value for _, value in numeric_literals(body) or [])  # 2 and 2.0 are one constant
+    # each fixed word explains one use of its constant: "twice as many bicycles ... wheels" explains one 2, not
+    # the bicycle's 2 wheels besides (a renamed object may carry another number of them)
+    return sorted(str(v) for v in program_literals(body) if str(v) not in ("0", "1")
+                  and uses[v] > spelled[str(v)] + sum(words[w] for w in _EXPLAINED.get(str(v), "").split()))
 
 
 @dataclass(frozen=True)
