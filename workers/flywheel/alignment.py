@@ -882,7 +882,8 @@ def _object_span(tokens: Sequence[Token], i1: int, i2: int, nouns: frozenset[str
         if tok.kind != "word" or tok.key in PRONOUNS or lemma(tok.key) in KIN or lemma(tok.key) in GENDERED_NOUNS:
             return False
         inner = 0 < k < len(span) - 1
-        if after_of and not any(w in FUNCTION or w in MUST_AGREE or w in CURRENCY_WORDS for w in (tok.key, lemma(tok.key))):
+        if after_of and not any(w in FUNCTION or w in MUST_AGREE or w in CURRENCY_WORDS
+                                for w in (tok.key, lemma(tok.key))):
             continue
         if k < len(span) - 1 and span[k + 1].key == "of" and lemma(tok.key) != tok.key \
                 and lemma(tok.key) in FUNCTION and tok.key not in FUNCTION \
