@@ -32,6 +32,7 @@ import subprocess
 import tempfile
 import threading
 import time
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -64,7 +65,11 @@ else:
     os.close(fd)
     os.execv("{SANDBOX_PYTHON}", ["{SANDBOX_PYTHON}", "-I", "-B", "-"])
 """
-_disabled: set[str] = set()  # set-up steps found unusable on this machine ("private_tmp", "cgroup")
+# set-up steps found unusable on this machine ("private_tmp", "cgroup"): DISABLE_AFTER failures in a row. One
+# failure (a transient mount or namespace error) lowers only the run it happened in; the next run tries again
+_disabled: set[str] = set()
+_failures: Counter[str] = Counter()  # consecutive failures of each set-up step (its success clears them)
+DISABLE_AFTER = 3
 _mountpoint: list[str] = []
 _mountpoint_lock = threading.Lock()
 
@@ -321,10 +326,11 @@ def _run(data: bytes, limits: SandboxLimits, harness: str | None) -> SandboxRun:
     rlimits = ((resource.RLIMIT_AS, limits.memory_bytes), (resource.RLIMIT_FSIZE, limits.file_bytes),
                (resource.RLIMIT_NOFILE, limits.open_files), (resource.RLIMIT_NPROC, nproc),
                (resource.RLIMIT_CORE, 0))
+    skipped: set[str] = set()  # steps that failed in this run: it goes on without them
     for _attempt in range(3):
-        private_tmp = "private_tmp" not in _disabled
+        private_tmp = "private_tmp" not in _disabled | skipped
         cg = None
-        if "cgroup" not in _disabled:
+        if "cgroup" not in _disabled | skipped:
             cg = create_run_cgroup(f"{uid if uid is not None else os.getuid()}-{os.getpid()}-{os.urandom(4).hex()}",
                                    memory_bytes=limits.memory_bytes, processes=limits.processes)
         plan = ChildPlan(uid=uid, rlimits=rlimits, cpu_s=limits.cpu_s,
@@ -336,15 +342,23 @@ def _run(data: bytes, limits: SandboxLimits, harness: str | None) -> SandboxRun:
                                        tmp_inodes=limits.tmp_inodes if private_tmp else None,
                                        uid=uid if uid is not None else os.getuid(), oom_score_adj=OOM_SCORE_ADJ)
         try:
-            return _launch(data, limits, plan, harness, mechanisms)
+            run = _launch(data, limits, plan, harness, mechanisms)
+            for used, on in (("private_tmp", private_tmp), ("cgroup", cg is not None)):
+                if on:
+                    _failures.pop(used, None)
+            return run
         except _ChildSetupFailed as failed:
             step = "private_tmp" if failed.detail.startswith("private tmpfs") else (
                 "cgroup" if failed.detail.startswith("cgroup") else None)
-            if step is None or step in _disabled:
+            if step is None or step in _disabled | skipped:
                 log.info("sandbox.unavailable", detail=failed.detail)
                 raise SandboxUnavailableError(f"the sandbox could not start: {failed.detail}") from None
-            _disabled.add(step)  # bounded less tightly from now on, and each result says so in its mechanisms
-            log.warning("sandbox.setup.degraded", step=step, detail=failed.detail)
+            skipped.add(step)  # this run is bounded less tightly, and its result says so in its mechanisms
+            _failures[step] += 1
+            if _failures[step] >= DISABLE_AFTER:
+                _disabled.add(step)  # and every run from now on
+            log.warning("sandbox.setup.degraded", step=step, detail=failed.detail, failures=_failures[step],
+                        disabled=step in _disabled)
         except SandboxUnavailableError as exc:
             log.info("sandbox.unavailable", detail=str(exc))
             raise
