@@ -34,7 +34,7 @@ from workers.flywheel.prompts import tokens_of, transfer_part
 from workers.flywheel.router import ranked_indexed, ranked_shape, route_indexed, shape_query
 from workers.flywheel.solve import SolveParams, sample_program, sample_seed
 from workers.flywheel.structure import structure_of
-from workers.flywheel.transfer_gate import answer_out_of_domain, asked_matches, program_fit, program_literals
+from workers.flywheel.transfer_gate import answer_out_of_domain, asked_matches, program_fit
 from workers.runtime import Runtime
 from workers.seam import block_to_snapshot, read_or_miss
 from workers.verify.programs import extract_program, verify_program
@@ -82,7 +82,7 @@ def unexplained_constants(body: str, routed_question: str) -> list[str]:
     uses = Counter(value for _, value in numeric_literals(body) or [])  # 2 and 2.0 are one constant
     # each fixed word explains one use of its constant: "twice as many bicycles ... wheels" explains one 2, not
     # the bicycle's 2 wheels besides (a renamed object may carry another number of them)
-    return sorted(str(v) for v in program_literals(body) if str(v) not in ("0", "1")
+    return sorted(str(v) for v in uses if str(v) not in ("0", "1")
                   and uses[v] > spelled[str(v)] + sum(words[w] for w in _EXPLAINED.get(str(v), "").split()))
 
 
