@@ -50,6 +50,9 @@ from workers.settings import load_settings
 
 Progress = Callable[[str], None] | None
 ARMS = ("kvgraft_solo", "kvgraft_batched", "llama_server", "llama_cpp_server")
+# kvgraft_split (asked for by name): a batched pod that splits decode steps by KV length (KVGRAFT_SERVING_SPLIT_CELLS)
+EXTRA_ARMS = ("kvgraft_split",)
+KVGRAFT_ARMS = ("kvgraft_solo", "kvgraft_batched", "kvgraft_split")
 # the workloads by name: (prompt token range, output token range); `decode` is decode-heavy
 WORKLOADS = {"specified": ((200, 2000), (64, 256)), "decode": ((20, 100), (256, 256))}
 TOPICS = ["harbour", "mill", "orchard", "railway", "library", "foundry", "vineyard", "observatory", "ferry", "quarry",
@@ -71,7 +74,9 @@ class ServeLoadBenchRequest:
     # A's prompt of `prefill_tokens` prefills (fairness.itl_ms_p99_idle / _behind_prefill, per arm)
     prefill_tokens: int = 2000
     decode_tokens: int = 384
-    step_tokens: int | None = None  # KVGRAFT_SERVING_STEP_TOKENS for the batched pod (None: not changed)
+    step_tokens: int | None = None  # KVGRAFT_SERVING_STEP_TOKENS for the batched pods (None: not changed)
+    step_tokens_max: int | None = None  # KVGRAFT_SERVING_STEP_TOKENS_MAX for the batched pods (None: not changed)
+    split_cells: int = 3072  # KVGRAFT_SERVING_SPLIT_CELLS for the kvgraft_split arm
 
 
 @dataclass(frozen=True)
@@ -348,9 +353,9 @@ def _itl_fairness(port: int, headers: dict[str, dict[str, str]], model: str, cou
 
 def run_serve_load_bench(request: ServeLoadBenchRequest, progress: Progress = None) -> dict[str, Any]:
     say = progress or (lambda _m: None)
-    unknown = set(request.arms) - set(ARMS)
+    unknown = set(request.arms) - set(ARMS) - set(EXTRA_ARMS)
     if unknown or not request.arms:
-        raise ValueError(f"--arms takes {', '.join(ARMS)}, not {', '.join(sorted(unknown)) or 'nothing'}")
+        raise ValueError(f"--arms takes {', '.join(ARMS + EXTRA_ARMS)}, not {', '.join(sorted(unknown)) or 'nothing'}")
     tmp = Path(tempfile.mkdtemp(prefix="kvgraft-bench-serve-load-"))
     model = request.model or load_settings().model
     top = max(request.concurrency)
@@ -372,9 +377,14 @@ def run_serve_load_bench(request: ServeLoadBenchRequest, progress: Progress = No
             # the process's queue, as the peer servers queue them; the batched arm keeps the default team limit
             arm_settings = {"kvgraft_solo": {"KVGRAFT_SERVING_MAX_SEQS": "1",
                                              "KVGRAFT_SERVING_TEAM_MAX_IN_FLIGHT": str(top)},
-                            "kvgraft_batched": {"KVGRAFT_SERVING_MAX_SEQS": str(top)}}
-            if request.step_tokens is not None:  # the prefill budget beside decoders (where the batch check allows)
-                arm_settings["kvgraft_batched"]["KVGRAFT_SERVING_STEP_TOKENS"] = str(request.step_tokens)
+                            "kvgraft_batched": {"KVGRAFT_SERVING_MAX_SEQS": str(top)},
+                            "kvgraft_split": {"KVGRAFT_SERVING_MAX_SEQS": str(top),
+                                              "KVGRAFT_SERVING_SPLIT_CELLS": str(request.split_cells)}}
+            for batched in ("kvgraft_batched", "kvgraft_split"):  # the prefill budget beside decoders (where the
+                if request.step_tokens is not None:  # batch check allows)
+                    arm_settings[batched]["KVGRAFT_SERVING_STEP_TOKENS"] = str(request.step_tokens)
+                if request.step_tokens_max is not None:
+                    arm_settings[batched]["KVGRAFT_SERVING_STEP_TOKENS_MAX"] = str(request.step_tokens_max)
             changed = {"every_arm": base, **{arm: arm_settings[arm] for arm in request.arms if arm in arm_settings}}
             say(f"settings changed: {json.dumps(changed)}")
             scope.enter_context(environment(base, unset=["KVGRAFT_BROKER_URL"]))
@@ -385,7 +395,7 @@ def run_serve_load_bench(request: ServeLoadBenchRequest, progress: Progress = No
                 # arm restores what another deposited (each starts with a cold prompt cache)
                 tokens = {arm: {team: {"Authorization": "Bearer " + create_api_token(
                     s, team=get_or_create_team(s, name=f"{arm}-{team}"), role="submitter")[1]}
-                    for team in ("team-a", "team-b")} for arm in ("kvgraft_solo", "kvgraft_batched")}
+                    for team in ("team-a", "team-b")} for arm in KVGRAFT_ARMS}
             engine = rt.engine(model)  # the tokenizer for the workload, and the model's path (nothing computed)
             model_path, threads = engine.model.path, request.threads or engine.config.threads
             flash_attn = settings.serving_flash_attn
@@ -406,7 +416,7 @@ def run_serve_load_bench(request: ServeLoadBenchRequest, progress: Progress = No
             record["settings"] = changed  # every setting this benchmark changed, per arm
             itl: dict[str, dict[str, Any]] = {}  # the inter-token fairness per arm
             itl_answers: dict[str, list[Outcome]] = {}
-            for arm in ("kvgraft_solo", "kvgraft_batched"):
+            for arm in KVGRAFT_ARMS:
                 if arm not in request.arms:
                     continue
                 env = {**os.environ, **arm_settings[arm], "KVGRAFT_DATA_DIR": str(tmp / arm)}
@@ -420,6 +430,9 @@ def run_serve_load_bench(request: ServeLoadBenchRequest, progress: Progress = No
                     say(f"{arm}: inter-token gaps idle and behind a {request.prefill_tokens}-token prompt")
                     itl[arm], itl_answers[arm] = _itl_fairness(port, headers, settings.model, count,
                                                                request.prefill_tokens, request.decode_tokens, extra)
+                    if arm == "kvgraft_split":
+                        record["split_batching"] = next((o.ext.get("batching") for c in answers[arm]
+                                                         for o in answers[arm][c] if o.ext), None)
                     if arm == "kvgraft_batched":
                         say("kvgraft_batched: fairness and cancellation")
                         record |= _fairness_and_cancel(port, headers, settings.model, tmp / f"{arm}.log",
@@ -464,17 +477,19 @@ def run_serve_load_bench(request: ServeLoadBenchRequest, progress: Progress = No
                     (x.text, x.ext.get("logits_sha256")) != (y.text, y.ext.get("logits_sha256")) or not x.ext
                     for x, y in zip(itl_answers["kvgraft_batched"], itl_answers["kvgraft_solo"], strict=True))
             record |= _compare(answers)
+            if "kvgraft_split" in answers:
+                record |= {f"split_{k}": v for k, v in _compare(answers, "kvgraft_split").items()}
             record["ratios"] = _ratios(arms)
             return record
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def _compare(answers: dict[str, dict[int, list[Outcome]]]) -> dict[str, Any]:
-    """Every batched answer against the same request served alone: with batching off (arm a), or, where the
-    batched pod uses pad rows (alone is then computed with its pad row), alone on the batched pod. The text and
+def _compare(answers: dict[str, dict[int, list[Outcome]]], arm: str = "kvgraft_batched") -> dict[str, Any]:
+    """Every batched answer (of `arm`) against the same request served alone: with batching off (arm a), or, where
+    the batched pod uses pad rows (alone is then computed with its pad row), alone on the batched pod. The text and
     every position's logits digest."""
-    batched = answers.get("kvgraft_batched")
+    batched = answers.get(arm)
     if not batched:
         return {"batched_checked": 0, "batched_mismatches": None}
     alone = answers.get("kvgraft_batched_alone") or answers.get("kvgraft_solo")
@@ -513,4 +528,9 @@ def _ratios(arms: dict[str, dict[int, dict[str, Any]]]) -> dict[str, Any]:
             other = arms.get(peer, {}).get(c)
             if other and other["output_tokens_per_s"]:
                 out[f"batched_over_{peer}_{c}"] = round(row["output_tokens_per_s"] / other["output_tokens_per_s"], 2)
+    for c, row in arms.get("kvgraft_split", {}).items():
+        for peer in ("kvgraft_batched", "kvgraft_solo"):
+            other = arms.get(peer, {}).get(c)
+            if other and other["output_tokens_per_s"]:
+                out[f"split_over_{peer}_{c}"] = round(row["output_tokens_per_s"] / other["output_tokens_per_s"], 2)
     return out

@@ -6,7 +6,9 @@ them a step at a time: a sequence joins between steps (its restored prefix set i
 that still holds the owner's prefix truncated to it), its prompt is prefilled on the absolute grid in its own
 decode calls, one chunk per step, interleaved with the others' decode steps (with a step budget, `step_tokens`, a
 chunk that starts while others decode is fed in sub-calls of that many tokens, the last taking the remainder,
-one per step, where the `batch` check found that partition exact); then it decodes in the shared call.
+one per step, where the `batch` check found that partition exact); then it decodes in the shared call (with
+`split_cells`, a step whose sequences' KV lengths differ enough is split into calls of similar lengths, where the
+check found that exact).
 A finished or cancelled sequence leaves and frees its slot, which keeps its prompt's cells for the owner's next
 request (the resident prefix: only the cells it computed). Why these rules keep each sequence exact, with the
 measurements, is in docs/ENGINE.md: with a KV stream per sequence and decode rows only in shared calls, a row's
@@ -43,6 +45,7 @@ from engine.sampling import Generated, Generation, OnText, SamplingParams, check
 
 log = structlog.get_logger(__name__)
 T = TypeVar("T")
+VIEW_PAD = 256  # llama.cpp pads a ubatch's KV view to a multiple of this many cells (docs/ENGINE.md)
 
 
 @dataclass(frozen=True)
@@ -121,11 +124,20 @@ def _prefill_cuts(engine: GraftEngine, start: int, n: int, captures: tuple[int, 
     return cuts
 
 
+def budget_levels(step_tokens: int, step_tokens_max: int = 0) -> list[int]:
+    """The step budgets a BatchCore uses, by the rows decoding (the k-th for k rows, the last for more):
+    step_tokens x k up to step_tokens_max (one level where that is 0 or below step_tokens; none without a budget)."""
+    if step_tokens <= 0:
+        return []
+    return [step_tokens * k for k in range(1, max(1, step_tokens_max // step_tokens) + 1)]
+
+
 class BatchCore:
     """The active sequences of one context, advanced by `step()` (from one thread only)."""
 
     def __init__(self, engine: GraftEngine, ctx: LlamaContext, *, pad_to: int = 1, prefill_per_step: int = 1,
-                 fill_gaps: bool = True, step_tokens: int = 0) -> None:
+                 fill_gaps: bool = True, step_tokens: int = 0, step_tokens_max: int = 0,
+                 split_cells: int = 0) -> None:
         if pad_to not in (1, 2):
             raise ValueError(f"pad_to must be 1 or 2, not {pad_to}")
         self.engine, self.ctx = engine, ctx
@@ -145,12 +157,26 @@ class BatchCore:
         # one of them per step. Only where the `batch` check found that partition byte-equal to the whole chunk's
         # call (docs/ENGINE.md)
         self.step_tokens = step_tokens
+        # KVGRAFT_SERVING_STEP_TOKENS_MAX: the budget grows with the rows decoding (step_tokens per row, a multiple of
+        # it up to this; 0 or step_tokens: constant). A step of many decoders already costs many rows, so a longer
+        # sub-call beside them costs each a similar share of its step while prompts are prefilled in fewer steps;
+        # one decoder still waits for at most step_tokens. The `batch` check feeds every level's sizes
+        self.step_levels = budget_levels(step_tokens, step_tokens_max)
         self.split_chunks = 0  # grid chunks fed in sub-calls
         self.sub_call_sizes: Counter[int] = Counter()  # the sizes of the sub-calls fed (what the check must cover)
         # a pad row (no logits) in each free slot between decoding ones: llama.cpp (a KV stream per sequence) makes
         # one ubatch of each run of consecutive sequence ids in a call, so a gap would split the step into ubatches
         # that share no weight reads (docs/ENGINE.md). A gap a prefilling sequence holds stays a gap
         self.fill_gaps = fill_gaps
+        if split_cells < 0:
+            raise ValueError(f"split_cells must be 0 (one decode call per step) or positive, not {split_cells}")
+        # KVGRAFT_SERVING_SPLIT_CELLS (0: every decoding sequence in one call): llama.cpp gives every stream of a
+        # ubatch a KV view as long as the ubatch's longest (rounded up to VIEW_PAD cells), so short sequences beside
+        # a long one attend over its length. A step is split into calls of similar lengths where the attention
+        # cells that saves (rows x view cells) exceed this many per extra ubatch (the cost of one more call, in
+        # row-cells); only where the `batch` check found decoding split by length exact (docs/ENGINE.md)
+        self.split_cells = split_cells
+        self.split_steps = 0  # decode steps split into calls by length
         self.decode_calls = 0
         self.decode_ubatches = 0  # runs of consecutive sequence ids over the decode calls (llama.cpp's ubatches)
         self.pad_token = engine.model.token_bos() if engine.model.token_bos() >= 0 else 0
@@ -180,10 +206,20 @@ class BatchCore:
                     return s, True
         empty = [s for s in free if self.held[s] is None]
         if empty:
-            if self.pad_to > 1:
-                empty.sort(key=lambda s: (self._only_pad_of_a_lone_decoder(s), s))
+            view = -(-len(job.tokens) // VIEW_PAD) * VIEW_PAD
+            empty.sort(key=lambda s: (self.pad_to > 1 and self._only_pad_of_a_lone_decoder(s),
+                                      self._length_distance(s, view), s))
             return empty[0], False
         return min(free, key=lambda s: self._held_at.get(s, 0)), False
+
+    def _length_distance(self, slot: int, view: int) -> int:
+        """With split_cells: how far a prompt of `view` cells is from its active neighbours' views at `slot` (the
+        nearest; VIEW_PAD where it has none), so that sequences of similar length sit side by side and a step split
+        by length keeps each group in one ubatch. 0 without split_cells (the lowest slot)."""
+        if not self.split_cells:
+            return 0
+        near = [abs(self._view(self.active[k]) - view) for k in (slot - 1, slot + 1) if k in self.active]
+        return min(near, default=VIEW_PAD)
 
     def _only_pad_of_a_lone_decoder(self, slot: int) -> bool:
         for k in (slot - 1, slot + 1):
@@ -286,15 +322,17 @@ class BatchCore:
 
     def step(self) -> list[SequenceResult]:
         """Cancelled sequences leave; one prefill call (the next chunk of one joining sequence, in turn; with a step
-        budget and others decoding, the chunk's next sub-call: _split); one decode call over every
-        decoding sequence. The results of the sequences that finished. (Equal-length chunks of
-        several sequences in one call were exact too, but gave no throughput where prefill is compute-bound and
-        lengthened the others' inter-token gaps: docs/ENGINE.md.)"""
+        budget and others decoding, the chunk's next sub-call: _split, the budget's level by the rows decoding);
+        one decode call over every decoding sequence (with split_cells, calls of similar KV lengths: _by_length).
+        The results of the sequences that finished. (Equal-length chunks of several sequences in one call were
+        exact too, but gave no throughput where prefill is compute-bound and lengthened the others' inter-token
+        gaps: docs/ENGINE.md.)"""
         done: list[SequenceResult] = []
         for seq in [s for s in self.active.values() if self._cancelled(s)]:
             seq.gen.end("cancelled")
             self._finish(seq, done)
-        budget = self.step_tokens if any(not s.cuts and s.next_token is not None for s in self.active.values()) else 0
+        decoders = sum(1 for s in self.active.values() if not s.cuts and s.next_token is not None)
+        budget = self.step_levels[min(decoders, len(self.step_levels)) - 1] if decoders and self.step_levels else 0
         for _ in range(self.prefill_per_step):
             prefilling = sorted((s for s in self.active.values() if s.cuts), key=lambda s: s.slot)
             if not prefilling:
@@ -394,7 +432,70 @@ class BatchCore:
             return []
         return [j for j in range(min(slots), max(slots) + 1) if j not in slots and j not in self.active]
 
+    def _view(self, seq: _Seq) -> int:
+        """The KV cells a decode row of `seq` makes llama.cpp view (its cells after this row, padded)."""
+        return -(-(seq.pos + 1) // VIEW_PAD) * VIEW_PAD
+
+    def _runs(self, slots: list[int]) -> list[list[int]]:
+        """The ubatches llama.cpp makes of a call over `slots` (ascending): runs of consecutive sequence ids, a gap
+        of free slots bridged by pad rows (fill_gaps), a gap another active sequence holds not."""
+        runs: list[list[int]] = []
+        for s in slots:
+            if runs and (s == runs[-1][-1] + 1 or (self.fill_gaps and not any(
+                    j in self.active for j in range(runs[-1][-1] + 1, s)))):
+                runs[-1].append(s)
+            else:
+                runs.append([s])
+        return runs
+
+    def _call_cost(self, group: list[_Seq]) -> float | None:
+        """A call's cost in row-cells: split_cells per ubatch, and each ubatch's rows times its longest view. None
+        where a ubatch would hold fewer rows than pad_to with no free neighbour to pad it (it would wait)."""
+        by_slot = {s.slot: s for s in group}
+        cost = 0.0
+        for run in self._runs(sorted(by_slot)):
+            if len(run) < self.pad_to and not any(
+                    0 <= j < self.max_seqs and j not in self.active for j in (run[0] - 1, run[-1] + 1)):
+                return None
+            cost += self.split_cells + len(run) * max(self._view(by_slot[s]) for s in run)
+        return cost
+
+    def _by_length(self, decoding: list[_Seq]) -> list[list[_Seq]]:
+        """The decode calls of a step: one over every decoding sequence, or (split_cells > 0) the partition of
+        the sequences ordered by view into consecutive groups of the least cost (_call_cost); ties keep fewer
+        calls, so a step of equal views stays one call."""
+        if not self.split_cells or len(decoding) < 2:
+            return [decoding]
+        order = sorted(decoding, key=lambda s: (self._view(s), s.slot))
+        if self._view(order[0]) == self._view(order[-1]):
+            return [decoding]
+        n = len(order)
+        best: list[tuple[float, int, int]] = [(0.0, 0, 0)]  # (cost, calls, start of the last group) of order[:i]
+        for i in range(1, n + 1):
+            options = []
+            for j in range(i):
+                cost = self._call_cost(order[j:i])
+                if cost is not None and best[j][0] != float("inf"):
+                    options.append((best[j][0] + cost, best[j][1] + 1, j))
+            best.append(min(options, default=(float("inf"), 0, 0)))
+        if best[n][0] == float("inf"):
+            return [decoding]
+        groups: list[list[_Seq]] = []
+        i = n
+        while i > 0:
+            j = best[i][2]
+            groups.append(sorted(order[j:i], key=lambda s: s.slot))
+            i = j
+        return groups[::-1]
+
     def _decode(self, decoding: list[_Seq], done: list[SequenceResult]) -> None:
+        groups = self._by_length(decoding)
+        if len(groups) > 1:
+            self.split_steps += 1
+        for group in groups:
+            self._decode_call([s for s in group if s.slot in self.active], done)
+
+    def _decode_call(self, decoding: list[_Seq], done: list[SequenceResult]) -> None:
         decoding, pads = self._padded(decoding)
         if not decoding:
             return

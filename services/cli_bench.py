@@ -539,8 +539,9 @@ def bench_serve_load(
                                                            "workload's).")] = None,
     max_tokens: Annotated[str | None, typer.Option(help="The outputs' token range, LOW,HIGH (default: the "
                                                         "workload's).")] = None,
-    arms: Annotated[str, typer.Option(help="kvgraft_solo, kvgraft_batched, llama_server, llama_cpp_server.")
-                    ] = "kvgraft_solo,kvgraft_batched,llama_server,llama_cpp_server",
+    arms: Annotated[str, typer.Option(help="kvgraft_solo, kvgraft_batched, llama_server, llama_cpp_server; "
+                                      "kvgraft_split (a batched pod splitting decode steps by KV length) when "
+                                      "named.")] = "kvgraft_solo,kvgraft_batched,llama_server,llama_cpp_server",
     long_tokens: Annotated[int, typer.Option(min=16, max=2048, help="Team A's generation in the fairness and "
                                                                     "cancellation measurements.")] = 2000,
     threads: Annotated[int | None, typer.Option(min=1, help="Threads for every arm (default the engine's).")] = None,
@@ -548,6 +549,12 @@ def bench_serve_load(
                                                                 "its prefill budget of a step while others decode "
                                                                 "(0: whole grid chunks; default: not changed).")
                            ] = None,
+    step_tokens_max: Annotated[int | None, typer.Option(min=0, help="KVGRAFT_SERVING_STEP_TOKENS_MAX for the "
+                                                                    "batched pods: the budget per decoding row up to "
+                                                                    "this (default: not changed).")] = None,
+    split_cells: Annotated[int, typer.Option(min=1, help="KVGRAFT_SERVING_SPLIT_CELLS for the kvgraft_split arm: "
+                                                         "the attention row-cells an extra decode call must "
+                                                         "save.")] = 3072,
     prefill_tokens: Annotated[int, typer.Option(min=16, max=3000, help="Team A's prompt in the inter-token "
                                                                        "fairness measurement.")] = 2000,
     decode_tokens: Annotated[int, typer.Option(min=8, max=2048, help="Team B's decoding request's tokens in the "
@@ -576,7 +583,8 @@ def bench_serve_load(
             model=model_name(model), concurrency=levels, requests=requests, prompt_tokens=(prompts[0], prompts[1]),
             max_tokens=(outputs[0], outputs[1]), arms=tuple(a.strip() for a in arms.split(",") if a.strip()),
             long_tokens=long_tokens, threads=threads, workload=workload, step_tokens=step_tokens,
-            prefill_tokens=prefill_tokens, decode_tokens=decode_tokens), progress=progress)
+            step_tokens_max=step_tokens_max, split_cells=split_cells, prefill_tokens=prefill_tokens,
+            decode_tokens=decode_tokens), progress=progress)
 
     record = _measured(body, json_out)
     if record is None:

@@ -65,6 +65,13 @@ class Settings(BaseSettings):
     # only where this host's `batch` check found the sub-calls byte-identical to the whole chunk's call
     # (docs/ENGINE.md, "Prefill beside decoders")
     serving_step_tokens: int = Field(8, ge=0)
+    # the budget grows with the completions decoding: KVGRAFT_SERVING_STEP_TOKENS per decoding row, in multiples of
+    # it up to this many tokens (0 or the budget itself: constant), where the same check found every level exact
+    serving_step_tokens_max: int = Field(32, ge=0)
+    # a decode step whose sequences' KV lengths differ is split into calls of similar lengths where that saves more
+    # attention cells (rows x the view each row is padded to) than this many per extra call (0: one call per step),
+    # only where this host's `batch` check found decoding split by length exact (docs/ENGINE.md)
+    serving_split_cells: int = Field(0, ge=0)
     # recurring questions a graft worker answers together (their answers decoded in shared calls; 1: one at a
     # time), used only where this host's `batch` check of the graft engine found each grafted answer decoded
     # together equal to the same graft decoded alone (docs/ENGINE.md)

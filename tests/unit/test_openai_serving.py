@@ -657,9 +657,9 @@ def test_a_batch_check_that_fails_serves_one_at_a_time_and_says_why(data_dir: Pa
 
     real = batch_check.batch_check
 
-    def inexact(engine: Any, max_seqs: int, step_tokens: int = 0) -> Any:
+    def inexact(engine: Any, max_seqs: int, *args: Any) -> Any:
         from dataclasses import replace
-        check = real(engine, max_seqs, step_tokens)
+        check = real(engine, max_seqs, *args)
         return replace(check, positions_equal=check.positions - 1)
 
     monkeypatch.setattr(batch_check, "batch_check", inexact)

@@ -182,3 +182,58 @@ def test_every_prompt_length_fed_beside_a_decoder_equals_itself_alone_where_the_
                 beside = core.run_all([(0, decoder), (2, job)])[1]
             assert _key(beside) == _key(alone), f"{n}-token prompt, budget {budget}"
             assert not budget or n < 2 * budget or core.split_chunks > 0
+
+
+def test_the_budget_levels_grow_with_the_rows_decoding_up_to_the_maximum() -> None:
+    from engine.batching import budget_levels
+
+    assert budget_levels(8) == budget_levels(8, 8) == budget_levels(8, 12) == [8]
+    assert budget_levels(8, 32) == [8, 16, 24, 32]
+    assert budget_levels(0, 32) == []
+
+
+def test_a_prompt_joining_beside_more_decoders_is_fed_in_longer_sub_calls_each_equal_to_alone(
+        kvgraft_cache: Path) -> None:
+    """Budget 4 per decoding row up to 12 on a 32-token grid: beside one decoder sub-calls of 4, beside three
+    of 12 (the remainder joining the last: 12 + 20 per 32-token chunk); every completion equal to itself alone."""
+    with GraftEngine.load("tiny-q4_1", EngineConfig(n_ctx=512, prefill_chunk=32, flash_attn=False, threads=2),
+                          cache_dir=kvgraft_cache) as e:
+        decoders = [SequenceJob(tokens=tuple(sample_tokens(e, 5 + i, start=50 + i)), digests=True,
+                                params=SamplingParams(max_tokens=60, temperature=0.0, seed=i)) for i in range(3)]
+        joining = SequenceJob(tokens=tuple(sample_tokens(e, 96, start=9)), digests=True,
+                              params=SamplingParams(max_tokens=3, temperature=0.0, seed=9))
+        alone = [_alone(e, j) for j in (*decoders, joining)]
+        for n_decoders, widest in ((1, 4), (3, 20)):
+            with e.open_batch_context(4) as ctx:
+                core = BatchCore(e, ctx, step_tokens=BUDGET, step_tokens_max=3 * BUDGET)
+                calls = _recorded(core)
+                jobs = [(0, d) for d in decoders[:n_decoders]] + [(3, joining)]
+                results = core.run_all(jobs)
+            assert [_key(r) for r in results] == alone[:n_decoders] + alone[3:]
+            pieces = [n for kind, n in calls[2 * n_decoders:] if kind == "prefill"]
+            assert max(pieces) == widest and min(pieces) >= BUDGET, pieces
+
+
+def test_the_check_tries_every_level_of_a_growing_budget_and_the_policy_records_it(data_dir: Path,
+                                                                                  kvgraft_cache: Path) -> None:
+    from store.db import AttestationRow
+    from workers.runtime import open_runtime
+    from workers.serving.batch_check import batch_check, batching_policy
+    from workers.settings import load_settings
+
+    config = EngineConfig(n_ctx=512, prefill_chunk=32, flash_attn=False, threads=2)
+    with GraftEngine.load("tiny-q4_1", config, cache_dir=kvgraft_cache) as e:
+        check = batch_check(e, 4, BUDGET, step_tokens_max=4 * BUDGET)
+        assert check.budget_exact and check.allowed_step_tokens_max == 4 * BUDGET, check.summary()
+        assert "per decoding row up to 16" in check.summary() and not check.budget_sizes_missing
+        with open_runtime(load_settings()) as rt:
+            policy = batching_policy(rt, e, 4, BUDGET, step_tokens_max=100)  # levels past half the grid dropped
+            assert (policy.step_tokens, policy.step_tokens_max) == (BUDGET, 16)
+            assert policy.as_dict()["prefill_step_tokens_max"] == 16
+            with rt.session() as s:
+                row = s.get(AttestationRow, policy.attestation_id)
+                assert row is not None and row.profile["step_tokens_max"] == 16
+    with GraftEngine.load("tiny-q4_1", EngineConfig(n_ctx=512, prefill_chunk=128, flash_attn=True, threads=2),
+                          cache_dir=kvgraft_cache) as e:
+        check = batch_check(e, 4, 16, step_tokens_max=64)  # the one-row flash attention path below 64 rows
+    assert not check.budget_exact and check.allowed_step_tokens_max == 0

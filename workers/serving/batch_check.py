@@ -24,13 +24,14 @@ from __future__ import annotations
 
 import socket
 import time
+from collections import Counter
 from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 import structlog
 
-from engine.batching import BatchCore, SequenceJob, SequenceResult
+from engine.batching import VIEW_PAD, BatchCore, SequenceJob, SequenceResult, budget_levels
 from engine.errors import EngineError
 from engine.graft import GraftEngine
 from engine.logits import Divergence, LogitsRows, compare, merge
@@ -77,6 +78,7 @@ class BatchCheck:
     # grid chunk (capturing at its boundary) joining while others decode, their chunks fed in sub-calls of at most
     # this many tokens, against the same completions alone (whole grid chunks)
     step_tokens: int = 0
+    step_tokens_max: int = 0  # the budget grown with the decoding rows up to this (0: constant); each level tried
     budget_sequences: int = 0
     budget_equal: int = 0  # tokens, every position's digest and the first row's SHA-256 equal to alone
     budget_states: int = 0
@@ -84,6 +86,13 @@ class BatchCheck:
     budget_split_chunks: int = 0  # grid chunks the trial fed in sub-calls (0: it proved nothing)
     # sub-call sizes serving can make (budget .. 2*budget-1: BatchCore._split) that the trial did not feed
     budget_sizes_missing: tuple[int, ...] = ()
+    # decode steps split by KV length (KVGRAFT_SERVING_SPLIT_CELLS; 0: not asked): the probes and a prompt of one
+    # and a half grid chunks (a third view length) decoding together, every step whose views differ split into
+    # calls by length, against the same completions alone
+    split_cells: int = 0
+    split_sequences: int = 0
+    split_equal: int = 0  # tokens, every position's digest and the first row's SHA-256 equal to alone
+    split_steps: int = 0  # decode steps the trial split (0: it proved nothing)
 
     @property
     def exact(self) -> bool:
@@ -101,10 +110,34 @@ class BatchCheck:
     def allowed_step_tokens(self) -> int:
         return self.step_tokens if self.budget_exact else 0
 
+    @property
+    def allowed_step_tokens_max(self) -> int:
+        return self.step_tokens_max if self.budget_exact else 0
+
+    @property
+    def split_exact(self) -> bool:
+        """Serving may split a decode step into calls by KV length."""
+        return (self.exact and self.split_cells > 0 and self.split_steps > 0
+                and self.split_sequences == self.split_equal > 0)
+
+    @property
+    def allowed_split_cells(self) -> int:
+        return self.split_cells if self.split_exact else 0
+
+    def split_summary(self) -> str:
+        if not self.split_cells:
+            return "no split by length asked"
+        return (f"decode steps split by KV length: {self.split_equal}/{self.split_sequences} completions equal to "
+                f"alone over {self.split_steps} split steps: "
+                + ("used" if self.split_exact else "NOT exact, one decode call per step"))
+
     def budget_summary(self) -> str:
         if not self.step_tokens:
             return "no prefill step budget asked"
-        return (f"prefill step budget {self.step_tokens}: {self.budget_equal}/{self.budget_sequences} completions and "
+        levels = budget_levels(self.step_tokens, self.step_tokens_max)
+        return (f"prefill step budget {self.step_tokens}"
+                + (f" per decoding row up to {levels[-1]}" if len(levels) > 1 else "")
+                + f": {self.budget_equal}/{self.budget_sequences} completions and "
                 f"{self.budget_states_equal}/{self.budget_states} captured states fed in sub-calls "
                 f"({self.budget_split_chunks} grid chunks split"
                 + (f"; sub-calls of {', '.join(map(str, self.budget_sizes_missing))} tokens not tried"
@@ -133,7 +166,8 @@ class BatchCheck:
                 f"{'reproducible' if self.reproducible else 'NOT reproducible'}; "
                 + (f"{self.grafts_equal}/{self.grafts} grafted answers decoded together equal to each alone in a "
                    "one-sequence context" if self.grafts else "grafts not batched (pad rows)")
-                + (f"; {self.budget_summary()}" if self.step_tokens else ""))
+                + (f"; {self.budget_summary()}" if self.step_tokens else "")
+                + (f"; {self.split_summary()}" if self.split_cells else ""))
 
 
 def _probe_tokens(engine: GraftEngine, n: int) -> list[int]:
@@ -174,11 +208,13 @@ def graft_jobs(engine: GraftEngine, jobs: list[SequenceJob]) -> list[SequenceJob
     return out
 
 
-def budget_jobs(engine: GraftEngine, jobs: list[SequenceJob], step_tokens: int) -> list[SequenceJob]:
+def budget_jobs(engine: GraftEngine, jobs: list[SequenceJob], step_tokens: int,
+                probes: bool = True) -> list[SequenceJob]:
     """The probes with a prompt of one and a half grid chunks second (capturing its state at the chunk boundary,
     greedy): it joins while the first decodes, so its chunks are fed in sub-calls, the capture among them; then
     one short prompt for each size the last sub-call of a chunk can have (2*budget + r tokens, r = 1 .. budget-1:
-    sub-calls of budget and budget + r), each joining while others decode."""
+    sub-calls of budget and budget + r), each joining while others decode (the first decodes until the last has
+    joined)."""
     c = engine.config.prefill_chunk
     room = engine.config.n_ctx - max(PROBE_TOKENS) - 1
     n = min(room, c + c // 2)
@@ -188,15 +224,31 @@ def budget_jobs(engine: GraftEngine, jobs: list[SequenceJob], step_tokens: int) 
     sizes = [SequenceJob(tokens=tuple(base[r:r + 2 * step_tokens + r]), params=SamplingParams(max_tokens=4, seed=r),
                          owner=f"probe-size-{r}", digests=True, keep_rows=True)
              for r in range(1, step_tokens) if 2 * step_tokens + r <= min(room, c)]
-    return [jobs[0], long, *sizes, *jobs[1:]]
+    rest = [long, *sizes, *(jobs[1:] if probes else ())]
+    # the first decodes until the last has joined (one joins every other step), so every chunk starts beside it
+    first = replace(jobs[0], params=replace(jobs[0].params, max_tokens=max(jobs[0].params.max_tokens,
+                                                                          2 * len(rest) + 8)))
+    return [first, *rest]
 
 
 def _budget_trial(engine: GraftEngine, jobs: list[SequenceJob], max_seqs: int, pad_to: int,
-                  step_tokens: int) -> dict[str, Any]:
+                  step_tokens: int, step_tokens_max: int = 0) -> dict[str, Any]:
+    """Each budget level's trial (_level_trial: the budget serving uses with that many rows decoding, fixed), the
+    probe completions in the first only; the counts summed, the sizes missing over every level's."""
+    totals: Counter[str] = Counter()
+    missing: set[int] = set()
+    for i, level in enumerate(budget_levels(step_tokens, step_tokens_max)):
+        trial = _level_trial(engine, budget_jobs(engine, jobs, level, probes=i == 0), max_seqs, pad_to, level)
+        missing |= set(trial.pop("budget_sizes_missing"))
+        totals.update(trial)
+    return {**totals, "step_tokens_max": step_tokens_max, "budget_sizes_missing": tuple(sorted(missing))}
+
+
+def _level_trial(engine: GraftEngine, probes: list[SequenceJob], max_seqs: int, pad_to: int,
+                 step_tokens: int) -> dict[str, Any]:
     """Each budget probe alone (as the trial's alone: a one-sequence context without pad rows, else the batch
     context with them) against all of them joining one after another, prompts fed in sub-calls of `step_tokens`
     while others decode: tokens, every position's digest, the first row's SHA-256 and the captured states."""
-    probes = budget_jobs(engine, jobs, step_tokens)
     with engine.open_context() as ctx:
         alone = [BatchCore(engine, ctx).run_all([(0, j)])[0] for j in probes] if pad_to == 1 else []
     with engine.open_batch_context(max_seqs) as ctx:
@@ -216,6 +268,39 @@ def _budget_trial(engine: GraftEngine, jobs: list[SequenceJob], max_seqs: int, p
             "budget_states": states, "budget_states_equal": states_equal, "budget_split_chunks": core.split_chunks,
             "budget_sizes_missing": tuple(sorted(k for k in sub_call_sizes(step_tokens, engine.config.prefill_chunk)
                                                  if not core.sub_call_sizes[k]))}
+
+
+def split_jobs(engine: GraftEngine, jobs: list[SequenceJob]) -> list[SequenceJob]:
+    """A prompt two views longer than the longest probe (greedy; at least one and a half grid chunks) first, then
+    the probes once it decodes: decoding together, their rows' views fall in two or three lengths."""
+    c = engine.config.prefill_chunk
+    room = engine.config.n_ctx - max(PROBE_TOKENS) - 1
+    n = min(room, max(c + c // 2, max(PROBE_LENGTHS) + 2 * VIEW_PAD))
+    long = SequenceJob(tokens=tuple(_probe_tokens(engine, n)[:n]), params=SamplingParams(max_tokens=40, seed=7),
+                       owner="probe-long", digests=True, keep_rows=True)
+    return [long, *jobs]
+
+
+def _split_trial(engine: GraftEngine, jobs: list[SequenceJob], max_seqs: int, pad_to: int,
+                 step_tokens: int, step_tokens_max: int, split_cells: int) -> dict[str, Any]:
+    """Each split probe alone (as the budget trial's alone) against all of them decoding together with every step
+    whose views differ split by length (split_cells 1: any saving splits; serving's larger value makes a subset
+    of these partitions, each row meeting calls of its own view or a longer one, which the other trials meet),
+    prompts fed with the step budget serving uses."""
+    probes = split_jobs(engine, jobs)
+    with engine.open_context() as ctx:
+        alone = [BatchCore(engine, ctx).run_all([(0, j)])[0] for j in probes] if pad_to == 1 else []
+    with engine.open_batch_context(max_seqs) as ctx:
+        if pad_to > 1:
+            alone = [BatchCore(engine, ctx, pad_to=pad_to).run_all([(0, j)])[0] for j in probes]
+        core = BatchCore(engine, ctx, pad_to=pad_to, step_tokens=step_tokens, step_tokens_max=step_tokens_max,
+                         split_cells=1)
+        first = len(engine.grid(0, len(probes[0].tokens), 0))  # the others join once the long one decodes
+        split = core.run_all([(0, probes[0]), *((first + i, j) for i, j in enumerate(probes[1:]))])
+    return {"split_cells": split_cells, "split_sequences": len(probes),
+            "split_equal": sum(_key(a) == _key(b) and a.first_logits_sha256 == b.first_logits_sha256
+                               for a, b in zip(alone, split, strict=True)),
+            "split_steps": core.split_steps}
 
 
 def sub_call_sizes(step_tokens: int, chunk: int) -> set[int]:
@@ -273,9 +358,11 @@ def _trial(engine: GraftEngine, jobs: list[SequenceJob], max_seqs: int, pad_to: 
                       first_rows_equal=first_rows, grafts=len(grafted), grafts_equal=grafts_equal)
 
 
-def batch_check(engine: GraftEngine, max_seqs: int, step_tokens: int = 0) -> BatchCheck:
+def batch_check(engine: GraftEngine, max_seqs: int, step_tokens: int = 0, split_cells: int = 0,
+                step_tokens_max: int = 0) -> BatchCheck:
     """Pad 1 (decode calls as they come) first; where that is not exact, pad 2 (no ubatch of a single row). Then,
-    where one is exact and a step budget is asked, prompts fed in sub-calls of that budget beside decoders."""
+    where one is exact and a step budget is asked, prompts fed in sub-calls of that budget beside decoders; and
+    where a split by length is asked, decode steps split by KV length (with the budget allowed)."""
     t0 = time.perf_counter()
     jobs = probe_jobs(engine, max_seqs)
     tried: list[str] = []
@@ -293,7 +380,10 @@ def batch_check(engine: GraftEngine, max_seqs: int, step_tokens: int = 0) -> Bat
                 tried.append(f"without pad rows: {check.positions_equal}/{check.positions} positions equal")
         if check.exact and step_tokens > 0:
             check = replace(check, step_tokens=step_tokens,
-                            **_budget_trial(engine, jobs, max_seqs, check.pad_to, step_tokens))
+                            **_budget_trial(engine, jobs, max_seqs, check.pad_to, step_tokens, step_tokens_max))
+        if check.exact and split_cells > 0:
+            check = replace(check, **_split_trial(engine, jobs, max_seqs, check.pad_to, check.allowed_step_tokens,
+                                                  check.allowed_step_tokens_max, split_cells))
     except EngineError as exc:
         log.warning("serve.batch_check_failed", error=str(exc))
         return BatchCheck(max_seqs, 1, False, 0, 0, 0, 0, 0, 0, round((time.perf_counter() - t0) * 1000, 1),
@@ -302,7 +392,8 @@ def batch_check(engine: GraftEngine, max_seqs: int, step_tokens: int = 0) -> Bat
     log.info("serve.batch_checked", exact=check.exact, max_seqs=max_seqs, pad_to=check.pad_to,
              positions=check.positions, positions_equal=check.positions_equal,
              positions_batched=check.positions_batched, grafts=check.grafts, grafts_equal=check.grafts_equal,
-             step_tokens=check.step_tokens, budget_exact=check.budget_exact, ms=check.ms)
+             step_tokens=check.step_tokens, budget_exact=check.budget_exact, split_cells=check.split_cells,
+             split_exact=check.split_exact, split_steps=check.split_steps, ms=check.ms)
     return check
 
 
@@ -317,6 +408,11 @@ class BatchPolicy:
     # asked and not allowed, why
     step_tokens: int = 0
     step_reason: str | None = None
+    step_tokens_max: int = 0  # the budget per decoding row up to this (0: constant), where the check allowed it
+    # decode steps split by KV length (BatchCore.split_cells; 0: one call per step) and, where asked and not
+    # allowed, why
+    split_cells: int = 0
+    split_reason: str | None = None
 
     @property
     def graft_reason(self) -> str | None:
@@ -332,7 +428,8 @@ class BatchPolicy:
     def as_dict(self) -> dict[str, object]:
         """What a team's response shows (no attestation id: ids count every team's attestations)."""
         return {"batching": "on" if self.max_seqs > 1 else "off", "reason": self.reason,
-                "max_seqs": self.max_seqs, "pad_rows": self.pad_to > 1, "prefill_step_tokens": self.step_tokens}
+                "max_seqs": self.max_seqs, "pad_rows": self.pad_to > 1, "prefill_step_tokens": self.step_tokens,
+                "prefill_step_tokens_max": self.step_tokens_max, "split_cells": self.split_cells}
 
 
 def weights_of(engine: GraftEngine) -> dict[str, object]:
@@ -346,15 +443,23 @@ def step_budget(engine: GraftEngine, step_tokens: int) -> int:
     return step_tokens if 0 < step_tokens < engine.config.prefill_chunk else 0
 
 
-def batching_policy(rt: Runtime, engine: GraftEngine, max_seqs: int, step_tokens: int = 0) -> BatchPolicy:
+def batching_policy(rt: Runtime, engine: GraftEngine, max_seqs: int, step_tokens: int = 0,
+                    split_cells: int = 0, step_tokens_max: int = 0) -> BatchPolicy:
     """Batching of up to `max_seqs` sequences where this host's `batch` attestation (recorded now if there is
     none) found it exact; else one completion at a time, saying why. With a prefill step budget
-    (KVGRAFT_SERVING_STEP_TOKENS), the budget where the same check found sub-calls exact (else 0, saying why)."""
+    (KVGRAFT_SERVING_STEP_TOKENS), the budget where the same check found sub-calls exact (else 0, saying why); with
+    a split by length (KVGRAFT_SERVING_SPLIT_CELLS), the split where the check found it exact (else 0, saying
+    why)."""
     if max_seqs <= 1:
         return BatchPolicy(1, "KVGRAFT_SERVING_MAX_SEQS is 1", None)
     budget = step_budget(engine, step_tokens)
+    # levels past half the grid's chunk split nothing (a chunk splits at twice its budget or more)
+    levels = [b for b in budget_levels(budget, step_tokens_max) if 2 * b <= engine.config.prefill_chunk]
+    budget_max = levels[-1] if len(levels) > 1 else 0
     # the budget asked is part of what the check measures: another budget, another verdict
-    profile = engine.batch_profile(max_seqs, check=CHECK_VERSION + (f"+step-{budget}" if budget else ""))
+    profile = engine.batch_profile(max_seqs, check=CHECK_VERSION + (f"+step-{budget}" if budget else "")
+                                   + (f"-{budget_max}" if budget_max else "")
+                                   + (f"+split-{split_cells}" if split_cells else ""))
     host = socket.gethostname()
     with rt.session() as s:
         known = latest_attestation(s, block_id=None, fingerprint=engine.fingerprint.id, profile_id=profile.id,
@@ -364,12 +469,17 @@ def batching_policy(rt: Runtime, engine: GraftEngine, max_seqs: int, step_tokens
             pad_to = int((known.profile or {}).get("pad_to", 1))
             grafts = bool((known.profile or {}).get("grafts", False))
             allowed = int((known.profile or {}).get("step_tokens", 0))
+            allowed_max = int((known.profile or {}).get("step_tokens_max", 0))
             step_reason = (known.profile or {}).get("step_tokens_reason")
+            split = int((known.profile or {}).get("split_cells", 0))
+            split_reason = (known.profile or {}).get("split_cells_reason")
     if known is None:
-        check = batch_check(engine, max_seqs, budget)
+        check = batch_check(engine, max_seqs, budget, split_cells, budget_max)
         exact, reason, pad_to, grafts = check.exact, check.summary(), check.pad_to, check.grafts_exact
-        allowed = check.allowed_step_tokens
+        allowed, allowed_max = check.allowed_step_tokens, check.allowed_step_tokens_max
         step_reason = None if allowed or not budget else f"step_budget_not_exact: {check.budget_summary()}"
+        split = check.allowed_split_cells
+        split_reason = None if split or not split_cells else f"split_not_exact: {check.split_summary()}"
         if check.divergence is None:  # it could not run: nothing measured to record
             return BatchPolicy(1, f"batch_check_failed: {check.failure}", None)
         with rt.session() as s:
@@ -377,7 +487,9 @@ def batching_policy(rt: Runtime, engine: GraftEngine, max_seqs: int, step_tokens
                 s, kind="batch", block_id=None, probe_digest=None, fingerprint=engine.fingerprint.id,
                 profile={**profile.as_dict(), "pad_to": check.pad_to, "grafts": check.grafts_exact,
                          "weights": weights_of(engine), "step_tokens_asked": budget, "step_tokens": allowed,
-                         "step_tokens_reason": step_reason},
+                         "step_tokens_max_asked": budget_max, "step_tokens_max": allowed_max,
+                         "step_tokens_reason": step_reason, "split_cells_asked": split_cells,
+                         "split_cells": split, "split_cells_reason": split_reason},
                 profile_id=profile.id, host=host,
                 status="attested" if check.exact else "functional", floor_equal=check.reproducible,
                 continuation_equal=None, recapture_equal=None, reason=reason,
@@ -386,5 +498,8 @@ def batching_policy(rt: Runtime, engine: GraftEngine, max_seqs: int, step_tokens
     if exact:
         if step_reason:
             log.warning("serve.step_budget_refused", step_tokens=budget, reason=step_reason)
-        return BatchPolicy(max_seqs, None, attestation_id, pad_to, grafts, allowed, step_reason)
+        if split_reason:
+            log.warning("serve.split_refused", split_cells=split_cells, reason=split_reason)
+        return BatchPolicy(max_seqs, None, attestation_id, pad_to, grafts, allowed, step_reason, allowed_max,
+                           split, split_reason)
     return BatchPolicy(1, f"batch_not_exact: {reason}", attestation_id)

@@ -150,7 +150,8 @@ class Serving:
         try:
             engine = self.engine()
             self._left("model")
-            batching = batching_policy(self.rt, engine, s.serving_max_seqs, s.serving_step_tokens)
+            batching = batching_policy(self.rt, engine, s.serving_max_seqs, s.serving_step_tokens,
+                                       s.serving_split_cells, s.serving_step_tokens_max)
             self._left("batch")
             composition_verdict(self.rt, engine)
             self._left("composition")
@@ -181,7 +182,8 @@ class Serving:
         """On the compute thread with nothing active: serve from a context of `batching.max_seqs` slots."""
         old = self.scheduler.core
         self.scheduler.attach(BatchCore(engine, engine.open_batch_context(batching.max_seqs), pad_to=batching.pad_to,
-                                        step_tokens=batching.step_tokens),
+                                        step_tokens=batching.step_tokens, step_tokens_max=batching.step_tokens_max,
+                                        split_cells=batching.split_cells),
                               owner_max_seqs=self.rt.settings.team_max_in_flight)
         self.batching = batching
         if old is not None:
