@@ -229,12 +229,20 @@ def test_the_check_tries_every_level_of_a_growing_budget_and_the_policy_records_
         assert check.budget_exact and check.allowed_step_tokens_max == 32, check.summary()
         assert "per decoding row up to 32" in check.summary() and not check.budget_sizes_missing
         with open_runtime(load_settings()) as rt:
-            policy = batching_policy(rt, e, 4, 8, step_tokens_max=100)  # levels past half the grid dropped
-            assert (policy.step_tokens, policy.step_tokens_max) == (8, 32)
-            assert policy.as_dict()["prefill_step_tokens_max"] == 32
+            # levels past half the grid dropped (40 and up), and past max_seqs - 1 = 3 decoders (32)
+            policy = batching_policy(rt, e, 4, 8, step_tokens_max=100)
+            assert (policy.step_tokens, policy.step_tokens_max) == (8, 24)
+            assert policy.as_dict()["prefill_step_tokens_max"] == 24
             with rt.session() as s:
                 row = s.get(AttestationRow, policy.attestation_id)
-                assert row is not None and row.profile["step_tokens_max"] == 32
+                assert row is not None and row.profile["step_tokens_max"] == 24
+        # two slots: the prompts join one at a time, and the first decoder outlasts them all (it ended after
+        # twice their count in steps, and the last prompts joined with nobody decoding: sizes untried, refused)
+        check = batch_check(e, 2, 8, step_tokens_max=32)
+        assert check.budget_exact and not check.budget_sizes_missing, check.summary()
+        with open_runtime(load_settings()) as rt:  # one decoder at most beside a prompt: the first level only
+            policy = batching_policy(rt, e, 2, 8, step_tokens_max=32)
+            assert (policy.step_tokens, policy.step_tokens_max) == (8, 0)
     with GraftEngine.load("tiny-q4_1", EngineConfig(n_ctx=512, prefill_chunk=128, flash_attn=True, threads=2),
                           cache_dir=kvgraft_cache) as e:
         check = batch_check(e, 4, 16, step_tokens_max=64)  # the one-row flash attention path below 64 rows

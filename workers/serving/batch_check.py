@@ -208,13 +208,13 @@ def graft_jobs(engine: GraftEngine, jobs: list[SequenceJob]) -> list[SequenceJob
     return out
 
 
-def budget_jobs(engine: GraftEngine, jobs: list[SequenceJob], step_tokens: int,
+def budget_jobs(engine: GraftEngine, jobs: list[SequenceJob], step_tokens: int, max_seqs: int,
                 probes: bool = True) -> list[SequenceJob]:
     """The probes with a prompt of one and a half grid chunks second (capturing its state at the chunk boundary,
     greedy): it joins while the first decodes, so its chunks are fed in sub-calls, the capture among them; then
     one short prompt for each size the last sub-call of a chunk can have (2*budget + r tokens, r = 1 .. budget-1:
     sub-calls of budget and budget + r), each joining while others decode (the first decodes until the last has
-    joined)."""
+    joined: _outlasting)."""
     c = engine.config.prefill_chunk
     room = engine.config.n_ctx - max(PROBE_TOKENS) - 1
     n = min(room, c + c // 2)
@@ -225,10 +225,18 @@ def budget_jobs(engine: GraftEngine, jobs: list[SequenceJob], step_tokens: int,
                          owner=f"probe-size-{r}", digests=True, keep_rows=True)
              for r in range(1, step_tokens) if 2 * step_tokens + r <= min(room, c)]
     rest = [long, *sizes, *(jobs[1:] if probes else ())]
-    # the first decodes until the last has joined (one joins every other step), so every chunk starts beside it
-    first = replace(jobs[0], params=replace(jobs[0].params, max_tokens=max(jobs[0].params.max_tokens,
-                                                                          2 * len(rest) + 8)))
-    return [first, *rest]
+    return [_outlasting(engine, jobs[0], rest, step_tokens, max_seqs), *rest]
+
+
+def _outlasting(engine: GraftEngine, first: SequenceJob, rest: list[SequenceJob], step_tokens: int,
+                max_seqs: int) -> SequenceJob:
+    """`first` decoding until the last of `rest` has joined and started its prefill (one joins every other step,
+    or, with fewer free slots than jobs, when a slot frees: each job's sub-calls and tokens), so that every chunk
+    of theirs starts beside a decoder; at most as long as the context holds."""
+    steps = [-(-len(j.tokens) // step_tokens) + j.params.max_tokens + 1 for j in rest]
+    need = max(2 * len(rest), -(-sum(steps) // max(1, max_seqs - 1))) + max(steps, default=0) + 8
+    room = engine.config.n_ctx - len(first.tokens) - 1
+    return replace(first, params=replace(first.params, max_tokens=max(first.params.max_tokens, min(need, room))))
 
 
 def _budget_trial(engine: GraftEngine, jobs: list[SequenceJob], max_seqs: int, pad_to: int,
@@ -238,7 +246,7 @@ def _budget_trial(engine: GraftEngine, jobs: list[SequenceJob], max_seqs: int, p
     totals: Counter[str] = Counter()
     missing: set[int] = set()
     for i, level in enumerate(budget_levels(step_tokens, step_tokens_max)):
-        trial = _level_trial(engine, budget_jobs(engine, jobs, level, probes=i == 0), max_seqs, pad_to, level)
+        trial = _level_trial(engine, budget_jobs(engine, jobs, level, max_seqs, probes=i == 0), max_seqs, pad_to, level)
         missing |= set(trial.pop("budget_sizes_missing"))
         totals.update(trial)
     return {**totals, "step_tokens_max": step_tokens_max, "budget_sizes_missing": tuple(sorted(missing))}
@@ -453,8 +461,9 @@ def batching_policy(rt: Runtime, engine: GraftEngine, max_seqs: int, step_tokens
     if max_seqs <= 1:
         return BatchPolicy(1, "KVGRAFT_SERVING_MAX_SEQS is 1", None)
     budget = step_budget(engine, step_tokens)
-    # levels past half the grid's chunk split nothing (a chunk splits at twice its budget or more)
-    levels = [b for b in budget_levels(budget, step_tokens_max) if 2 * b <= engine.config.prefill_chunk]
+    # levels past half the grid's chunk split nothing, and past max_seqs - 1 decoders none is used
+    levels = [b for b in budget_levels(budget, step_tokens_max)
+              if 2 * b <= engine.config.prefill_chunk][:max(1, max_seqs - 1)]
     budget_max = levels[-1] if len(levels) > 1 else 0
     # the budget asked is part of what the check measures: another budget, another verdict
     profile = engine.batch_profile(max_seqs, check=CHECK_VERSION + (f"+step-{budget}" if budget else "")
