@@ -324,10 +324,12 @@ def _clauses(sentences: Sequence[Sequence[Token]], asked: int) -> Clauses:
     subjects: list[str] = []  # each clause's subject as the next clause sees it: a pronoun, a name, or ""
     asked_at = 0
     persons = _persons([t for sentence in sentences for t in sentence])
+    names = _person_names([t for sentence in sentences for t in sentence])
 
     def add(clause: list[Token], left_out: bool) -> None:
         if not clause:
             return
+        clause = list(_fronted(clause, names))
         before = subjects[-1] if subjects else ""
         at = _subject_at(clause)
         first = clause[0]
@@ -363,6 +365,43 @@ def _clauses(sentences: Sequence[Sequence[Token]], asked: int) -> Clauses:
             current.pop()
         add(current, left_out)
     return Clauses(out, asked_at, frozenset(elided), frozenset(continuing))
+
+
+# words that open a phrase of time or place standing before a clause's subject ("At the end of each week Mia gives
+# ...", "Every morning Ingrid runs ...", "On Fridays, everything is ..."): the phrase may stand at the clause's end
+_ADVERBIAL_OPENERS = frozenset("at on in during after before every each throughout within over".split())
+_AUXILIARIES = frozenset("is are was were be been being am has have had do does did will would shall should can "
+                         "could may might must".split())
+_SUBJECT_PRONOUNS = frozenset("he she they we i you".split())
+
+
+def _fronted(clause: Sequence[Token], names: frozenset[str]) -> tuple[Token, ...]:
+    """The clause with a phrase of time or place that opens it moved to its end, so that "At the end of each week
+    Mia gives 1 fish away" and "Mia gives 1 fish away at the end of each week" are one clause. The phrase opens
+    with a preposition or "every"/"each" (_ADVERBIAL_OPENERS) and ends at a comma ("On Fridays, everything is 50%
+    off"; the comma dropped) or right before the clause's subject, a subject pronoun or a person's name (`names`);
+    it holds no verb, auxiliary, possessive or subject pronoun, ends in a content word (not "Each of", not "At
+    the" before a name), and a verb follows it. Otherwise the clause as it is."""
+    if len(clause) < 4 or clause[0].kind != "word" or clause[0].key not in _ADVERBIAL_OPENERS:
+        return tuple(clause)
+    for k in range(1, min(len(clause) - 2, 9)):
+        tok = clause[k]
+        comma = tok.kind == "punct" and tok.text == ","
+        subject = tok.kind == "word" and (tok.key in _SUBJECT_PRONOUNS or (
+            _is_name(tok) and lemma(tok.key) in names))
+        if not comma and not subject:
+            if tok.kind == "poss" or (tok.kind == "punct" and tok.text != "-") or (tok.kind == "word" and (
+                    tok.key in VERBS or tok.key in _AUXILIARIES or tok.key in _INDEFINITE)):
+                break
+            continue
+        last = clause[k - 1]
+        rest = clause[k + 1:] if comma else clause[k:]
+        if k < 2 or last.kind != "word" or last.key in FUNCTION or last.key in _ADVERBIAL_OPENERS:
+            break
+        if not any(t.kind == "word" and (t.key in VERBS or t.key in _AUXILIARIES) for t in rest[:4]):
+            break
+        return tuple(rest) + tuple(clause[:k])
+    return tuple(clause)
 
 
 def _same_subject(pronoun: str, before: str, previous: Sequence[Token], persons: dict[str, str]) -> bool:

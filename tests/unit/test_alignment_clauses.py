@@ -1,0 +1,44 @@
+"""Clause structure that does not change the problem (issue 38): a phrase of time or place before a statement's
+subject may stand at its end; and the near misses that must still be refused (the phrase moved to another
+statement, another time asked, another person doing it)."""
+
+from __future__ import annotations
+
+import pytest
+
+from workers.flywheel.alignment import align
+
+pytestmark = pytest.mark.unit
+
+HENS = ("Layla keeps 14 hens. The hens lay 9 eggs a day, and Layla sells 6 eggs to her neighbour at the end of each "
+        "day. How many eggs does Layla have after 5 days?")
+LAPS = ("Marta swims 20 lengths of a 25-meter pool every evening. Her cousin swims 6 lengths fewer. How many meters "
+        "do they swim together in 4 evenings?")
+
+
+def test_a_phrase_before_the_subject_may_stand_at_the_statements_end() -> None:
+    got = align("Dayo keeps 11 hens. The hens lay 7 eggs a day. At the end of each day Dayo sells 2 eggs to his "
+                "neighbour. How many eggs does Dayo have after 3 days?", HENS)
+    assert got.aligned and got.values == ["11", "7", "2", "3"], got.reason
+    joined = align("Every evening Ines swims 18 lengths of a 25-meter pool, and her cousin swims 4 lengths fewer. How "
+                   "many meters do they swim together in 2 evenings?", LAPS)
+    assert joined.aligned and joined.values == ["18", "25", "4", "2"], joined.reason
+    comma = align("Every evening, Ines swims 18 lengths of a 25-meter pool. Her cousin swims 4 lengths fewer. How "
+                  "many meters do they swim together in 2 evenings?", LAPS)
+    assert comma.aligned and comma.values == ["18", "25", "4", "2"], comma.reason
+
+
+def test_a_phrase_moved_to_another_statement_or_changed_is_refused() -> None:
+    # the phrase now belongs to the other swimmer's statement
+    assert not align("Ines swims 18 lengths of a 25-meter pool. Every evening her cousin swims 4 lengths fewer. How "
+                     "many meters do they swim together in 2 evenings?", LAPS).aligned
+    # another unit of time in the moved phrase
+    assert not align("Dayo keeps 11 hens. The hens lay 7 eggs a day. At the end of each week Dayo sells 2 eggs to his "
+                     "neighbour. How many eggs does Dayo have after 3 days?", HENS).aligned
+    # another person sells (the neighbour to Dayo): the phrase opens a statement whose subject is no name
+    assert not align("Dayo keeps 11 hens. The hens lay 7 eggs a day. At the end of each day his neighbour sells 2 "
+                     "eggs to Dayo. How many eggs does Dayo have after 3 days?", HENS).aligned
+    # another person asked about, the phrase moved as before
+    assert not align("Every evening Ines swims 18 lengths of a 25-meter pool, and her cousin swims 4 lengths fewer. "
+                     "How many meters does Ines swim in 2 evenings?", LAPS).aligned
+
