@@ -42,3 +42,28 @@ def test_a_phrase_moved_to_another_statement_or_changed_is_refused() -> None:
     assert not align("Every evening Ines swims 18 lengths of a 25-meter pool, and her cousin swims 4 lengths fewer. "
                      "How many meters does Ines swim in 2 evenings?", LAPS).aligned
 
+
+
+PLATES = ("Noor is hosting her aunt's party for 96 guests. Each table seats 8 guests and gets 3 vases. How many vases "
+          "does Noor need?")
+
+
+def test_a_repeated_subject_aligns_with_one_left_out() -> None:
+    got = align("Kenji is hosting his uncle's party for 60 guests, and each table seats 6 guests. Each table gets 2 "
+                "vases. How many vases does Kenji need?", PLATES)
+    assert got.aligned and got.values == ["60", "6", "2"], got.reason
+    named = align("Ana buys 5 pens. Ana gives 2 pens to Bo. How many pens does Ana have left?",
+                  "Mia buys 7 pens and gives 3 pens to Tom. How many pens does Mia have left?")
+    assert named.aligned and named.values == ["5", "2"], named.reason
+
+
+def test_a_repeated_subject_that_is_another_subject_or_out_of_place_is_refused() -> None:
+    # each guest gets the vases, not each table
+    assert not align("Kenji is hosting his uncle's party for 60 guests, and each table seats 6 guests. Each guest "
+                     "gets 2 vases. How many vases does Kenji need?", PLATES).aligned
+    # the statement with the repeated subject no longer follows the one whose subject it repeats
+    assert not align("Kenji is hosting his uncle's party for 60 guests. Each table gets 2 vases. Each table seats 6 "
+                     "guests. How many vases does Kenji need?", PLATES).aligned
+    # another person gives the pens
+    assert not align("Ana buys 5 pens. Bo gives 2 pens to Ana. How many pens does Ana have left?",
+                     "Mia buys 7 pens and gives 3 pens to Tom. How many pens does Mia have left?").aligned

@@ -297,12 +297,39 @@ class Clauses:
     asked: int
     elided: frozenset[int] = frozenset()
     continuing: frozenset[int] = frozenset()
+    repeated: dict[int, int] = field(default_factory=dict)  # continuing clause -> words of its repeated subject
 
     def without_subject(self, i: int) -> tuple[Token, ...]:
-        """A continuing clause with its subject pronoun left out ("then spends $3")."""
-        at = _subject_at(self.clauses[i])
+        """A continuing clause with its subject pronoun (or repeated subject) left out ("then spends $3")."""
         clause = self.clauses[i]
+        at = _subject_at(clause)
+        if i in self.repeated:
+            at = 1 if clause[0].key == "then" else 0
+            return clause[:at] + clause[at + self.repeated[i]:]
         return clause if at is None else clause[:at] + clause[at + 1:]
+
+
+def _named_subject(clause: Sequence[Token], names: frozenset[str]) -> tuple[str, int] | None:
+    """A clause's subject that a later clause may repeat instead of leaving it out, and its word count: a person's
+    name ("Ana buys 5 pens. Ana gives 2 away." is "Ana buys 5 pens and gives 2 away.") or "each"/"every" and one
+    noun ("Each table seats 9 guests. Each table gets 5 candles." is "Each table seats 9 guests and gets 5
+    candles."), after an optional "then", followed by a verb (a verb the tables know, an auxiliary, or after
+    "each"/"every" a word ending in -s: "each" takes no plural noun), else None."""
+    k = 1 if clause and clause[0].key == "then" else 0
+    if k + 1 >= len(clause) or clause[k].kind != "word":
+        return None
+    first = clause[k]
+    if _is_name(first) and lemma(first.key) in names and first.key not in KIN:
+        verb = clause[k + 1]
+        return (lemma(first.key), 1) if verb.kind == "word" and verb.text[:1].islower() and (
+            verb.key in VERBS or verb.key in _AUXILIARIES) else None
+    if first.key in ("each", "every") and k + 2 < len(clause):
+        noun, verb = clause[k + 1], clause[k + 2]
+        if noun.kind == verb.kind == "word" and not _fixed(noun.key) and noun.key not in KIN and (
+                verb.key in VERBS or verb.key in _AUXILIARIES
+                or (verb.key.endswith("s") and not verb.key.endswith("ss"))):
+            return f"{first.key} {lemma(noun.key)}", 2
+    return None
 
 
 def clauses_of(sentences: Sequence[Sequence[Token]], asked: int) -> tuple[list[tuple[Token, ...]], int]:
@@ -321,6 +348,7 @@ def _clauses(sentences: Sequence[Sequence[Token]], asked: int) -> Clauses:
     out: list[tuple[Token, ...]] = []
     elided: set[int] = set()
     continuing: set[int] = set()
+    repeated: dict[int, int] = {}
     subjects: list[str] = []  # each clause's subject as the next clause sees it: a pronoun, a name, or ""
     asked_at = 0
     persons = _persons([t for sentence in sentences for t in sentence])
@@ -335,6 +363,9 @@ def _clauses(sentences: Sequence[Sequence[Token]], asked: int) -> Clauses:
         first = clause[0]
         owner = len(clause) > 1 and clause[1].kind == "poss"  # "Mia's brother has ...": the brother, not Mia
         subject = "" if owner else lemma(first.key) if _is_name(first) else first.key if first.key in _SUBJECTS else ""
+        named = _named_subject(clause, names)
+        if named is not None and not subject:
+            subject = named[0]  # "each table"
         if left_out and out:
             elided.add(len(out))
             subject = before
@@ -342,6 +373,9 @@ def _clauses(sentences: Sequence[Sequence[Token]], asked: int) -> Clauses:
             subject = clause[at].key
             if out and before and _same_subject(clause[at].key, before, out[-1], persons):
                 continuing.add(len(out))
+        elif out and named is not None and named[0] == before:
+            continuing.add(len(out))
+            repeated[len(out)] = named[1]
         out.append(tuple(clause))
         subjects.append(subject)
 
@@ -364,7 +398,7 @@ def _clauses(sentences: Sequence[Sequence[Token]], asked: int) -> Clauses:
         while current and current[-1].kind == "punct" and current[-1].text in _SENTENCE_END | {",", ";"}:
             current.pop()
         add(current, left_out)
-    return Clauses(out, asked_at, frozenset(elided), frozenset(continuing))
+    return Clauses(out, asked_at, frozenset(elided), frozenset(continuing), repeated)
 
 
 # words that open a phrase of time or place standing before a clause's subject ("At the end of each week Mia gives
