@@ -657,3 +657,19 @@ def test_a_kinship_noun_in_the_plural_is_another_count_of_people() -> None:
     # an object's plural still aligns ("1 apples" is a typo, not another quantity)
     assert align("Tom has 5 apples. He eats 1 apples. How many apples are left?",
                  "Tom has 4 apples. He eats 1 apple. How many apples are left?").aligned
+
+
+BOAT = ("Li and 3 friends rent a boat for $60 and buy snacks for $12. They split the cost equally. How many dollars "
+        "does each person pay?")
+
+
+def test_a_name_by_its_role_renames_to_a_known_name_of_several_words() -> None:
+    # Li is in no name list and written only at a sentence's start: a name by its role ("Li and 3 friends rent"),
+    # as a one-word rename takes it; "Ana Sofia" is a name by the name list
+    got = align(BOAT.replace("Li", "Ana Sofia").replace("60", "80"), BOAT)
+    assert got.aligned and got.values == ["3", "80", "12"], got.reason
+    # two capitalized words no name list or text shows to be a name: refused; another person asked about: refused
+    assert not align(BOAT.replace("Li", "Staff Room").replace("60", "80"), BOAT).aligned
+    assert not align(BOAT.replace("Li", "Ana Sofia").replace("each person", "Ana Sofia"), BOAT).aligned
+    # a word of the name also written apart (another person): refused
+    assert not align(BOAT.replace("Li", "Ana Sofia").replace("They split", "Sofia and they split"), BOAT).aligned

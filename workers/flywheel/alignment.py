@@ -1166,9 +1166,27 @@ def _span_kind(theirs: Sequence[Token], i1: int, i2: int, mine: Sequence[Token],
             or any(t.key == span[0].key and k + 1 < len(text) and text[k + 1].kind == "poss"
                    for k, t in enumerate(text)))
 
+    def known(span: Sequence[Token], side: int) -> bool:
+        """A name by a name list or its text for a word of it: a first name, a person of the text (a pronoun's
+        gender), owning something, or its first word written after a lowercase word or a number ("... does Li
+        pay", not "Staff Room" at a sentence's start)."""
+        text = texts.tokens[side]
+        inside = any(x.kind == "word" and x.text == span[0].text and k and text[k - 1].kind in ("word", "number")
+                     and not text[k - 1].text[:1].isupper() for k, x in enumerate(text))
+        return inside or any(name_gender(t.key) is not None or lemma(t.key) in texts.persons[side]
+                             or any(x.key == t.key and k + 1 < len(text) and text[k + 1].kind == "poss"
+                                    for k, x in enumerate(text)) for t in span if t.kind == "word")
+
+    def by_role(span: Sequence[Token], side: int) -> bool:
+        """A name by its role in the sentence ("Li and 4 colleagues share ..."), as one-word renames take it."""
+        return any(lemma(t.key) in texts.names[side] for t in span)
+
+    theirs_span, mine_span = theirs[i1:i2], mine[j1:j2]
     if _name_span(theirs, i1, i2, 0, texts) and _name_span(mine, j1, j2, 1, texts) and (
-            named(theirs[i1:i2], 0) and named(mine[j1:j2], 1)):
-        return "person"
+            (named(theirs_span, 0) and named(mine_span, 1))
+            or (known(theirs_span, 0) and by_role(theirs_span, 0) and by_role(mine_span, 1))
+            or (by_role(theirs_span, 0) and known(mine_span, 1) and by_role(mine_span, 1))):
+        return "person"  # one of them a name by a name list or its text, the other a name by its role at least
     if _kin_span(theirs, i1, i2, 0, texts) and _kin_span(mine, j1, j2, 1, texts) and (
             lemma(theirs[i2 - 1].key) in KIN and lemma(mine[j2 - 1].key) in KIN) and (
             (theirs[i2 - 1].key == lemma(theirs[i2 - 1].key)) == (mine[j2 - 1].key == lemma(mine[j2 - 1].key))):
