@@ -673,3 +673,23 @@ def test_a_name_by_its_role_renames_to_a_known_name_of_several_words() -> None:
     assert not align(BOAT.replace("Li", "Ana Sofia").replace("each person", "Ana Sofia"), BOAT).aligned
     # a word of the name also written apart (another person): refused
     assert not align(BOAT.replace("Li", "Ana Sofia").replace("They split", "Sofia and they split"), BOAT).aligned
+
+
+DOGS = ("Mei walks dogs for her neighbour. On Saturday she walks 6 dogs at $8 a dog. She spends $10 on treats. How "
+        "many dollars does Mei keep?")
+
+
+def test_a_pronoun_after_an_opening_phrase_stands_for_the_sentence_befores_person() -> None:
+    # "he" after "On Saturday" opens its sentence: Kofi, as "He" at a sentence's start would be; the sentence names
+    # nobody, so the next sentence's "He" is Kofi too (the grandfather is a man as well: without this, refused)
+    got = align("Kofi walks dogs for his grandfather. On Saturday he walks 5 dogs at $9 a dog. He spends $7 on "
+                "treats. How many dollars does Kofi keep?", DOGS)
+    assert got.aligned and got.values == ["5", "9", "7"], got.reason
+    # the grandmother walks the dogs ("she" cannot be Kofi); the grandfather asked about: refused
+    assert not align("Kofi walks dogs for his grandmother. On Saturday she walks 5 dogs at $9 a dog. She spends $7 "
+                     "on treats. How many dollars does Kofi keep?", DOGS).aligned
+    assert not align("Kofi walks dogs for his grandfather. On Saturday he walks 5 dogs at $9 a dog. He spends $7 on "
+                     "treats. How many dollars does his grandfather keep?", DOGS).aligned
+    # the person renamed where the pronoun stands: a woman for Mei with "he" for her: refused
+    assert not align("Ana walks dogs for her neighbour. On Saturday he walks 5 dogs at $9 a dog. He spends $7 on "
+                     "treats. How many dollars does Ana keep?", DOGS).aligned

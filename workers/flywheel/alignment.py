@@ -523,14 +523,24 @@ def _is_name(tok: Token) -> bool:
 def _referents(tokens: Sequence[Token]) -> tuple[dict[int, str], dict[int, str]]:
     """For each gendered pronoun (by token index), the name it most likely stands for: the last name before it in
     its own sentence ("Mia rode her bike" -> Mia; "" when there is none), and for a pronoun that opens its
-    sentence, the first name of the sentence before ("Mia picks 12 clams. She ..." -> Mia)."""
+    sentence, the first name of the sentence before ("Mia picks 12 clams. She ..." -> Mia). A pronoun after a
+    phrase of time or place that opens its sentence opens it too ("On Monday she gives ..."), and a sentence that
+    names nobody passes on the name its opening pronoun stands for ("Mia drives. On Monday she gives 5 rides. She
+    pays $2": Mia)."""
     inside: dict[int, str] = {}
     opening: dict[int, str] = {}
-    last, first, previous, start = "", "", "", True
+    last, first, previous, start, opened = "", "", "", True, ""
+    phrase = False  # inside a phrase of time or place that opens the sentence ("On Monday", "At the end of ...")
     named: list[str] = []  # the names of this sentence so far
     for k, tok in enumerate(tokens):
         if tok.kind == "punct" and tok.text in _SENTENCE_END:
-            last, previous, first, start, named = "", first, "", True, []
+            last, previous, first, start, named, opened = "", first or opened, "", True, [], ""
+            continue
+        if start and tok.kind == "word" and (tok.key in _ADVERBIAL_OPENERS if not phrase else not (
+                tok.key in VERBS or tok.key in _AUXILIARIES or tok.key in PRONOUNS or _is_name(tok))):
+            phrase = True  # still the sentence's opening
+            continue
+        if start and phrase and (tok.kind == "number" or tok.text in ",-"):
             continue
         if tok.kind == "word" and tok.key in PRONOUNS:
             inside[k] = last
@@ -541,11 +551,12 @@ def _referents(tokens: Sequence[Token]) -> tuple[dict[int, str], dict[int, str]]
             if start:
                 opening[k] = previous
                 last = previous  # "He gives 7 shrimps to his brother": his is He's
+                opened = previous if tok.key in ("he", "she") else ""
         elif _is_name(tok):
             last = lemma(tok.key)
             first = first or last
             named.append(last)
-        start = False
+        start, phrase = False, False
     return inside, opening
 
 
