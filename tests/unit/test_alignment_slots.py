@@ -693,3 +693,12 @@ def test_a_pronoun_after_an_opening_phrase_stands_for_the_sentence_befores_perso
     # the person renamed where the pronoun stands: a woman for Mei with "he" for her: refused
     assert not align("Ana walks dogs for her neighbour. On Saturday he walks 5 dogs at $9 a dog. He spends $7 on "
                      "treats. How many dollars does Ana keep?", DOGS).aligned
+
+
+def test_an_object_renamed_as_a_whole_and_kept_elsewhere_is_refused() -> None:
+    # the statements buy marbles, the question asks what the toy trucks cost: another object asked about (main
+    # aligned it: "toy truck" -> "marble" and "toy", "truck" kept were no conflict)
+    routed = "Ana buys 5 toy trucks for $3 each. How many dollars do the toy trucks cost?"
+    assert not align("Ana buys 7 marbles for $3 each. How many dollars do the toy trucks cost?", routed).aligned
+    got = align("Ana buys 7 marbles for $3 each. How many dollars do the marbles cost?", routed)
+    assert got.aligned and got.values == ["7", "3"], got.reason

@@ -1331,7 +1331,9 @@ def _people_agree(mapping: _Mapping, texts: _Texts) -> str | None:
 
 def _span_words_renamed(mapping: _Mapping) -> str | None:
     """Why a name renamed as a whole also has a word renamed on its own elsewhere, or None: "great-aunt" -> "aunt"
-    in one place and "great-aunt" -> "great-uncle" (aunt -> uncle) in another are two people for one."""
+    in one place and "great-aunt" -> "great-uncle" (aunt -> uncle) in another are two people for one; and "toy
+    trucks" -> "marbles" in one place with "toy trucks" (its last word) kept in another is another object asked
+    about."""
     for key, other in mapping.forward.items():
         for words, table in ((key, mapping.forward), (other, mapping.backward)):
             if " " not in words or key.startswith("<"):
@@ -1340,6 +1342,11 @@ def _span_words_renamed(mapping: _Mapping) -> str | None:
                 if table.get(word, word) != word:
                     return (f"{mapping._word(key, other)!r} is renamed as a whole, and its word {word!r} alone as "
                             f"{table[word]!r} elsewhere")
+        head = key.split(" ")[-1]
+        if " " in key and not key.startswith("<") and other != key and mapping.forward.get(head) == head:
+            # "toy trucks" -> "marbles" in one place and "toy trucks" kept in another: another object asked about
+            return (f"{key!r} is renamed as a whole ({other!r}), and its word {head!r} kept as it is "
+                    "elsewhere")
     return None
 
 
