@@ -702,3 +702,13 @@ def test_an_object_renamed_as_a_whole_and_kept_elsewhere_is_refused() -> None:
     assert not align("Ana buys 7 marbles for $3 each. How many dollars do the toy trucks cost?", routed).aligned
     got = align("Ana buys 7 marbles for $3 each. How many dollars do the marbles cost?", routed)
     assert got.aligned and got.values == ["7", "3"], got.reason
+
+
+def test_a_singular_ending_in_us_is_its_plurals_lemma() -> None:
+    # inflect reads "minibus" as the plural of "minibu": "minibus" and "minibuses" were two objects
+    routed = "A school has 80 pupils. Each van holds 12 pupils. How many vans does the school need?"
+    got = align("A school has 90 pupils. Each minibus holds 15 pupils. How many minibuses does the school need?",
+                routed)
+    assert got.aligned and got.values == ["90", "15"], got.reason
+    assert not align("A school has 90 pupils. Each minibus holds 15 pupils. How many cacti does the school need?",
+                     routed).aligned

@@ -469,8 +469,8 @@ def asked_index(sentences: Sequence[Sequence[Token]]) -> int:
 def lemma(word: str) -> str:
     """A word's singular (inflect's), so that one rename covers "clam" and "clams"; function words as they are."""
     key = "a" if word == "an" else word
-    if len(key) <= 3 or key in FUNCTION or key in PRONOUNS:
-        return key
+    if len(key) <= 3 or key in FUNCTION or key in PRONOUNS or key.endswith("us"):
+        return key  # no plural ends in -us ("minibus", "cactus": inflect reads "minibu" + s)
     singular = _inflect().singular_noun(key)
     return singular if isinstance(singular, str) and singular else key
 
