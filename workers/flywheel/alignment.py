@@ -936,7 +936,9 @@ def _object_span(tokens: Sequence[Token], i1: int, i2: int, nouns: frozenset[str
     """Whether tokens[i1:i2] is one object's name of one or more words ("marbles", "toy trucks", "yo-yos"): a
     noun of its text (counted or headed by a determiner) or a plural as its last word, after a number, a
     function word that is no subject ("on stickers", "of the toy trucks") or a possessive; before it only words no
-    rule fixes (hyphens allowed); and the whole phrase: no content word right after it."""
+    rule fixes (hyphens allowed, and the first part of a hyphenated word is no word of its own: "double-decker
+    bus"; the transfer's constants check does not let a renamed object's words explain a constant); and the whole
+    phrase: no content word right after it."""
     span = tokens[i1:i2]
     if not 1 <= len(span) <= 4 or span[-1].kind != "word":
         return False
@@ -965,6 +967,9 @@ def _object_span(tokens: Sequence[Token], i1: int, i2: int, nouns: frozenset[str
             continue
         if tok.kind != "word" or tok.key in PRONOUNS or lemma(tok.key) in KIN or lemma(tok.key) in GENDERED_NOUNS:
             return False
+        if k + 2 < len(span) and span[k + 1].text == "-" and span[k + 1].start == tok.start + len(tok.text) \
+                and span[k + 2].kind == "word" and span[k + 2].start == span[k + 1].start + 1:
+            continue  # the first part of a hyphenated word is no word of its own ("double-decker bus": no double)
         inner = 0 < k < len(span) - 1
         if after_of and not any(w in FUNCTION or w in MUST_AGREE or w in CURRENCY_WORDS
                                 for w in (tok.key, lemma(tok.key))):
