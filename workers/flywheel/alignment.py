@@ -1079,6 +1079,17 @@ def _pair(theirs: Sequence[Token], mine: Sequence[Token], asked: bool, mapping: 
                                  + " ".join(t.text for t in span_m), asked)
                 skip = widened
                 continue
+            # an object's name of another word count that keeps its last word ("each double-decker bus" -> "each
+            # bus"), renamed as a whole like any object: the words dropped or added and the kept noun are one rename
+            if nxt is not None and nxt[0] == "equal" and _object_span(theirs, i1, i2 + 1, texts.nouns[0]) \
+                    and _object_span(mine, j1, j2 + 1, texts.nouns[1]):
+                span_r, span_m = theirs[i1:i2 + 1], mine[j1:j2 + 1]
+                a = _span_key(span_r)
+                mapping.link_key(a, _span_key(span_m), " ".join(t.text for t in span_r) + "\0"
+                                 + " ".join(t.text for t in span_m), asked)
+                mapping.objects.add(a)
+                skip = 1
+                continue
             raise _Refused(f"the question drops {dropped!r}" if op == "delete" else f"the question adds {added!r}")
         refusal = _Refused(f"{dropped!r} -> {added!r} is not a rename of the same length")
         if i2 - i1 == j2 - j1:
