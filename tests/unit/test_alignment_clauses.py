@@ -20,12 +20,22 @@ def test_a_phrase_before_the_subject_may_stand_at_the_statements_end() -> None:
     got = align("Dayo keeps 11 hens. The hens lay 7 eggs a day. At the end of each day Dayo sells 2 eggs to his "
                 "neighbour. How many eggs does Dayo have after 3 days?", HENS)
     assert got.aligned and got.values == ["11", "7", "2", "3"], got.reason
-    joined = align("Every evening Ines swims 18 lengths of a 25-meter pool, and her cousin swims 4 lengths fewer. How "
-                   "many meters do they swim together in 2 evenings?", LAPS)
-    assert joined.aligned and joined.values == ["18", "25", "4", "2"], joined.reason
     comma = align("Every evening, Ines swims 18 lengths of a 25-meter pool. Her cousin swims 4 lengths fewer. How "
                   "many meters do they swim together in 2 evenings?", LAPS)
     assert comma.aligned and comma.values == ["18", "25", "4", "2"], comma.reason
+
+
+def test_a_phrase_before_joined_statements_holds_for_each_of_them() -> None:
+    # "On Monday, Ana buys 7 pens, and Bo buys 2 pens": Bo buys his on Monday too, unlike the routed problem's Bo
+    routed = "Ana buys 5 pens on Monday, and Bo buys 3 pens. How many pens are bought on Monday?"
+    assert not align("On Monday, Ana buys 7 pens, and Bo buys 2 pens. How many pens are bought on Monday?",
+                     routed).aligned
+    both = "On Monday, Ana buys 5 pens, and Bo buys 3 pens. How many pens are bought on Monday?"
+    got = align("Ana buys 7 pens on Monday. Bo buys 2 pens on Monday. How many pens are bought on Monday?", both)
+    assert got.aligned and got.values == ["7", "2"], got.reason
+    # so the cousin swims 4 fewer every evening here, and the routed problem says so only of Marta's lengths
+    assert not align("Every evening Ines swims 18 lengths of a 25-meter pool, and her cousin swims 4 lengths fewer. "
+                     "How many meters do they swim together in 2 evenings?", LAPS).aligned
 
 
 def test_a_phrase_moved_to_another_statement_or_changed_is_refused() -> None:
@@ -39,7 +49,7 @@ def test_a_phrase_moved_to_another_statement_or_changed_is_refused() -> None:
     assert not align("Dayo keeps 11 hens. The hens lay 7 eggs a day. At the end of each day his neighbour sells 2 "
                      "eggs to Dayo. How many eggs does Dayo have after 3 days?", HENS).aligned
     # another person asked about, the phrase moved as before
-    assert not align("Every evening Ines swims 18 lengths of a 25-meter pool, and her cousin swims 4 lengths fewer. "
+    assert not align("Every evening, Ines swims 18 lengths of a 25-meter pool. Her cousin swims 4 lengths fewer. "
                      "How many meters does Ines swim in 2 evenings?", LAPS).aligned
 
 

@@ -357,7 +357,6 @@ def _clauses(sentences: Sequence[Sequence[Token]], asked: int) -> Clauses:
     def add(clause: list[Token], left_out: bool) -> None:
         if not clause:
             return
-        clause = list(_fronted(clause, names))
         before = subjects[-1] if subjects else ""
         at = _subject_at(clause)
         first = clause[0]
@@ -387,17 +386,31 @@ def _clauses(sentences: Sequence[Sequence[Token]], asked: int) -> Clauses:
             continue
         current: list[Token] = []
         left_out = False
+        parts: list[tuple[list[Token], bool]] = []
         for k, tok in enumerate(sentence):
             if _clause_break(sentence, k) or (tok.kind == "punct" and tok.text == ";"):
                 while current and current[-1].kind == "punct" and current[-1].text in ",;":
                     current.pop()
-                add(current, left_out)
+                parts.append((current, left_out))
                 current, left_out = [], tok.key == "and" and _elided(sentence, k + 1)
                 continue
             current.append(tok)
         while current and current[-1].kind == "punct" and current[-1].text in _SENTENCE_END | {",", ";"}:
             current.pop()
-        add(current, left_out)
+        parts.append((current, left_out))
+        # a phrase that opens a clause holds for the clauses after it in its sentence too ("On Monday, Ana buys 5
+        # pens and Bo buys 3": Bo on Monday too): it stands at the end of each (one with a number is not moved
+        # where it would stand twice)
+        carried: tuple[Token, ...] = ()
+        for clause, elided_here in parts:
+            moved, phrase = _fronted(clause, names)
+            if phrase and len(parts) > 1 and any(t.kind == "number" for t in phrase):
+                moved, phrase = tuple(clause), ()
+            if phrase:
+                carried = phrase
+            elif carried and clause:
+                moved = moved + carried
+            add(list(moved), elided_here)
     return Clauses(out, asked_at, frozenset(elided), frozenset(continuing), repeated)
 
 
@@ -409,15 +422,16 @@ _AUXILIARIES = frozenset("is are was were be been being am has have had do does 
 _SUBJECT_PRONOUNS = frozenset("he she they we i you".split())
 
 
-def _fronted(clause: Sequence[Token], names: frozenset[str]) -> tuple[Token, ...]:
-    """The clause with a phrase of time or place that opens it moved to its end, so that "At the end of each week
-    Mia gives 1 fish away" and "Mia gives 1 fish away at the end of each week" are one clause. The phrase opens
-    with a preposition or "every"/"each" (_ADVERBIAL_OPENERS) and ends at a comma ("On Fridays, everything is 50%
-    off"; the comma dropped) or right before the clause's subject, a subject pronoun or a person's name (`names`);
-    it holds no verb, auxiliary, possessive or subject pronoun, ends in a content word (not "Each of", not "At
-    the" before a name), and a verb follows it. Otherwise the clause as it is."""
+def _fronted(clause: Sequence[Token], names: frozenset[str]) -> tuple[tuple[Token, ...], tuple[Token, ...]]:
+    """The clause with a phrase of time or place that opens it moved to its end, and the phrase, so that "At the
+    end of each week Mia gives 1 fish away" and "Mia gives 1 fish away at the end of each week" are one clause. The
+    phrase opens with a preposition or "every"/"each" (_ADVERBIAL_OPENERS) and ends at a comma ("On Fridays,
+    everything is 50% off"; the comma dropped) or right before the clause's subject, a subject pronoun or a
+    person's name (`names`); it holds no verb, auxiliary, possessive or subject pronoun, ends in a content word
+    (not "Each of", not "At the" before a name), and a verb follows it. Otherwise the clause as it is and no
+    phrase."""
     if len(clause) < 4 or clause[0].kind != "word" or clause[0].key not in _ADVERBIAL_OPENERS:
-        return tuple(clause)
+        return tuple(clause), ()
     for k in range(1, min(len(clause) - 2, 9)):
         tok = clause[k]
         comma = tok.kind == "punct" and tok.text == ","
@@ -434,8 +448,8 @@ def _fronted(clause: Sequence[Token], names: frozenset[str]) -> tuple[Token, ...
             break
         if not any(t.kind == "word" and (t.key in VERBS or t.key in _AUXILIARIES) for t in rest[:4]):
             break
-        return tuple(rest) + tuple(clause[:k])
-    return tuple(clause)
+        return tuple(rest) + tuple(clause[:k]), tuple(clause[:k])
+    return tuple(clause), ()
 
 
 def _same_subject(pronoun: str, before: str, previous: Sequence[Token], persons: dict[str, str]) -> bool:
