@@ -41,6 +41,11 @@ pronoun or keep its last word ("her teacher" -> "his great-aunt", "great-aunt" -
 whole never has a word renamed alone elsewhere; a kinship noun's plural for its singular is another count of
 people and refuses.
 
+Clause structure (issue 38, fifth session): a phrase of time or place before a clause's subject stands at its end
+(`_fronted`; it holds for the clauses after it in its sentence too), a clause that repeats the clause before's
+subject pairs with one that leaves it out, and an object's name of another word count that keeps its last word
+("double-decker bus" -> "bus") is one rename; docs/FLYWHEEL.md has the conditions and the near misses.
+
 `align` never raises on odd text: what does not align is a refusal with its reason."""
 
 from __future__ import annotations
