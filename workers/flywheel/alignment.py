@@ -404,15 +404,21 @@ def _clauses(sentences: Sequence[Sequence[Token]], asked: int) -> Clauses:
             current.pop()
         parts.append((current, left_out))
         # a phrase that opens a clause holds for the clauses after it in its sentence too ("On Monday, Ana buys 5
-        # pens and Bo buys 3": Bo on Monday too): it stands at the end of each (one with a number is not moved
-        # where it would stand twice)
+        # pens and Bo buys 3": Bo on Monday too): it stands at the end of each where the text speaks of what it
+        # names elsewhere ("How many pens are bought on Monday?"), so that its reach may decide what is asked (one
+        # with a number is not moved where it would stand twice)
         carried: tuple[Token, ...] = ()
         for clause, elided_here in parts:
             moved, phrase = _fronted(clause, names)
             if phrase and len(parts) > 1 and any(t.kind == "number" for t in phrase):
                 moved, phrase = tuple(clause), ()
             if phrase:
-                carried = phrase
+                inside = {id(t) for t in phrase}
+                named = {lemma(t.key) for t in phrase if t.kind == "word" and t.key not in FUNCTION
+                         and t.key not in _ADVERBIAL_OPENERS}
+                elsewhere = {lemma(t.key) for other in sentences for t in other
+                             if t.kind == "word" and id(t) not in inside}
+                carried = phrase if named & elsewhere else ()
             elif carried and clause:
                 moved = moved + carried
             add(list(moved), elided_here)
