@@ -550,17 +550,27 @@ def _referents(tokens: Sequence[Token]) -> tuple[dict[int, str], dict[int, str]]
     its own sentence ("Mia rode her bike" -> Mia; "" when there is none), and for a pronoun that opens its
     sentence, the first name of the sentence before ("Mia picks 12 clams. She ..." -> Mia). A pronoun after a
     phrase of time or place that opens its sentence opens it too ("On Monday she gives ..."), and a sentence that
-    names nobody passes on the name its opening pronoun stands for ("Mia drives. On Monday she gives 5 rides. She
-    pays $2": Mia)."""
+    names nobody, and no other person (no kinship or gendered noun, no pronoun of another gender), passes on the
+    name its opening pronoun stands for, or else the one before it ("Mia drives. On Monday she gives 5 rides. She
+    pays $2": Mia; "Mia plants 9 rows. Each row has 10 tomatoes. Her ...": Mia; not "Tom has 5 apples. His
+    brother has 3. He ...": he may be the brother)."""
     inside: dict[int, str] = {}
     opening: dict[int, str] = {}
     last, first, previous, start, opened = "", "", "", True, ""
     phrase = False  # inside a phrase of time or place that opens the sentence ("On Monday", "At the end of ...")
+    others = False  # the sentence speaks of a person by a kinship or gendered noun, or by a pronoun of another gender
+    genders: set[str] = set()  # the genders of the sentence's pronouns
     named: list[str] = []  # the names of this sentence so far
     for k, tok in enumerate(tokens):
         if tok.kind == "punct" and tok.text in _SENTENCE_END:
-            last, previous, first, start, named, opened = "", first or opened, "", True, [], ""
+            passed = "" if others or len(genders) > 1 else opened or previous
+            last, previous, first, start, named, opened = "", first or passed, "", True, [], ""
+            others, genders = False, set()
             continue
+        if tok.kind == "word" and (lemma(tok.key) in KIN or lemma(tok.key) in GENDERED_NOUNS):
+            others = True
+        if tok.kind == "word" and tok.key in PRONOUNS:
+            genders.add(PRONOUNS[tok.key][0])
         if start and tok.kind == "word" and (tok.key in _ADVERBIAL_OPENERS if not phrase else not (
                 tok.key in VERBS or tok.key in _AUXILIARIES or tok.key in PRONOUNS or _is_name(tok))):
             phrase = True  # still the sentence's opening
@@ -758,11 +768,14 @@ class _Texts:
                 frozenset(c for t in self.tokens[1] if (c := self.currency(t, 1)) is not None))
 
     def subject_referent(self, tok: Token, side: int) -> str:
-        """The name before the pronoun in its sentence; for a subject pronoun that opens its sentence, the previous
-        sentence's first name where it is of the pronoun's gender ("Ana earns $5. She saves $2": Ana, as in "Ana
-        earns $5, and she saves $2")."""
+        """The name before the pronoun in its sentence; for a subject pronoun that opens its sentence, or a
+        possessive one that does, the previous sentence's first name where it is of the pronoun's gender ("Ana
+        earns $5. She saves $2": Ana, as in "Ana earns $5, and she saves $2"; "Ana reads 8 pages. Her book has
+        120": Ana, as in "Ana reads 8 pages, and her book has 120")."""
         inside = self.referent(tok, side)
-        if inside or tok.key not in ("he", "she"):
+        tokens, k = self.tokens[side], self.index[side][id(tok)]
+        opens = k == 0 or (tokens[k - 1].kind == "punct" and tokens[k - 1].text in _SENTENCE_END)
+        if inside or not (tok.key in ("he", "she") or (tok.key in ("his", "her") and opens)):
             return inside
         before = self.referent(tok, side, opening=True)
         return before if before and self.persons[side].get(before) == PRONOUNS[tok.key][0] else ""
