@@ -90,3 +90,19 @@ def test_a_phrase_before_joined_statements_reaches_only_as_far_as_the_text_speak
     monday = "On Monday Ana sells 12 pies. She buys 3 pies. How many pies does Ana sell on Monday?"
     assert not align("On Monday Zainab sells 15 pies, and she buys 4 pies. How many pies does Zainab sell on Monday?",
                      monday).aligned
+
+
+PRACTICE = ("Noah practices the guitar for 75 minutes every day. His niece practices the cello for 10 minutes "
+            "every day. How many minutes does his niece practice in 12 days?")
+
+
+def test_a_phrase_moves_before_a_verb_no_list_knows_or_a_possessive_subject() -> None:
+    # "practices" is in no verb list: a lowercase word right after the name is the verb; "his niece" is a subject
+    got = align("Every day Omar practices the guitar for 60 minutes. Every day his niece practices the cello for 15 "
+                "minutes. How many minutes does his niece practice in 10 days?", PRACTICE)
+    assert got.aligned and got.values == ["60", "15", "10"], got.reason
+    # another time in the moved phrase, or the other person asked about: refused
+    assert not align("Every day Omar practices the guitar for 60 minutes. Every week his niece practices the cello "
+                     "for 15 minutes. How many minutes does his niece practice in 10 days?", PRACTICE).aligned
+    assert not align("Every day Omar practices the guitar for 60 minutes. Every day his niece practices the cello "
+                     "for 15 minutes. How many minutes does Omar practice in 10 days?", PRACTICE).aligned

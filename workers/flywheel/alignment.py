@@ -437,8 +437,9 @@ def _fronted(clause: Sequence[Token], names: frozenset[str]) -> tuple[tuple[Toke
     """The clause with a phrase of time or place that opens it moved to its end, and the phrase, so that "At the
     end of each week Mia gives 1 fish away" and "Mia gives 1 fish away at the end of each week" are one clause. The
     phrase opens with a preposition or "every"/"each" (_ADVERBIAL_OPENERS) and ends at a comma ("On Fridays,
-    everything is 50% off"; the comma dropped) or right before the clause's subject, a subject pronoun or a
-    person's name (`names`); it holds no verb, auxiliary, possessive or subject pronoun, ends in a content word
+    everything is 50% off"; the comma dropped) or right before the clause's subject, a subject pronoun, a
+    person's name (`names`) or a possessive pronoun and its noun ("her niece"); it holds no verb, auxiliary,
+    possessive or subject pronoun, ends in a content word
     (not "Each of", not "At the" before a name), and a verb follows it. Otherwise the clause as it is and no
     phrase."""
     if len(clause) < 4 or clause[0].kind != "word" or clause[0].key not in _ADVERBIAL_OPENERS:
@@ -447,7 +448,9 @@ def _fronted(clause: Sequence[Token], names: frozenset[str]) -> tuple[tuple[Toke
         tok = clause[k]
         comma = tok.kind == "punct" and tok.text == ","
         subject = tok.kind == "word" and (tok.key in _SUBJECT_PRONOUNS or (
-            _is_name(tok) and lemma(tok.key) in names))
+            _is_name(tok) and lemma(tok.key) in names) or (  # "her niece": a possessive pronoun and its noun
+            tok.key in ("his", "her", "their") and k + 1 < len(clause) and clause[k + 1].kind == "word"
+            and clause[k + 1].key not in FUNCTION))
         if not comma and not subject:
             if tok.kind == "poss" or (tok.kind == "punct" and tok.text != "-") or (tok.kind == "word" and (
                     tok.key in VERBS or tok.key in _AUXILIARIES or tok.key in _INDEFINITE)):
@@ -457,7 +460,15 @@ def _fronted(clause: Sequence[Token], names: frozenset[str]) -> tuple[tuple[Toke
         rest = clause[k + 1:] if comma else clause[k:]
         if k < 2 or last.kind != "word" or last.key in FUNCTION or last.key in _ADVERBIAL_OPENERS:
             break
-        if not any(t.kind == "word" and (t.key in VERBS or t.key in _AUXILIARIES) for t in rest[:4]):
+        # a verb follows: one the tables know, or a lowercase word right after a name or subject pronoun ("Every day
+        # Noah practices ...": "practices" is in no verb list)
+        # or after a possessive pronoun and its noun ("Every day his niece practices ...")
+        at = 2 if rest and rest[0].key in ("his", "her", "their") else 1
+        after_subject = len(rest) > at and rest[0].kind == "word" and (rest[0].key in _SUBJECT_PRONOUNS or (
+            _is_name(rest[0]) and lemma(rest[0].key) in names) or at == 2) and rest[at].kind == "word" \
+            and rest[at].text[:1].islower() and (rest[at].key not in FUNCTION or rest[at].key in _AUXILIARIES)
+        if not after_subject and not any(t.kind == "word" and (t.key in VERBS or t.key in _AUXILIARIES)
+                                         for t in rest[:4]):
             break
         return tuple(rest) + tuple(clause[:k]), tuple(clause[:k])
     return tuple(clause), ()
@@ -774,7 +785,9 @@ class _Texts:
         120": Ana, as in "Ana reads 8 pages, and her book has 120")."""
         inside = self.referent(tok, side)
         tokens, k = self.tokens[side], self.index[side][id(tok)]
-        opens = k == 0 or (tokens[k - 1].kind == "punct" and tokens[k - 1].text in _SENTENCE_END)
+        # a possessive (before its noun) that opens its sentence, or follows only a phrase opening it
+        opens = k in self.referents[side][1] and k + 1 < len(tokens) and tokens[k + 1].kind == "word" \
+            and tokens[k + 1].key not in FUNCTION
         if inside or not (tok.key in ("he", "she") or (tok.key in ("his", "her") and opens)):
             return inside
         before = self.referent(tok, side, opening=True)
