@@ -771,3 +771,18 @@ def test_a_possessive_opening_its_sentence_stands_for_the_discourses_person() ->
     assert not align("Tom has 5 apples. His sister has 3 apples. He eats 2 apples. How many apples does Tom have?",
                      "Tom has 5 apples. His brother has 3 apples. He eats 2 apples. How many apples does Tom "
                      "have?").aligned
+
+
+BAKERY = "The bakery bakes 40 rolls. Each roll costs $2. How many dollars does the bakery make?"
+
+
+def test_a_subject_noun_before_its_verb_renames_as_an_object() -> None:
+    # "the bakery bakes": a noun by its use before a verb, though never counted
+    got = align(BAKERY.replace("bakery", "shop").replace("40", "50"), BAKERY)
+    assert got.aligned and got.values == ["50", "2"], got.reason
+    # renamed in the statements only, or in the asked sentence only: another entity asked about; two entities
+    # swapped: refused
+    assert not align(BAKERY.replace("The bakery", "The shop"), BAKERY).aligned
+    assert not align(BAKERY.replace("does the bakery", "does the shop"), BAKERY).aligned
+    two = "The bakery bakes 40 rolls. The cafe buys 10 rolls. How many rolls does the bakery have left?"
+    assert not align(two.replace("does the bakery", "does the cafe"), two).aligned
