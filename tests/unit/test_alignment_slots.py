@@ -786,3 +786,19 @@ def test_a_subject_noun_before_its_verb_renames_as_an_object() -> None:
     assert not align(BAKERY.replace("does the bakery", "does the shop"), BAKERY).aligned
     two = "The bakery bakes 40 rolls. The cafe buys 10 rolls. How many rolls does the bakery have left?"
     assert not align(two.replace("does the bakery", "does the cafe"), two).aligned
+
+
+PIGGY = ("Noah has 5 dollars in his piggy bank. He saves 9 dollars every week. How many dollars does Noah have after "
+         "4 weeks?")
+
+
+def test_a_name_of_several_words_is_one_referent_for_its_pronouns() -> None:
+    # "Xiao Wei" (no name list knows either word): "his" and "He" stand for the whole name, not "Wei" here and
+    # "Xiao" there (a gender renamed unlike the rest before)
+    got = align(PIGGY.replace("Noah", "Xiao Wei").replace("5 dollars", "7 dollars"), PIGGY)
+    assert got.aligned and got.values == ["7", "9", "4"], got.reason
+    # a woman named so, her pronouns consistent: aligns; "his" and then "She" (two people): refused; a word of the
+    # name written apart as another person: refused
+    assert align(PIGGY.replace("Noah", "Xiao Wei").replace("his", "her").replace("He ", "She "), PIGGY).aligned
+    assert not align(PIGGY.replace("Noah", "Xiao Wei").replace("He ", "She "), PIGGY).aligned
+    assert not align(PIGGY.replace("Noah has", "Xiao Wei has").replace("does Noah", "does Wei"), PIGGY).aligned

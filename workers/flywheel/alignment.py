@@ -613,6 +613,13 @@ def _referents(tokens: Sequence[Token]) -> tuple[dict[int, str], dict[int, str]]
                 opening[k] = previous
                 last = previous  # "He gives 7 shrimps to his brother": his is He's
                 opened = previous if tok.key in ("he", "she") else ""
+        elif _is_name(tok) and named and k and (_is_name(tokens[k - 1]) or (
+                tokens[k - 1].text == "-" and k > 1 and _is_name(tokens[k - 2]))):
+            # a name of several words ("Xiao Wei", "Jean-Luc") is one referent: its last word, for the sentence's
+            # first name as for the last one
+            if first == named[-1] and len(named) == 1:
+                first = lemma(tok.key)
+            last = named[-1] = lemma(tok.key)
         elif _is_name(tok):
             last = lemma(tok.key)
             first = first or last
