@@ -439,9 +439,8 @@ def _fronted(clause: Sequence[Token], names: frozenset[str]) -> tuple[tuple[Toke
     phrase opens with a preposition or "every"/"each" (_ADVERBIAL_OPENERS) and ends at a comma ("On Fridays,
     everything is 50% off"; the comma dropped) or right before the clause's subject, a subject pronoun, a
     person's name (`names`) or a possessive pronoun and its noun ("her niece"); it holds no verb, auxiliary,
-    possessive or subject pronoun, ends in a content word
-    (not "Each of", not "At the" before a name), and a verb follows it. Otherwise the clause as it is and no
-    phrase."""
+    possessive or subject pronoun, ends in a content word (not "Each of", not "At the" before a name), and a verb
+    follows it. Otherwise the clause as it is and no phrase."""
     if len(clause) < 4 or clause[0].kind != "word" or clause[0].key not in _ADVERBIAL_OPENERS:
         return tuple(clause), ()
     for k in range(1, min(len(clause) - 2, 9)):
@@ -461,8 +460,7 @@ def _fronted(clause: Sequence[Token], names: frozenset[str]) -> tuple[tuple[Toke
         if k < 2 or last.kind != "word" or last.key in FUNCTION or last.key in _ADVERBIAL_OPENERS:
             break
         # a verb follows: one the tables know, or a lowercase word right after a name or subject pronoun ("Every day
-        # Noah practices ...": "practices" is in no verb list)
-        # or after a possessive pronoun and its noun ("Every day his niece practices ...")
+        # Noah practices ...": "practices" is in no verb list) or a possessive pronoun and its noun ("his niece")
         at = 2 if rest and rest[0].key in ("his", "her", "their") else 1
         after_subject = len(rest) > at and rest[0].kind == "word" and (rest[0].key in _SUBJECT_PRONOUNS or (
             _is_name(rest[0]) and lemma(rest[0].key) in names) or at == 2) and rest[at].kind == "word" \
