@@ -284,3 +284,14 @@ def test_a_number_the_program_also_uses_as_a_constant_gives_no_form() -> None:
             "asked": ["how", "many", "pencils"]}
     assert ParameterizedProgram.from_meta(meta) is None
     assert ParameterizedProgram.from_meta({**meta, "body": "print(kvp_0 * kvp_1 // 2)\n"}) is not None
+
+
+def test_a_renamed_objects_words_explain_no_constant() -> None:
+    """"each double-decker bus" -> "each van": the "double" is not in the question, so it explains no 2 of the
+    program (a 2 the bus carries would bind to the van)."""
+    from workers.flywheel.transfer import unexplained_constants
+
+    buses = "Each double-decker bus holds 14 pupils. How many double-decker buses for 60 pupils?"
+    assert unexplained_constants("print(kvp_1 // (kvp_0 * 2))", buses) == []
+    assert unexplained_constants("print(kvp_1 // (kvp_0 * 2))", buses, ("double - decker bus",)) == ["2"]
+    assert unexplained_constants("print(kvp_1 // kvp_0)", buses, ("double - decker bus",)) == []

@@ -41,6 +41,11 @@ pronoun or keep its last word ("her teacher" -> "his great-aunt", "great-aunt" -
 whole never has a word renamed alone elsewhere; a kinship noun's plural for its singular is another count of
 people and refuses.
 
+Clause structure (issue 38, fifth session): a phrase of time or place before a clause's subject stands at its end
+(`_fronted`; it holds for the clauses after it in its sentence too), a clause that repeats the clause before's
+subject pairs with one that leaves it out, and an object's name of another word count that keeps its last word
+("double-decker bus" -> "bus") is one rename; docs/FLYWHEEL.md has the conditions and the near misses.
+
 `align` never raises on odd text: what does not align is a refusal with its reason."""
 
 from __future__ import annotations
@@ -297,12 +302,39 @@ class Clauses:
     asked: int
     elided: frozenset[int] = frozenset()
     continuing: frozenset[int] = frozenset()
+    repeated: dict[int, int] = field(default_factory=dict)  # continuing clause -> words of its repeated subject
 
     def without_subject(self, i: int) -> tuple[Token, ...]:
-        """A continuing clause with its subject pronoun left out ("then spends $3")."""
-        at = _subject_at(self.clauses[i])
+        """A continuing clause with its subject pronoun (or repeated subject) left out ("then spends $3")."""
         clause = self.clauses[i]
+        at = _subject_at(clause)
+        if i in self.repeated:
+            at = 1 if clause[0].key == "then" else 0
+            return clause[:at] + clause[at + self.repeated[i]:]
         return clause if at is None else clause[:at] + clause[at + 1:]
+
+
+def _named_subject(clause: Sequence[Token], names: frozenset[str]) -> tuple[str, int] | None:
+    """A clause's subject that a later clause may repeat instead of leaving it out, and its word count: a person's
+    name ("Ana buys 5 pens. Ana gives 2 away." is "Ana buys 5 pens and gives 2 away.") or "each"/"every" and one
+    noun ("Each table seats 9 guests. Each table gets 5 candles." is "Each table seats 9 guests and gets 5
+    candles."), after an optional "then", followed by a verb (a verb the tables know, an auxiliary, or after
+    "each"/"every" a word ending in -s: "each" takes no plural noun), else None."""
+    k = 1 if clause and clause[0].key == "then" else 0
+    if k + 1 >= len(clause) or clause[k].kind != "word":
+        return None
+    first = clause[k]
+    if _is_name(first) and lemma(first.key) in names and first.key not in KIN:
+        verb = clause[k + 1]
+        return (lemma(first.key), 1) if verb.kind == "word" and verb.text[:1].islower() and (
+            verb.key in VERBS or verb.key in _AUXILIARIES) else None
+    if first.key in ("each", "every") and k + 2 < len(clause):
+        noun, verb = clause[k + 1], clause[k + 2]
+        if noun.kind == verb.kind == "word" and not _fixed(noun.key) and noun.key not in KIN and (
+                verb.key in VERBS or verb.key in _AUXILIARIES
+                or (verb.key.endswith("s") and not verb.key.endswith("ss"))):
+            return f"{first.key} {lemma(noun.key)}", 2
+    return None
 
 
 def clauses_of(sentences: Sequence[Sequence[Token]], asked: int) -> tuple[list[tuple[Token, ...]], int]:
@@ -321,9 +353,11 @@ def _clauses(sentences: Sequence[Sequence[Token]], asked: int) -> Clauses:
     out: list[tuple[Token, ...]] = []
     elided: set[int] = set()
     continuing: set[int] = set()
+    repeated: dict[int, int] = {}
     subjects: list[str] = []  # each clause's subject as the next clause sees it: a pronoun, a name, or ""
     asked_at = 0
     persons = _persons([t for sentence in sentences for t in sentence])
+    names = _person_names([t for sentence in sentences for t in sentence])
 
     def add(clause: list[Token], left_out: bool) -> None:
         if not clause:
@@ -333,6 +367,9 @@ def _clauses(sentences: Sequence[Sequence[Token]], asked: int) -> Clauses:
         first = clause[0]
         owner = len(clause) > 1 and clause[1].kind == "poss"  # "Mia's brother has ...": the brother, not Mia
         subject = "" if owner else lemma(first.key) if _is_name(first) else first.key if first.key in _SUBJECTS else ""
+        named = _named_subject(clause, names)
+        if named is not None and not subject:
+            subject = named[0]  # "each table"
         if left_out and out:
             elided.add(len(out))
             subject = before
@@ -340,6 +377,9 @@ def _clauses(sentences: Sequence[Sequence[Token]], asked: int) -> Clauses:
             subject = clause[at].key
             if out and before and _same_subject(clause[at].key, before, out[-1], persons):
                 continuing.add(len(out))
+        elif out and named is not None and named[0] == before:
+            continuing.add(len(out))
+            repeated[len(out)] = named[1]
         out.append(tuple(clause))
         subjects.append(subject)
 
@@ -351,18 +391,85 @@ def _clauses(sentences: Sequence[Sequence[Token]], asked: int) -> Clauses:
             continue
         current: list[Token] = []
         left_out = False
+        parts: list[tuple[list[Token], bool]] = []
         for k, tok in enumerate(sentence):
             if _clause_break(sentence, k) or (tok.kind == "punct" and tok.text == ";"):
                 while current and current[-1].kind == "punct" and current[-1].text in ",;":
                     current.pop()
-                add(current, left_out)
+                parts.append((current, left_out))
                 current, left_out = [], tok.key == "and" and _elided(sentence, k + 1)
                 continue
             current.append(tok)
         while current and current[-1].kind == "punct" and current[-1].text in _SENTENCE_END | {",", ";"}:
             current.pop()
-        add(current, left_out)
-    return Clauses(out, asked_at, frozenset(elided), frozenset(continuing))
+        parts.append((current, left_out))
+        # a phrase that opens a clause holds for the clauses after it in its sentence too ("On Monday, Ana buys 5
+        # pens and Bo buys 3": Bo on Monday too): it stands at the end of each where the text speaks of what it
+        # names elsewhere ("How many pens are bought on Monday?"), so that its reach may decide what is asked (one
+        # with a number is not moved where it would stand twice)
+        carried: tuple[Token, ...] = ()
+        for clause, elided_here in parts:
+            moved, phrase = _fronted(clause, names)
+            if phrase and len(parts) > 1 and any(t.kind == "number" for t in phrase):
+                moved, phrase = tuple(clause), ()
+            if phrase:
+                inside = {id(t) for t in phrase}
+                named = {lemma(t.key) for t in phrase if t.kind == "word" and t.key not in FUNCTION
+                         and t.key not in _ADVERBIAL_OPENERS}
+                elsewhere = {lemma(t.key) for other in sentences for t in other
+                             if t.kind == "word" and id(t) not in inside}
+                carried = phrase if named & elsewhere else ()
+            elif carried and clause:
+                moved = moved + carried
+            add(list(moved), elided_here)
+    return Clauses(out, asked_at, frozenset(elided), frozenset(continuing), repeated)
+
+
+# words that open a phrase of time or place standing before a clause's subject ("At the end of each week Mia gives
+# ...", "Every morning Ingrid runs ...", "On Fridays, everything is ..."): the phrase may stand at the clause's end
+_ADVERBIAL_OPENERS = frozenset("at on in during after before every each throughout within over".split())
+_AUXILIARIES = frozenset("is are was were be been being am has have had do does did will would shall should can "
+                         "could may might must".split())
+_SUBJECT_PRONOUNS = frozenset("he she they we i you".split())
+
+
+def _fronted(clause: Sequence[Token], names: frozenset[str]) -> tuple[tuple[Token, ...], tuple[Token, ...]]:
+    """The clause with a phrase of time or place that opens it moved to its end, and the phrase, so that "At the
+    end of each week Mia gives 1 fish away" and "Mia gives 1 fish away at the end of each week" are one clause. The
+    phrase opens with a preposition or "every"/"each" (_ADVERBIAL_OPENERS) and ends at a comma ("On Fridays,
+    everything is 50% off"; the comma dropped) or right before the clause's subject, a subject pronoun, a
+    person's name (`names`) or a possessive pronoun and its noun ("her niece"); it holds no verb, auxiliary,
+    possessive or subject pronoun, ends in a content word (not "Each of", not "At the" before a name), and a verb
+    follows it. Otherwise the clause as it is and no phrase."""
+    if len(clause) < 4 or clause[0].kind != "word" or clause[0].key not in _ADVERBIAL_OPENERS:
+        return tuple(clause), ()
+    for k in range(1, min(len(clause) - 2, 9)):
+        tok = clause[k]
+        comma = tok.kind == "punct" and tok.text == ","
+        subject = tok.kind == "word" and (tok.key in _SUBJECT_PRONOUNS or (
+            _is_name(tok) and lemma(tok.key) in names) or (  # "her niece": a possessive pronoun and its noun
+            tok.key in ("his", "her", "their") and k + 1 < len(clause) and clause[k + 1].kind == "word"
+            and clause[k + 1].key not in FUNCTION))
+        if not comma and not subject:
+            if tok.kind == "poss" or (tok.kind == "punct" and tok.text != "-") or (tok.kind == "word" and (
+                    tok.key in VERBS or tok.key in _AUXILIARIES or tok.key in _INDEFINITE)):
+                break
+            continue
+        last = clause[k - 1]
+        rest = clause[k + 1:] if comma else clause[k:]
+        if k < 2 or last.kind != "word" or last.key in FUNCTION or last.key in _ADVERBIAL_OPENERS:
+            break
+        # a verb follows: one the tables know, or a lowercase word right after a name or subject pronoun ("Every day
+        # Noah practices ...": "practices" is in no verb list) or a possessive pronoun and its noun ("his niece")
+        at = 2 if rest and rest[0].key in ("his", "her", "their") else 1
+        after_subject = len(rest) > at and rest[0].kind == "word" and (rest[0].key in _SUBJECT_PRONOUNS or (
+            _is_name(rest[0]) and lemma(rest[0].key) in names) or at == 2) and rest[at].kind == "word" \
+            and rest[at].text[:1].islower() and (rest[at].key not in FUNCTION or rest[at].key in _AUXILIARIES)
+        if not after_subject and not any(t.kind == "word" and (t.key in VERBS or t.key in _AUXILIARIES)
+                                         for t in rest[:4]):
+            break
+        return tuple(rest) + tuple(clause[:k]), tuple(clause[:k])
+    return tuple(clause), ()
 
 
 def _same_subject(pronoun: str, before: str, previous: Sequence[Token], persons: dict[str, str]) -> bool:
@@ -396,8 +503,8 @@ def asked_index(sentences: Sequence[Sequence[Token]]) -> int:
 def lemma(word: str) -> str:
     """A word's singular (inflect's), so that one rename covers "clam" and "clams"; function words as they are."""
     key = "a" if word == "an" else word
-    if len(key) <= 3 or key in FUNCTION or key in PRONOUNS:
-        return key
+    if len(key) <= 3 or key in FUNCTION or key in PRONOUNS or key.endswith("us"):
+        return key  # no plural ends in -us ("minibus", "cactus": inflect reads "minibu" + s)
     singular = _inflect().singular_noun(key)
     return singular if isinstance(singular, str) and singular else key
 
@@ -437,6 +544,21 @@ def _nouns(tokens: Sequence[Token]) -> frozenset[str]:
     return frozenset(out)
 
 
+@lru_cache(maxsize=1024)
+def _subject_nouns(tokens: tuple[Token, ...]) -> frozenset[str]:
+    """The lemmas a text uses as a subject noun after an article or "each"/"every", right before a verb the tables
+    know ("The bakery bakes 40 rolls", "does the bakery make", "A hen lays" is not: "lays" is in no list): nouns
+    for a rename ("bakery" -> "shop"), though not counted (_nouns), so not a category the asked sentence names."""
+    out = set()
+    for i in range(1, len(tokens) - 1):
+        prev, tok, nxt = tokens[i - 1], tokens[i], tokens[i + 1]
+        if prev.kind == tok.kind == nxt.kind == "word" and prev.key in ("a", "an", "the", "each", "every") \
+                and tok.text[:1].islower() and not _fixed(tok.key) and not tok.key.endswith(("ing", "ed")) \
+                and nxt.key in VERBS and nxt.text[:1].islower():
+            out.add(lemma(tok.key))
+    return frozenset(out)
+
+
 # indefinite pronouns: capitalized at a sentence's start, acting like a person, never one ("Everyone buys 5")
 _INDEFINITE = frozenset("everyone everybody someone somebody nobody anyone anybody nothing something everything "
                         "anything none no-one".split())
@@ -450,14 +572,34 @@ def _is_name(tok: Token) -> bool:
 def _referents(tokens: Sequence[Token]) -> tuple[dict[int, str], dict[int, str]]:
     """For each gendered pronoun (by token index), the name it most likely stands for: the last name before it in
     its own sentence ("Mia rode her bike" -> Mia; "" when there is none), and for a pronoun that opens its
-    sentence, the first name of the sentence before ("Mia picks 12 clams. She ..." -> Mia)."""
+    sentence, the first name of the sentence before ("Mia picks 12 clams. She ..." -> Mia). A pronoun after a
+    phrase of time or place that opens its sentence opens it too ("On Monday she gives ..."), and a sentence that
+    names nobody, and no other person (no kinship or gendered noun, no pronoun of another gender), passes on the
+    name its opening pronoun stands for, or else the one before it ("Mia drives. On Monday she gives 5 rides. She
+    pays $2": Mia; "Mia plants 9 rows. Each row has 10 tomatoes. Her ...": Mia; not "Tom has 5 apples. His
+    brother has 3. He ...": he may be the brother)."""
     inside: dict[int, str] = {}
     opening: dict[int, str] = {}
-    last, first, previous, start = "", "", "", True
+    last, first, previous, start, opened = "", "", "", True, ""
+    phrase = False  # inside a phrase of time or place that opens the sentence ("On Monday", "At the end of ...")
+    others = False  # the sentence speaks of a person by a kinship or gendered noun, or by a pronoun of another gender
+    genders: set[str] = set()  # the genders of the sentence's pronouns
     named: list[str] = []  # the names of this sentence so far
     for k, tok in enumerate(tokens):
         if tok.kind == "punct" and tok.text in _SENTENCE_END:
-            last, previous, first, start, named = "", first, "", True, []
+            passed = "" if others or len(genders) > 1 else opened or previous
+            last, previous, first, start, named, opened = "", first or passed, "", True, [], ""
+            others, genders = False, set()
+            continue
+        if tok.kind == "word" and (lemma(tok.key) in KIN or lemma(tok.key) in GENDERED_NOUNS):
+            others = True
+        if tok.kind == "word" and tok.key in PRONOUNS:
+            genders.add(PRONOUNS[tok.key][0])
+        if start and tok.kind == "word" and (tok.key in _ADVERBIAL_OPENERS if not phrase else not (
+                tok.key in VERBS or tok.key in _AUXILIARIES or tok.key in PRONOUNS or _is_name(tok))):
+            phrase = True  # still the sentence's opening
+            continue
+        if start and phrase and (tok.kind == "number" or tok.text in ",-"):
             continue
         if tok.kind == "word" and tok.key in PRONOUNS:
             inside[k] = last
@@ -468,11 +610,19 @@ def _referents(tokens: Sequence[Token]) -> tuple[dict[int, str], dict[int, str]]
             if start:
                 opening[k] = previous
                 last = previous  # "He gives 7 shrimps to his brother": his is He's
+                opened = previous if tok.key in ("he", "she") else ""
+        elif _is_name(tok) and named and k and (_is_name(tokens[k - 1]) or (
+                tokens[k - 1].text == "-" and k > 1 and _is_name(tokens[k - 2]))):
+            # a name of several words ("Xiao Wei", "Jean-Luc") is one referent: its last word, for the sentence's
+            # first name as for the last one
+            if first == named[-1] and len(named) == 1:
+                first = lemma(tok.key)
+            last = named[-1] = lemma(tok.key)
         elif _is_name(tok):
             last = lemma(tok.key)
             first = first or last
             named.append(last)
-        start = False
+        start, phrase = False, False
     return inside, opening
 
 
@@ -649,11 +799,16 @@ class _Texts:
                 frozenset(c for t in self.tokens[1] if (c := self.currency(t, 1)) is not None))
 
     def subject_referent(self, tok: Token, side: int) -> str:
-        """The name before the pronoun in its sentence; for a subject pronoun that opens its sentence, the previous
-        sentence's first name where it is of the pronoun's gender ("Ana earns $5. She saves $2": Ana, as in "Ana
-        earns $5, and she saves $2")."""
+        """The name before the pronoun in its sentence; for a subject pronoun that opens its sentence, or a
+        possessive one that does, the previous sentence's first name where it is of the pronoun's gender ("Ana
+        earns $5. She saves $2": Ana, as in "Ana earns $5, and she saves $2"; "Ana reads 8 pages. Her book has
+        120": Ana, as in "Ana reads 8 pages, and her book has 120")."""
         inside = self.referent(tok, side)
-        if inside or tok.key not in ("he", "she"):
+        tokens, k = self.tokens[side], self.index[side][id(tok)]
+        # a possessive (before its noun) that opens its sentence, or follows only a phrase opening it
+        opens = k in self.referents[side][1] and k + 1 < len(tokens) and tokens[k + 1].kind == "word" \
+            and tokens[k + 1].key not in FUNCTION
+        if inside or not (tok.key in ("he", "she") or (tok.key in ("his", "her") and opens)):
             return inside
         before = self.referent(tok, side, opening=True)
         return before if before and self.persons[side].get(before) == PRONOUNS[tok.key][0] else ""
@@ -805,7 +960,8 @@ def rename_kind(routed: Token, mine: Token, texts: _Texts) -> str | None:
         return None  # a person's kin for an object: another quantity
     if routed.text[:1].isupper() != mine.text[:1].isupper():
         return None
-    return "object" if lemma(a) in texts.nouns[0] and lemma(b) in texts.nouns[1] else None
+    nouns = [texts.nouns[side] | _subject_nouns(tuple(texts.tokens[side])) for side in (0, 1)]
+    return "object" if lemma(a) in nouns[0] and lemma(b) in nouns[1] else None
 
 
 def _name_like(tok: Token, side: int, texts: _Texts) -> bool:
@@ -852,7 +1008,9 @@ def _object_span(tokens: Sequence[Token], i1: int, i2: int, nouns: frozenset[str
     """Whether tokens[i1:i2] is one object's name of one or more words ("marbles", "toy trucks", "yo-yos"): a
     noun of its text (counted or headed by a determiner) or a plural as its last word, after a number, a
     function word that is no subject ("on stickers", "of the toy trucks") or a possessive; before it only words no
-    rule fixes (hyphens allowed); and the whole phrase: no content word right after it."""
+    rule fixes (hyphens allowed, and the first part of a hyphenated word is no word of its own: "double-decker
+    bus"; the transfer's constants check does not let a renamed object's words explain a constant); and the whole
+    phrase: no content word right after it."""
     span = tokens[i1:i2]
     if not 1 <= len(span) <= 4 or span[-1].kind != "word":
         return False
@@ -881,6 +1039,9 @@ def _object_span(tokens: Sequence[Token], i1: int, i2: int, nouns: frozenset[str
             continue
         if tok.kind != "word" or tok.key in PRONOUNS or lemma(tok.key) in KIN or lemma(tok.key) in GENDERED_NOUNS:
             return False
+        if k + 2 < len(span) and span[k + 1].text == "-" and span[k + 1].start == tok.start + len(tok.text) \
+                and span[k + 2].kind == "word" and span[k + 2].start == span[k + 1].start + 1:
+            continue  # the first part of a hyphenated word is no word of its own ("double-decker bus": no double)
         inner = 0 < k < len(span) - 1
         if after_of and not any(w in FUNCTION or w in MUST_AGREE or w in CURRENCY_WORDS
                                 for w in (tok.key, lemma(tok.key))):
@@ -990,6 +1151,17 @@ def _pair(theirs: Sequence[Token], mine: Sequence[Token], asked: bool, mapping: 
                                  + " ".join(t.text for t in span_m), asked)
                 skip = widened
                 continue
+            # an object's name of another word count that keeps its last word ("each double-decker bus" -> "each
+            # bus"), renamed as a whole like any object: the words dropped or added and the kept noun are one rename
+            if nxt is not None and nxt[0] == "equal" and _object_span(theirs, i1, i2 + 1, texts.nouns[0]) \
+                    and _object_span(mine, j1, j2 + 1, texts.nouns[1]):
+                span_r, span_m = theirs[i1:i2 + 1], mine[j1:j2 + 1]
+                a = _span_key(span_r)
+                mapping.link_key(a, _span_key(span_m), " ".join(t.text for t in span_r) + "\0"
+                                 + " ".join(t.text for t in span_m), asked)
+                mapping.objects.add(a)
+                skip = 1
+                continue
             raise _Refused(f"the question drops {dropped!r}" if op == "delete" else f"the question adds {added!r}")
         refusal = _Refused(f"{dropped!r} -> {added!r} is not a rename of the same length")
         if i2 - i1 == j2 - j1:
@@ -1093,9 +1265,27 @@ def _span_kind(theirs: Sequence[Token], i1: int, i2: int, mine: Sequence[Token],
             or any(t.key == span[0].key and k + 1 < len(text) and text[k + 1].kind == "poss"
                    for k, t in enumerate(text)))
 
+    def known(span: Sequence[Token], side: int) -> bool:
+        """A name by a name list or its text for a word of it: a first name, a person of the text (a pronoun's
+        gender), owning something, or its first word written after a lowercase word or a number ("... does Li
+        pay", not "Staff Room" at a sentence's start)."""
+        text = texts.tokens[side]
+        inside = any(x.kind == "word" and x.text == span[0].text and k and text[k - 1].kind in ("word", "number")
+                     and not text[k - 1].text[:1].isupper() for k, x in enumerate(text))
+        return inside or any(name_gender(t.key) is not None or lemma(t.key) in texts.persons[side]
+                             or any(x.key == t.key and k + 1 < len(text) and text[k + 1].kind == "poss"
+                                    for k, x in enumerate(text)) for t in span if t.kind == "word")
+
+    def by_role(span: Sequence[Token], side: int) -> bool:
+        """A name by its role in the sentence ("Li and 4 colleagues share ..."), as one-word renames take it."""
+        return any(lemma(t.key) in texts.names[side] for t in span)
+
+    theirs_span, mine_span = theirs[i1:i2], mine[j1:j2]
     if _name_span(theirs, i1, i2, 0, texts) and _name_span(mine, j1, j2, 1, texts) and (
-            named(theirs[i1:i2], 0) and named(mine[j1:j2], 1)):
-        return "person"
+            (named(theirs_span, 0) and named(mine_span, 1))
+            or (known(theirs_span, 0) and by_role(theirs_span, 0) and by_role(mine_span, 1))
+            or (by_role(theirs_span, 0) and known(mine_span, 1) and by_role(mine_span, 1))):
+        return "person"  # one of them a name by a name list or its text, the other a name by its role at least
     if _kin_span(theirs, i1, i2, 0, texts) and _kin_span(mine, j1, j2, 1, texts) and (
             lemma(theirs[i2 - 1].key) in KIN and lemma(mine[j2 - 1].key) in KIN) and (
             (theirs[i2 - 1].key == lemma(theirs[i2 - 1].key)) == (mine[j2 - 1].key == lemma(mine[j2 - 1].key))):
@@ -1229,7 +1419,9 @@ def _people_agree(mapping: _Mapping, texts: _Texts) -> str | None:
 
 def _span_words_renamed(mapping: _Mapping) -> str | None:
     """Why a name renamed as a whole also has a word renamed on its own elsewhere, or None: "great-aunt" -> "aunt"
-    in one place and "great-aunt" -> "great-uncle" (aunt -> uncle) in another are two people for one."""
+    in one place and "great-aunt" -> "great-uncle" (aunt -> uncle) in another are two people for one; and "toy
+    trucks" -> "marbles" in one place with "toy trucks" (its last word) kept in another is another object asked
+    about."""
     for key, other in mapping.forward.items():
         for words, table in ((key, mapping.forward), (other, mapping.backward)):
             if " " not in words or key.startswith("<"):
@@ -1238,6 +1430,11 @@ def _span_words_renamed(mapping: _Mapping) -> str | None:
                 if table.get(word, word) != word:
                     return (f"{mapping._word(key, other)!r} is renamed as a whole, and its word {word!r} alone as "
                             f"{table[word]!r} elsewhere")
+        head = key.split(" ")[-1]
+        if " " in key and not key.startswith("<") and other != key and mapping.forward.get(head) == head:
+            # "toy trucks" -> "marbles" in one place and "toy trucks" kept in another: another object asked about
+            return (f"{key!r} is renamed as a whole ({other!r}), and its word {head!r} kept as it is "
+                    "elsewhere")
     return None
 
 

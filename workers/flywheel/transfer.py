@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -25,7 +26,7 @@ from engine.graft import GraftEngine
 from store.db import owner_key
 from store.repository import get_problem, graft_sources, verifying_team
 from store.route_index import retrieve
-from workers.flywheel.alignment import Alignment, align
+from workers.flywheel.alignment import Alignment, align, lemma
 from workers.flywheel.answer import Answer, AnswerRequest, agreeing
 from workers.flywheel.attested import attested, prefill_classes
 from workers.flywheel.parameterize import ParameterizedProgram, numeric_literals
@@ -74,10 +75,15 @@ def _spelled(routed_question: str) -> Counter[str]:
     return out
 
 
-def unexplained_constants(body: str, routed_question: str) -> list[str]:
+def unexplained_constants(body: str, routed_question: str, renamed: Iterable[str] = ()) -> list[str]:
     """The program's own constants (other than 0 and 1) that no fixed word of the routed problem explains: a
-    constant the objects may carry ("5 bicycles" -> "5 tricycles" keeps the 2 wheels of a bicycle)."""
+    constant the objects may carry ("5 bicycles" -> "5 tricycles" keeps the 2 wheels of a bicycle). A word of an
+    object the question renames (`renamed`: the alignment's objects, "double - decker bus") explains nothing: it
+    is not in the question ("each double-decker bus" -> "each van" drops the "double")."""
     words = Counter(re.findall(r"[a-z]+|%", routed_question.casefold()))
+    for word in {w for name in renamed for w in re.findall(r"[a-z]+", name.casefold())}:
+        for form in [k for k in words if k == word or lemma(k) == word]:
+            del words[form]
     spelled = _spelled(routed_question)
     uses = Counter(value for _, value in numeric_literals(body) or [])  # 2 and 2.0 are one constant
     # each fixed word explains one use of its constant: "twice as many bicycles ... wheels" explains one 2, not
@@ -210,7 +216,7 @@ def by_program(rt: Runtime, request: AnswerRequest, routed: Routed | None) -> Pr
                 != form.numbers:
             tried.append(_tried(candidate, alignment, "the routed problem's numbers are not the form's"))
             continue
-        constants = unexplained_constants(form.body, candidate.question)
+        constants = unexplained_constants(form.body, candidate.question, alignment.objects)
         if alignment.objects and constants:  # "5 bicycles ... wheels" -> "5 tricycles": the 2 is the object's
             tried.append(_tried(candidate, alignment, f"the question renames objects ({', '.join(alignment.objects)})"
                                                       f" and the program has constants of its own "
