@@ -110,6 +110,7 @@ class _Seq:
     call_rows: list[int] = field(default_factory=list)  # real rows of each decode call it was in
     after_cancel: int = 0
     t_prefilled: float = 0.0
+    split_until: int = 0  # the end of the chunk being fed in sub-calls (its pieces are not split again)
 
 
 def _prefill_cuts(engine: GraftEngine, start: int, n: int, captures: tuple[int, ...]) -> list[tuple[int, int, bool,
@@ -366,13 +367,14 @@ class BatchCore:
         decodes: a chunk is computed whole or in this one partition. The `batch` check's budget trial feeds every
         sub-call size this makes (budget_jobs) before the budget is used."""
         a, b, capture, last = seq.cuts[0]
-        if seq.job.query_feed or b - a < 2 * budget:
-            return
+        if seq.job.query_feed or a < seq.split_until or b - a < 2 * budget:
+            return  # (a piece of a chunk split at a higher level is not cut again once fewer rows decode)
         pieces = self.engine.grid(a, b - a, a, step=budget)
         if pieces[-1][1] - pieces[-1][0] < budget:  # the remainder joins the sub-call before it
             (p, _), (_, q) = pieces[-2], pieces.pop()
             pieces[-1] = (p, q)
         seq.cuts[0:1] = [(p, q, capture and q == b, last and q == b) for p, q in pieces]
+        seq.split_until = b
         self.split_chunks += 1
         self.sub_call_sizes.update(q - p for p, q in pieces)
 
