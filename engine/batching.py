@@ -207,7 +207,7 @@ class BatchCore:
                     return s, True
         empty = [s for s in free if self.held[s] is None]
         if empty:
-            view = -(-len(job.tokens) // VIEW_PAD) * VIEW_PAD
+            view = -(-(len(job.tokens) + 1) // VIEW_PAD) * VIEW_PAD  # its first decode row's (as _view)
             empty.sort(key=lambda s: (self.pad_to > 1 and self._only_pad_of_a_lone_decoder(s),
                                       self._length_distance(s, view), s))
             return empty[0], False
@@ -219,8 +219,14 @@ class BatchCore:
         by length keeps each group in one ubatch. 0 without split_cells (the lowest slot)."""
         if not self.split_cells:
             return 0
-        near = [abs(self._view(self.active[k]) - view) for k in (slot - 1, slot + 1) if k in self.active]
+        near = [abs(self._decode_view(self.active[k]) - view) for k in (slot - 1, slot + 1) if k in self.active]
         return min(near, default=VIEW_PAD)
+
+    def _decode_view(self, seq: _Seq) -> int:
+        """The view `seq` decodes at: a prefilling one's after its whole prompt, not the cells it holds so far."""
+        if seq.cuts:
+            return -(-(max(seq.pos, len(seq.job.tokens)) + 1) // VIEW_PAD) * VIEW_PAD
+        return self._view(seq)
 
     def _only_pad_of_a_lone_decoder(self, slot: int) -> bool:
         for k in (slot - 1, slot + 1):
