@@ -474,6 +474,10 @@ class BatchCore:
         calls, so a step of equal views stays one call."""
         if not self.split_cells or len(decoding) < 2:
             return [decoding]
+        if self.pad_to > 1:  # a row with neither a decoding nor a free neighbour waits whatever the partition
+            decoding = self._padded(decoding)[0]
+            if len(decoding) < 2:
+                return [decoding]
         order = sorted(decoding, key=lambda s: (self._view(s), s.slot))
         if self._view(order[0]) == self._view(order[-1]):
             return [decoding]
