@@ -110,6 +110,7 @@ class _Seq:
     call_rows: list[int] = field(default_factory=list)  # real rows of each decode call it was in
     after_cancel: int = 0
     t_prefilled: float = 0.0
+    split_until: int = 0  # the end of the chunk being fed in sub-calls (its pieces are not split again)
 
 
 def _prefill_cuts(engine: GraftEngine, start: int, n: int, captures: tuple[int, ...]) -> list[tuple[int, int, bool,
@@ -206,7 +207,7 @@ class BatchCore:
                     return s, True
         empty = [s for s in free if self.held[s] is None]
         if empty:
-            view = -(-len(job.tokens) // VIEW_PAD) * VIEW_PAD
+            view = -(-(len(job.tokens) + 1) // VIEW_PAD) * VIEW_PAD  # its first decode row's (as _view)
             empty.sort(key=lambda s: (self.pad_to > 1 and self._only_pad_of_a_lone_decoder(s),
                                       self._length_distance(s, view), s))
             return empty[0], False
@@ -218,8 +219,14 @@ class BatchCore:
         by length keeps each group in one ubatch. 0 without split_cells (the lowest slot)."""
         if not self.split_cells:
             return 0
-        near = [abs(self._view(self.active[k]) - view) for k in (slot - 1, slot + 1) if k in self.active]
+        near = [abs(self._decode_view(self.active[k]) - view) for k in (slot - 1, slot + 1) if k in self.active]
         return min(near, default=VIEW_PAD)
+
+    def _decode_view(self, seq: _Seq) -> int:
+        """The view `seq` decodes at: a prefilling one's after its whole prompt, not the cells it holds so far."""
+        if seq.cuts:
+            return -(-(max(seq.pos, len(seq.job.tokens)) + 1) // VIEW_PAD) * VIEW_PAD
+        return self._view(seq)
 
     def _only_pad_of_a_lone_decoder(self, slot: int) -> bool:
         for k in (slot - 1, slot + 1):
@@ -366,13 +373,14 @@ class BatchCore:
         decodes: a chunk is computed whole or in this one partition. The `batch` check's budget trial feeds every
         sub-call size this makes (budget_jobs) before the budget is used."""
         a, b, capture, last = seq.cuts[0]
-        if seq.job.query_feed or b - a < 2 * budget:
-            return
+        if seq.job.query_feed or a < seq.split_until or b - a < 2 * budget:
+            return  # (a piece of a chunk split at a higher level is not cut again once fewer rows decode)
         pieces = self.engine.grid(a, b - a, a, step=budget)
         if pieces[-1][1] - pieces[-1][0] < budget:  # the remainder joins the sub-call before it
             (p, _), (_, q) = pieces[-2], pieces.pop()
             pieces[-1] = (p, q)
         seq.cuts[0:1] = [(p, q, capture and q == b, last and q == b) for p, q in pieces]
+        seq.split_until = b
         self.split_chunks += 1
         self.sub_call_sizes.update(q - p for p, q in pieces)
 
@@ -466,6 +474,10 @@ class BatchCore:
         calls, so a step of equal views stays one call."""
         if not self.split_cells or len(decoding) < 2:
             return [decoding]
+        if self.pad_to > 1:  # a row with neither a decoding nor a free neighbour waits whatever the partition
+            decoding = self._padded(decoding)[0]
+            if len(decoding) < 2:
+                return [decoding]
         order = sorted(decoding, key=lambda s: (self._view(s), s.slot))
         if self._view(order[0]) == self._view(order[-1]):
             return [decoding]

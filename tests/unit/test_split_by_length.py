@@ -156,3 +156,33 @@ def test_with_a_split_a_joining_prompt_takes_the_free_slot_beside_sequences_of_i
         assert core._slot_for(short_job) == (2, False)  # beside the short ones
         core = _core_with(engine, ctx, positions)  # no split: the lowest free slot, as before
         assert core._slot_for(long_job) == (2, False)
+
+
+def test_a_joining_prompt_is_placed_by_the_view_its_first_decode_row_makes(engine: GraftEngine) -> None:
+    """A 256-token prompt's first decode row is at position 256: it views 257 cells, a 512-cell view, so it sits
+    beside the 300-cell sequence, not the 100-cell one; and a neighbour still prefilling a long prompt counts by
+    the view it will decode at, not the cells it holds so far."""
+    with engine.open_batch_context(8) as ctx:
+        job = SequenceJob(tokens=(1,) * 256, params=SamplingParams(max_tokens=1))
+        core = _core_with(engine, ctx, {0: 100, 3: 300}, split_cells=3072)
+        assert core._slot_for(job) == (2, False)
+        short_job = SequenceJob(tokens=(1,) * 80, params=SamplingParams(max_tokens=1))
+        core = _core_with(engine, ctx, {0: 100, 3: 0}, split_cells=3072)  # slot 3 prefilling 1,400 tokens
+        core.active[3] = SimpleNamespace(slot=3, pos=0, cuts=[(0, 64, False, False)],  # type: ignore[assignment]
+                                         job=SimpleNamespace(tokens=(1,) * 1400))
+        assert core._slot_for(short_job) == (1, False)  # beside the short one, not beside the long prompt
+        assert core._slot_for(SequenceJob(tokens=(1,) * 1300, params=SamplingParams(max_tokens=1))) == (2, False)
+
+
+def test_with_pad_rows_a_row_that_waits_does_not_keep_the_others_from_splitting(engine: GraftEngine) -> None:
+    """Slot 1 decodes between two prompts still prefilling, no free slot beside it: it waits this step whatever
+    the partition (as without a split). The other decoders are still split by length; before, every partition
+    held slot 1 alone without a pad, none was a candidate, and the step ran as one call."""
+    with engine.open_batch_context(8) as ctx:
+        positions = {1: 100, 3: 2000, 4: 2000, 5: 200, 6: 200, 7: 200}
+        core = _core_with(engine, ctx, {**positions, 0: 0, 2: 0}, split_cells=1, pad_to=2)
+        for k in (0, 2):
+            core.active[k].cuts = [(0, 64, False, False)]
+        decoding = [core.active[s] for s in positions]
+        assert _slots(core._by_length(decoding)) == [[5, 6, 7], [3, 4]]
+        assert 1 not in {s.slot for s in core._padded(decoding)[0]}  # it waits unsplit too

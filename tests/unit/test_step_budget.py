@@ -247,3 +247,33 @@ def test_the_check_tries_every_level_of_a_growing_budget_and_the_policy_records_
                           cache_dir=kvgraft_cache) as e:
         check = batch_check(e, 4, 16, step_tokens_max=64)  # the one-row flash attention path below 64 rows
     assert not check.budget_exact and check.allowed_step_tokens_max == 0
+
+
+def test_a_chunk_split_at_one_level_keeps_its_partition_when_a_decoder_leaves(kvgraft_cache: Path) -> None:
+    """Budget 4 per decoding row up to 8 on a 32-token grid: the joining prompt's chunk starts beside two decoders
+    (sub-calls of 8); one leaves after a step, and the chunk's remaining 8-token sub-calls are fed as planned, not
+    cut again into 4-token ones (the level is fixed when the chunk starts: a chunk is computed whole or in one
+    partition the check tried, docs/ENGINE.md); every completion equal to itself alone."""
+    with GraftEngine.load("tiny-q4_1", EngineConfig(n_ctx=512, prefill_chunk=32, flash_attn=False, threads=2),
+                          cache_dir=kvgraft_cache) as e:
+        decoders = [SequenceJob(tokens=tuple(sample_tokens(e, 5 + i, start=50 + i)), digests=True,
+                                params=SamplingParams(max_tokens=m, temperature=0.0, seed=i))
+                    for i, m in enumerate((40, 3))]
+        joining = SequenceJob(tokens=tuple(sample_tokens(e, 64, start=9)), digests=True,
+                              params=SamplingParams(max_tokens=3, temperature=0.0, seed=9))
+        alone = [_alone(e, j) for j in (*decoders, joining)]
+        with e.open_batch_context(4) as ctx:
+            core = BatchCore(e, ctx, step_tokens=BUDGET, step_tokens_max=2 * BUDGET)
+            calls = _recorded(core)
+            results = core.run_all([(0, decoders[0]), (1, decoders[1]), (2, joining)])
+    assert [_key(r) for r in results] == alone
+    pieces = [n for kind, n in calls if kind == "prefill"][2:]  # the joining prompt's
+    assert sum(pieces) == 64
+    first, total = [], 0
+    for n in pieces:  # its first chunk (32 tokens): split beside two decoders, at 8 to its end
+        first.append(n)
+        total += n
+        if total >= 32:
+            break
+    assert total == 32 and first == [8, 8, 8, 8], pieces
+    assert min(pieces[len(first):]) >= BUDGET  # the second chunk starts beside one decoder: its own level
