@@ -105,13 +105,15 @@ def test_the_check_tries_split_steps_and_the_policy_records_what_it_allowed(data
                                                                              kvgraft_cache: Path) -> None:
     from store.db import AttestationRow
     from workers.runtime import open_runtime
-    from workers.serving.batch_check import batch_check, batching_policy
+    from workers.serving.batch_check import batch_check, batching_policy, probe_jobs, split_jobs
     from workers.settings import load_settings
 
     with GraftEngine.load("tiny-q4_1", CONFIG, cache_dir=kvgraft_cache) as e:
         check = batch_check(e, 4, 0, 3072)
         assert check.exact and check.split_steps > 0 and check.split_exact, check.summary()
         assert check.allowed_split_cells == 3072 and "decode steps split by KV length" in check.summary()
+        # run twice: the finest partitions (split_cells 1) and serving's own coarser ones (3072)
+        assert check.split_sequences == 2 * len(split_jobs(e, probe_jobs(e, 4))) == check.split_equal
         with open_runtime(load_settings()) as rt:
             policy = batching_policy(rt, e, 4, 0, 3072)
             assert policy.split_cells == 3072 and policy.split_reason is None

@@ -292,23 +292,26 @@ def split_jobs(engine: GraftEngine, jobs: list[SequenceJob]) -> list[SequenceJob
 def _split_trial(engine: GraftEngine, jobs: list[SequenceJob], max_seqs: int, pad_to: int,
                  step_tokens: int, step_tokens_max: int, split_cells: int) -> dict[str, Any]:
     """Each split probe alone (as the budget trial's alone) against all of them decoding together with every step
-    whose views differ split by length (split_cells 1: any saving splits; serving's larger value makes a subset
-    of these partitions, each row meeting calls of its own view or a longer one, which the other trials meet),
-    prompts fed with the step budget serving uses."""
+    whose views differ split by length, twice: with split_cells 1 (any saving splits: the finest partitions) and
+    with serving's own value (its coarser groups, short rows beside a long one up to its view), prompts fed with
+    the step budget serving uses. Counted over both runs; a split step in either proves the split was tried."""
     probes = split_jobs(engine, jobs)
     with engine.open_context() as ctx:
         alone = [BatchCore(engine, ctx).run_all([(0, j)])[0] for j in probes] if pad_to == 1 else []
+    equal = steps = 0
     with engine.open_batch_context(max_seqs) as ctx:
         if pad_to > 1:
             alone = [BatchCore(engine, ctx, pad_to=pad_to).run_all([(0, j)])[0] for j in probes]
-        core = BatchCore(engine, ctx, pad_to=pad_to, step_tokens=step_tokens, step_tokens_max=step_tokens_max,
-                         split_cells=1)
-        first = len(engine.grid(0, len(probes[0].tokens), 0))  # the others join once the long one decodes
-        split = core.run_all([(0, probes[0]), *((first + i, j) for i, j in enumerate(probes[1:]))])
-    return {"split_cells": split_cells, "split_sequences": len(probes),
-            "split_equal": sum(_key(a) == _key(b) and a.first_logits_sha256 == b.first_logits_sha256
-                               for a, b in zip(alone, split, strict=True)),
-            "split_steps": core.split_steps}
+        for cells in sorted({1, split_cells}):
+            core = BatchCore(engine, ctx, pad_to=pad_to, step_tokens=step_tokens, step_tokens_max=step_tokens_max,
+                             split_cells=cells)
+            first = len(engine.grid(0, len(probes[0].tokens), 0))  # the others join once the long one decodes
+            split = core.run_all([(0, probes[0]), *((first + i, j) for i, j in enumerate(probes[1:]))])
+            equal += sum(_key(a) == _key(b) and a.first_logits_sha256 == b.first_logits_sha256
+                         for a, b in zip(alone, split, strict=True))
+            steps += core.split_steps
+    return {"split_cells": split_cells, "split_sequences": len(probes) * len({1, split_cells}),
+            "split_equal": equal, "split_steps": steps}
 
 
 def sub_call_sizes(step_tokens: int, chunk: int) -> set[int]:
@@ -468,7 +471,7 @@ def batching_policy(rt: Runtime, engine: GraftEngine, max_seqs: int, step_tokens
     # the budget asked is part of what the check measures: another budget, another verdict
     profile = engine.batch_profile(max_seqs, check=CHECK_VERSION + (f"+step-{budget}" if budget else "")
                                    + (f"-{budget_max}" if budget_max else "")
-                                   + (f"+split-{split_cells}" if split_cells else ""))
+                                   + (f"+split2-{split_cells}" if split_cells else ""))
     host = socket.gethostname()
     with rt.session() as s:
         known = latest_attestation(s, block_id=None, fingerprint=engine.fingerprint.id, profile_id=profile.id,
