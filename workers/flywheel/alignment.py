@@ -1388,6 +1388,16 @@ def _search(pending: list[int], mine: Sequence[Sequence[Token]], theirs: Sequenc
     return mapping, deepest
 
 
+def _opens_as_subject(tokens: Sequence[Token], k: int) -> bool:
+    """Whether the word at k is its sentence's subject after an article, right before a verb or auxiliary ("The
+    waitress has 40 pens")."""
+    if k < 1 or k + 1 >= len(tokens) or tokens[k - 1].key not in ("a", "an", "the"):
+        return False
+    before, nxt = tokens[k - 2] if k >= 2 else None, tokens[k + 1]
+    opens = before is None or (before.kind == "punct" and before.text in _SENTENCE_END)
+    return opens and nxt.kind == "word" and (nxt.key in VERBS or nxt.key in _AUXILIARIES)
+
+
 def _people_agree(mapping: _Mapping, texts: _Texts) -> str | None:
     """Why a pronoun of the question stands for another person than the routed problem's pronoun it aligns with,
     or None. A pronoun may stand for any person of its gender (names gender-guesser knows); it agrees when the
@@ -1399,6 +1409,15 @@ def _people_agree(mapping: _Mapping, texts: _Texts) -> str | None:
     Tom 5 pens. He has 3" is not "Sara gave Omar 5 pens. She has 3"."""
     theirs = _joined(texts.persons[0], mapping.forward.keys())
     mine = _joined(texts.persons[1], mapping.forward.values())
+    # a subject noun renamed as an object may name a person where the routed one named a thing ("The box has 40
+    # pens. She takes 5" -> "The waitress has 40 pens. She takes 5"): the question's pronouns may stand for it
+    renamed = {m for r, m in mapping.forward.items() if r in mapping.objects and m != r}
+    tokens = texts.tokens[1]
+    suspects = sorted(lemma(t.key) for k, t in enumerate(tokens) if lemma(t.key) in renamed
+                      and _opens_as_subject(tokens, k))
+    if suspects and mapping.pronouns:
+        m = mapping.pronouns[0][1]
+        return f"the pronoun {m.text!r} may stand for {suspects[0]!r}, a subject renamed from a thing's name"
     for r, m, _ in mapping.pronouns:
         ga, gb = PRONOUNS[r.key][0], PRONOUNS[m.key][0]
         ref_r, ref_m = texts.referent(r, 0, opening=True), texts.referent(m, 1, opening=True)
