@@ -117,6 +117,16 @@ def test_a_subject_noun_renamed_to_a_person_is_someone_a_pronoun_may_stand_for()
     for noun in ("waitress", "cashier", "nurse"):
         question = PENS.replace("Mia", "Sara").replace("6", "8").replace("box", noun)
         assert not align(question, PENS).aligned, noun
+    # a person's noun after a phrase, in a joined statement, after "There is", after a possessive; a noun no table
+    # knows as a person's where it is its statement's subject: refused
+    on_monday = PENS.replace("The box", "On Monday the box")
+    joined = PENS.replace("pens. The box", "pens, and the box")
+    there = PENS.replace("The box has", "There is a box with")
+    own = PENS.replace("The box", "Her box")
+    for routed in (on_monday, joined, there, own):
+        question = routed.replace("Mia", "Sara").replace("6", "8").replace("box", "waitress")
+        assert not align(question, routed).aligned, question
+    assert not align(own.replace("Mia", "Sara").replace("box", "aide"), own).aligned
     # the noun kept as it is: the same reading as the routed problem's
     got = align(PENS.replace("Mia", "Sara").replace("6", "8"), PENS)
     assert got.aligned and got.values == ["8", "40", "5"], got.reason

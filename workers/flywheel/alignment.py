@@ -151,6 +151,15 @@ KIN = frozenset("brother sister uncle aunt cousin grandmother grandfather grandm
                 "roommate grandson granddaughter stepbrother stepsister stepfather stepmother stepson stepdaughter "
                 "godmother godfather godson goddaughter tutor landlord landlady flatmate housemate manager "
                 "partner".split())
+# common nouns for people by their work or place (and GENDERED_NOUNS): a thing renamed as one of them is not one
+# object for another, since the question's pronouns may stand for the person (review 38)
+_PEOPLE = frozenset("waiter waitress cashier nurse doctor driver farmer baker chef cook clerk pilot customer "
+                    "student pupil child kid friend classmate player worker employee owner shopkeeper seller buyer "
+                    "librarian gardener painter plumber mechanic dentist vet clown magician guide guard ranger "
+                    "officer soldier scientist artist author writer singer dancer musician teammate stranger visitor "
+                    "guest actor actress host hostess server vendor tailor carpenter lawyer principal "
+                    "policeman policewoman salesman saleswoman businessman businesswoman person people "
+                    "adult baby toddler teenager".split()) | frozenset(GENDERED_NOUNS)
 # currencies: a symbol or a word, renamed as one consistent slot (its code) that the program does not depend on
 CURRENCY_SYMBOLS = {"$": "usd", "€": "eur", "£": "gbp", "¥": "jpy", "₹": "inr", "₱": "php", "₩": "krw", "₽": "rub",
                     "₦": "ngn", "₺": "try", "₫": "vnd", "฿": "thb"}
@@ -1388,14 +1397,20 @@ def _search(pending: list[int], mine: Sequence[Sequence[Token]], theirs: Sequenc
     return mapping, deepest
 
 
-def _opens_as_subject(tokens: Sequence[Token], k: int) -> bool:
-    """Whether the word at k is its sentence's subject after an article, right before a verb or auxiliary ("The
-    waitress has 40 pens")."""
-    if k < 1 or k + 1 >= len(tokens) or tokens[k - 1].key not in ("a", "an", "the"):
+def _as_subject(tokens: Sequence[Token], k: int) -> bool:
+    """Whether the word at k, singular and never counted in its text, is a subject after an article or a
+    possessive, right before a verb or auxiliary ("On Monday the waitress has 40 pens", "Her aide has")."""
+    tok = tokens[k]
+    if k < 1 or k + 1 >= len(tokens) or tokens[k - 1].key not in _SUBJECT_DETERMINERS or lemma(tok.key) != tok.key:
         return False
-    before, nxt = tokens[k - 2] if k >= 2 else None, tokens[k + 1]
-    opens = before is None or (before.kind == "punct" and before.text in _SENTENCE_END)
-    return opens and nxt.kind == "word" and (nxt.key in VERBS or nxt.key in _AUXILIARIES)
+    if any(t.kind == "word" and lemma(t.key) == tok.key and i and tokens[i - 1].kind == "number"
+           for i, t in enumerate(tokens)):
+        return False
+    nxt = tokens[k + 1]
+    return nxt.kind == "word" and (nxt.key in VERBS or nxt.key in _AUXILIARIES)
+
+
+_SUBJECT_DETERMINERS = frozenset("a an the his her their my our your".split())
 
 
 def _people_agree(mapping: _Mapping, texts: _Texts) -> str | None:
@@ -1411,13 +1426,16 @@ def _people_agree(mapping: _Mapping, texts: _Texts) -> str | None:
     mine = _joined(texts.persons[1], mapping.forward.values())
     # a subject noun renamed as an object may name a person where the routed one named a thing ("The box has 40
     # pens. She takes 5" -> "The waitress has 40 pens. She takes 5"): the question's pronouns may stand for it
-    renamed = {m for r, m in mapping.forward.items() if r in mapping.objects and m != r}
+    renamed = {m for r, m in mapping.forward.items() if r in mapping.objects and m != r and r not in _PEOPLE}
     tokens = texts.tokens[1]
-    suspects = sorted(lemma(t.key) for k, t in enumerate(tokens) if lemma(t.key) in renamed
-                      and _opens_as_subject(tokens, k))
-    if suspects and mapping.pronouns:
-        m = mapping.pronouns[0][1]
-        return f"the pronoun {m.text!r} may stand for {suspects[0]!r}, a subject renamed from a thing's name"
+    suspects = [(k, lemma(t.key)) for k, t in enumerate(tokens) if lemma(t.key) in renamed
+                and (lemma(t.key) in _PEOPLE or _as_subject(tokens, k))]
+    for _, m, _ in mapping.pronouns:  # one with no name before it in its sentence looks back past it
+        at = texts.index[1][id(m)]
+        suspect = next((w for k, w in suspects if k < at), None)
+        if suspect is not None and not texts.referent(m, 1):
+            return (f"the pronoun {m.text!r} may stand for {suspect!r}, a person's noun or a subject renamed from "
+                    f"the routed problem's thing {mapping.backward.get(suspect, '')!r}")
     for r, m, _ in mapping.pronouns:
         ga, gb = PRONOUNS[r.key][0], PRONOUNS[m.key][0]
         ref_r, ref_m = texts.referent(r, 0, opening=True), texts.referent(m, 1, opening=True)
