@@ -1232,6 +1232,8 @@ def _name_span(tokens: Sequence[Token], i1: int, i2: int, side: int, texts: _Tex
         return False
     if len(span) == 1:
         return True
+    if len({name_gender(t.key) for t in span if t.kind == "word"} - {None}) > 1:
+        return False  # "Tom Mia and 3 friends": two people, a comma left out
     whole = [t.key for t in span]
     text = texts.tokens[side]
     for k, t in enumerate(text):
