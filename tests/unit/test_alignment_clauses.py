@@ -130,3 +130,17 @@ def test_a_subject_noun_renamed_to_a_person_is_someone_a_pronoun_may_stand_for()
     # the noun kept as it is: the same reading as the routed problem's
     got = align(PENS.replace("Mia", "Sara").replace("6", "8"), PENS)
     assert got.aligned and got.values == ["8", "40", "5"], got.reason
+
+
+def test_a_pronoun_choosing_among_more_names_of_its_gender_than_the_routed_one_is_refused() -> None:
+    # "Sara meets Lina. She walks 5 dogs": she may be Lina; the routed problem's she can only be Mia (Tom is a
+    # man), so the first-name convention may not pair them (review 38 aligned both, answering Sara 5 dogs)
+    routed = "Mia meets Tom at the park. She walks 3 dogs. How many dogs does Mia walk?"
+    assert not align("Sara meets Lina at the park. She walks 5 dogs. How many dogs does Sara walk?", routed).aligned
+    monday = routed.replace("She walks", "On Monday she walks")
+    assert not align("Sara meets Lina at the park. On Monday she walks 5 dogs. How many dogs does Sara walk?",
+                     monday).aligned
+    # one woman among them, as in the routed problem: aligns; a name before the pronoun in its own sentence is its
+    # referent, whoever the sentence before names
+    got = align("Sara meets Omar at the park. She walks 5 dogs. How many dogs does Sara walk?", routed)
+    assert got.aligned and got.values == ["5"], got.reason

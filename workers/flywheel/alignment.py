@@ -1415,6 +1415,16 @@ def _as_subject(tokens: Sequence[Token], k: int) -> bool:
 _SUBJECT_DETERMINERS = frozenset("a an the his her their my our your".split())
 
 
+def _named_near(texts: _Texts, tok: Token, side: int, people: dict[str, str], gender: str) -> set[str]:
+    """The names of a gender in the pronoun's sentence before it, and in the sentence before that where none is:
+    whom the first-name convention chooses among ("Sara meets Lina. She walks 5 dogs": Sara or Lina)."""
+    tokens, at = texts.tokens[side], texts.index[side][id(tok)]
+    ends = [k for k in range(at) if tokens[k].kind == "punct" and tokens[k].text in _SENTENCE_END]
+    back = 1 if texts.referent(tok, side) else 2  # a name before it in its sentence: that sentence only
+    start = ends[-back] + 1 if len(ends) >= back else 0
+    return {lemma(t.key) for t in tokens[start:at] if _is_name(t) and people.get(lemma(t.key)) == gender}
+
+
 def _people_agree(mapping: _Mapping, texts: _Texts) -> str | None:
     """Why a pronoun of the question stands for another person than the routed problem's pronoun it aligns with,
     or None. A pronoun may stand for any person of its gender (names gender-guesser knows); it agrees when the
@@ -1449,7 +1459,8 @@ def _people_agree(mapping: _Mapping, texts: _Texts) -> str | None:
         if could == might and (could or ga == gb):  # no person of the gender: a pronoun for a noun ("a farmer")
             continue
         if ref_r and ref_m and theirs.get(ref_r) == ga and mine.get(ref_m) == gb \
-                and mapping.forward.get(ref_r) == ref_m:
+                and mapping.forward.get(ref_r) == ref_m \
+                and len(_named_near(texts, m, 1, mine, gb)) <= len(_named_near(texts, r, 0, theirs, ga)):
             continue
         return (f"the pronoun {m.text!r} may stand for another person than the routed problem's {r.text!r} "
                 f"(people of its gender: {sorted(could)} renamed, {sorted(might)} here)")
