@@ -802,3 +802,13 @@ def test_a_name_of_several_words_is_one_referent_for_its_pronouns() -> None:
     assert align(PIGGY.replace("Noah", "Xiao Wei").replace("his", "her").replace("He ", "She "), PIGGY).aligned
     assert not align(PIGGY.replace("Noah", "Xiao Wei").replace("He ", "She "), PIGGY).aligned
     assert not align(PIGGY.replace("Noah has", "Xiao Wei has").replace("does Noah", "does Wei"), PIGGY).aligned
+
+
+def test_two_first_names_of_two_genders_are_two_people_not_one_name() -> None:
+    # "Tom Mia and 3 friends": Tom and Mia (a comma left out), 5 people, not Li's 4 (review 38 aligned it: $80
+    # split 4 ways); names of one gender ("Ana Sofia") or a surname ("Tom Jones") are one person as before
+    for two in ("Tom Mia", "Omar Sara"):
+        assert not align(BOAT.replace("Li", two).replace("60", "80"), BOAT).aligned, two
+    for one in ("Ana Sofia", "Tom Jones"):
+        got = align(BOAT.replace("Li", one).replace("60", "80"), BOAT)
+        assert got.aligned and got.values == ["3", "80", "12"], (one, got.reason)

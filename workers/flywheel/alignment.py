@@ -151,6 +151,15 @@ KIN = frozenset("brother sister uncle aunt cousin grandmother grandfather grandm
                 "roommate grandson granddaughter stepbrother stepsister stepfather stepmother stepson stepdaughter "
                 "godmother godfather godson goddaughter tutor landlord landlady flatmate housemate manager "
                 "partner".split())
+# common nouns for people by their work or place (and GENDERED_NOUNS): a thing renamed as one of them is not one
+# object for another, since the question's pronouns may stand for the person (review 38)
+_PEOPLE = frozenset("waiter waitress cashier nurse doctor driver farmer baker chef cook clerk pilot customer "
+                    "student pupil child kid friend classmate player worker employee owner shopkeeper seller buyer "
+                    "librarian gardener painter plumber mechanic dentist vet clown magician guide guard ranger "
+                    "officer soldier scientist artist author writer singer dancer musician teammate stranger visitor "
+                    "guest actor actress host hostess server vendor tailor carpenter lawyer principal "
+                    "policeman policewoman salesman saleswoman businessman businesswoman person people "
+                    "adult baby toddler teenager".split()) | frozenset(GENDERED_NOUNS)
 # currencies: a symbol or a word, renamed as one consistent slot (its code) that the program does not depend on
 CURRENCY_SYMBOLS = {"$": "usd", "€": "eur", "£": "gbp", "¥": "jpy", "₹": "inr", "₱": "php", "₩": "krw", "₽": "rub",
                     "₦": "ngn", "₺": "try", "₫": "vnd", "฿": "thb"}
@@ -1223,6 +1232,8 @@ def _name_span(tokens: Sequence[Token], i1: int, i2: int, side: int, texts: _Tex
         return False
     if len(span) == 1:
         return True
+    if len({name_gender(t.key) for t in span if t.kind == "word"} - {None}) > 1:
+        return False  # "Tom Mia and 3 friends": two people, a comma left out
     whole = [t.key for t in span]
     text = texts.tokens[side]
     for k, t in enumerate(text):
@@ -1388,6 +1399,32 @@ def _search(pending: list[int], mine: Sequence[Sequence[Token]], theirs: Sequenc
     return mapping, deepest
 
 
+def _as_subject(tokens: Sequence[Token], k: int) -> bool:
+    """Whether the word at k, singular and never counted in its text, is a subject after an article or a
+    possessive, right before a verb or auxiliary ("On Monday the waitress has 40 pens", "Her aide has")."""
+    tok = tokens[k]
+    if k < 1 or k + 1 >= len(tokens) or tokens[k - 1].key not in _SUBJECT_DETERMINERS or lemma(tok.key) != tok.key:
+        return False
+    if any(t.kind == "word" and lemma(t.key) == tok.key and i and tokens[i - 1].kind == "number"
+           for i, t in enumerate(tokens)):
+        return False
+    nxt = tokens[k + 1]
+    return nxt.kind == "word" and (nxt.key in VERBS or nxt.key in _AUXILIARIES)
+
+
+_SUBJECT_DETERMINERS = frozenset("a an the his her their my our your".split())
+
+
+def _named_near(texts: _Texts, tok: Token, side: int, people: dict[str, str], gender: str) -> set[str]:
+    """The names of a gender in the pronoun's sentence before it, and in the sentence before that where none is:
+    whom the first-name convention chooses among ("Sara meets Lina. She walks 5 dogs": Sara or Lina)."""
+    tokens, at = texts.tokens[side], texts.index[side][id(tok)]
+    ends = [k for k in range(at) if tokens[k].kind == "punct" and tokens[k].text in _SENTENCE_END]
+    back = 1 if texts.referent(tok, side) else 2  # a name before it in its sentence: that sentence only
+    start = ends[-back] + 1 if len(ends) >= back else 0
+    return {lemma(t.key) for t in tokens[start:at] if _is_name(t) and people.get(lemma(t.key)) == gender}
+
+
 def _people_agree(mapping: _Mapping, texts: _Texts) -> str | None:
     """Why a pronoun of the question stands for another person than the routed problem's pronoun it aligns with,
     or None. A pronoun may stand for any person of its gender (names gender-guesser knows); it agrees when the
@@ -1399,6 +1436,18 @@ def _people_agree(mapping: _Mapping, texts: _Texts) -> str | None:
     Tom 5 pens. He has 3" is not "Sara gave Omar 5 pens. She has 3"."""
     theirs = _joined(texts.persons[0], mapping.forward.keys())
     mine = _joined(texts.persons[1], mapping.forward.values())
+    # a subject noun renamed as an object may name a person where the routed one named a thing ("The box has 40
+    # pens. She takes 5" -> "The waitress has 40 pens. She takes 5"): the question's pronouns may stand for it
+    renamed = {m for r, m in mapping.forward.items() if r in mapping.objects and m != r and r not in _PEOPLE}
+    tokens = texts.tokens[1]
+    suspects = [(k, lemma(t.key)) for k, t in enumerate(tokens) if lemma(t.key) in renamed
+                and (lemma(t.key) in _PEOPLE or _as_subject(tokens, k))]
+    for _, m, _ in mapping.pronouns:  # one with no name before it in its sentence looks back past it
+        at = texts.index[1][id(m)]
+        suspect = next((w for k, w in suspects if k < at), None)
+        if suspect is not None and not texts.referent(m, 1):
+            return (f"the pronoun {m.text!r} may stand for {suspect!r}, a person's noun or a subject renamed from "
+                    f"the routed problem's thing {mapping.backward.get(suspect, '')!r}")
     for r, m, _ in mapping.pronouns:
         ga, gb = PRONOUNS[r.key][0], PRONOUNS[m.key][0]
         ref_r, ref_m = texts.referent(r, 0, opening=True), texts.referent(m, 1, opening=True)
@@ -1410,7 +1459,8 @@ def _people_agree(mapping: _Mapping, texts: _Texts) -> str | None:
         if could == might and (could or ga == gb):  # no person of the gender: a pronoun for a noun ("a farmer")
             continue
         if ref_r and ref_m and theirs.get(ref_r) == ga and mine.get(ref_m) == gb \
-                and mapping.forward.get(ref_r) == ref_m:
+                and mapping.forward.get(ref_r) == ref_m \
+                and len(_named_near(texts, m, 1, mine, gb)) <= len(_named_near(texts, r, 0, theirs, ga)):
             continue
         return (f"the pronoun {m.text!r} may stand for another person than the routed problem's {r.text!r} "
                 f"(people of its gender: {sorted(could)} renamed, {sorted(might)} here)")
