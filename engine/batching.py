@@ -48,6 +48,11 @@ T = TypeVar("T")
 VIEW_PAD = 256  # llama.cpp pads a ubatch's KV view to a multiple of this many cells (docs/ENGINE.md)
 
 
+def view_of(cells: int) -> int:
+    """The KV view llama.cpp gives a row whose stream holds `cells` cells after it (padded to VIEW_PAD)."""
+    return -(-cells // VIEW_PAD) * VIEW_PAD
+
+
 @dataclass(frozen=True)
 class SequenceJob:
     tokens: tuple[int, ...]  # the whole prompt
@@ -207,7 +212,7 @@ class BatchCore:
                     return s, True
         empty = [s for s in free if self.held[s] is None]
         if empty:
-            view = -(-(len(job.tokens) + 1) // VIEW_PAD) * VIEW_PAD  # its first decode row's (as _view)
+            view = view_of(len(job.tokens) + 1)  # its first decode row's (as _view)
             empty.sort(key=lambda s: (self.pad_to > 1 and self._only_pad_of_a_lone_decoder(s),
                                       self._length_distance(s, view), s))
             return empty[0], False
@@ -225,7 +230,7 @@ class BatchCore:
     def _decode_view(self, seq: _Seq) -> int:
         """The view `seq` decodes at: a prefilling one's after its whole prompt, not the cells it holds so far."""
         if seq.cuts:
-            return -(-(max(seq.pos, len(seq.job.tokens)) + 1) // VIEW_PAD) * VIEW_PAD
+            return view_of(max(seq.pos, len(seq.job.tokens)) + 1)
         return self._view(seq)
 
     def _only_pad_of_a_lone_decoder(self, slot: int) -> bool:
@@ -442,7 +447,7 @@ class BatchCore:
 
     def _view(self, seq: _Seq) -> int:
         """The KV cells a decode row of `seq` makes llama.cpp view (its cells after this row, padded)."""
-        return -(-(seq.pos + 1) // VIEW_PAD) * VIEW_PAD
+        return view_of(seq.pos + 1)
 
     def _runs(self, slots: list[int]) -> list[list[int]]:
         """The ubatches llama.cpp makes of a call over `slots` (ascending): runs of consecutive sequence ids, a gap

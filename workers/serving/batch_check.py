@@ -271,8 +271,7 @@ def _level_trial(engine: GraftEngine, probes: list[SequenceJob], max_seqs: int, 
             states_equal += pa == pb and a.payload == b.payload
         states += abs(len(ref.captured) - len(got.captured))  # a capture made on one side only is unequal
     return {"budget_sequences": len(probes),
-            "budget_equal": sum(_key(a) == _key(b) and a.first_logits_sha256 == b.first_logits_sha256
-                                for a, b in zip(alone, budgeted, strict=True)),
+            "budget_equal": sum(_equal(a, b) for a, b in zip(alone, budgeted, strict=True)),
             "budget_states": states, "budget_states_equal": states_equal, "budget_split_chunks": core.split_chunks,
             "budget_sizes_missing": tuple(sorted(k for k in sub_call_sizes(step_tokens, engine.config.prefill_chunk)
                                                  if not core.sub_call_sizes[k]))}
@@ -307,8 +306,7 @@ def _split_trial(engine: GraftEngine, jobs: list[SequenceJob], max_seqs: int, pa
                              split_cells=cells)
             first = len(engine.grid(0, len(probes[0].tokens), 0))  # the others join once the long one decodes
             split = core.run_all([(0, probes[0]), *((first + i, j) for i, j in enumerate(probes[1:]))])
-            equal += sum(_key(a) == _key(b) and a.first_logits_sha256 == b.first_logits_sha256
-                         for a, b in zip(alone, split, strict=True))
+            equal += sum(_equal(a, b) for a, b in zip(alone, split, strict=True))
             steps += core.split_steps
     return {"split_cells": split_cells, "split_sequences": len(probes) * len({1, split_cells}),
             "split_equal": equal, "split_steps": steps}
@@ -322,6 +320,11 @@ def sub_call_sizes(step_tokens: int, chunk: int) -> set[int]:
 
 def _key(r: SequenceResult) -> tuple[tuple[int, ...], tuple[str, ...]]:
     return r.generated.tokens, r.generated.digests
+
+
+def _equal(a: SequenceResult, b: SequenceResult) -> bool:
+    """Tokens, every position's digest and the first row's SHA-256 the same."""
+    return _key(a) == _key(b) and a.first_logits_sha256 == b.first_logits_sha256
 
 
 def _trial(engine: GraftEngine, jobs: list[SequenceJob], max_seqs: int, pad_to: int,
@@ -358,8 +361,7 @@ def _trial(engine: GraftEngine, jobs: list[SequenceJob], max_seqs: int, pad_to: 
             if i in captured and got.captured:
                 states += 1
                 states_equal += got.captured[0][1].payload == captured[i].payload
-    grafts_equal = sum(_key(a) == _key(b) and a.first_logits_sha256 == b.first_logits_sha256
-                       for a, b in zip(grafted_alone, grafted, strict=False))
+    grafts_equal = sum(_equal(a, b) for a, b in zip(grafted_alone, grafted, strict=False))
     same_as_unbatched = all(_key(a) == _key(b) for a, b in zip(first, unbatched, strict=True))
     first_rows = all(a.generated.digests[:1] == b.generated.digests[:1] for a, b in zip(first, unbatched, strict=True))
     return BatchCheck(max_seqs, pad_to, reproducible, sequences, tokens_equal, positions, positions_equal, batched,
