@@ -24,6 +24,7 @@ from workers.flywheel.transfer_gate import answer_out_of_domain, program_fit
 from workers.problems import parse_problems_jsonl
 from workers.queue.dispatch import submit_batch
 from workers.runtime import open_runtime
+from workers.verify.programs import verify_program
 
 pytestmark = pytest.mark.unit
 
@@ -295,3 +296,28 @@ def test_a_renamed_objects_words_explain_no_constant() -> None:
     assert unexplained_constants("print(kvp_1 // (kvp_0 * 2))", buses) == []
     assert unexplained_constants("print(kvp_1 // (kvp_0 * 2))", buses, ("double - decker bus",)) == ["2"]
     assert unexplained_constants("print(kvp_1 // kvp_0)", buses, ("double - decker bus",)) == []
+
+
+def test_a_value_written_twice_is_told_apart_by_the_names_its_literals_are_assigned_to() -> None:
+    """"2 friends share 2 pizzas": which 2 is which is read from `friends = 2` and `pizzas = 2`; bound to a new
+    question the friends divide and the pizzas multiply. A literal of that value that no name tells apart (a bare
+    constant, a name holding neither word, a name holding both) leaves the program with no form, as before."""
+    question = "2 friends share 2 pizzas. Each pizza has 8 slices. How many slices does each friend get?"
+    program = "friends = 2\npizzas = 2\nslices = 8\nprint(pizzas * slices // friends)\n"
+    form = derive(program, question, "8")
+    assert form is not None and form.numbers == ("2", "2", "8")
+    assert "friends = kvp_0" in form.body and "pizzas = kvp_1" in form.body
+    new = "4 friends share 3 pizzas. Each pizza has 8 slices. How many slices does each friend get?"
+    alignment = align(new, question)
+    assert alignment.aligned
+    bound = form.bind(alignment.values)
+    assert verify_program(bound).answer == "6"  # 3 * 8 // 4; the literals swapped would give 4 * 8 // 3 = 10
+    swapped = "friends = 2\npizzas = 2\nslices = 8\nprint(friends * slices // pizzas)\n"
+    assert verify_program(derive(swapped, question, "8").bind(alignment.values)).answer == "10"  # the names decide
+    assert derive("print(2 * 8 // 2)", question, "8") is None  # no names
+    assert derive("friends = 2\npizzas = 2\nslices = 8\nprint(pizzas * slices // 2)", question, "8") is None
+    assert derive("a = 2\nb = 2\nslices = 8\nprint(a * slices // b)", question, "8") is None
+    assert derive("friend_pizzas = 2\npizzas = 2\nslices = 8\nprint(pizzas * slices // friend_pizzas)",
+                  question, "8") is None  # a name holding both words
+    same_unit = "Mia has 2 apples and Tom has 2 apples. How many apples do they have?"
+    assert derive("mia_apples = 2\ntom_apples = 2\nprint(mia_apples + tom_apples)", same_unit, "4") is None

@@ -2,7 +2,9 @@
 
 When a verified program is deposited, every numeric literal in it whose value is one of the question's numbers is
 replaced by the parameter of that number (`kvp_0`, `kvp_1`, ... in order of appearance in the question). The form
-is kept only when (1) the question's numbers are distinct (otherwise a literal's parameter is ambiguous), (2) at
+is kept only when (1) the question's numbers are distinct (otherwise a literal's parameter is ambiguous), or each
+literal of a value the question writes more than once is assigned to a name holding the word its number counts
+("2 friends share 2 pizzas": `friends = 2`, `pizzas = 2`), one literal per number, (2) at
 least one literal was bound, (3) bound to the original numbers it reproduces the verified answer in the sandbox,
 and (4) bound to other numbers its answer changes for at least one of three perturbations (a program that
 prints a constant is not a method). It travels
@@ -21,7 +23,7 @@ from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation, localcontext
 from typing import Any
 
-from workers.flywheel.structure import QuestionNumber, question_numbers, structure_of
+from workers.flywheel.structure import QuestionNumber, question_numbers, singular, structure_of
 from workers.verify.answer_match import answers_match
 from workers.verify.programs import verify_program
 
@@ -151,14 +153,65 @@ def _spans(program: str) -> list[tuple[tuple[int, int], tuple[int, int], Decimal
     return out
 
 
-def substitute(program: str, numbers: Sequence[QuestionNumber]) -> tuple[str, int] | None:
+def _name_words(name: str) -> set[str]:
+    return {singular(w) for w in name.casefold().split("_") if w}
+
+
+def _named_literals(program: str) -> dict[tuple[int, int], set[str]]:
+    """The literals a program assigns to a name on a line of their own (`pizzas = 2`), by their start: the name's
+    words, singular ("num_pizzas" -> num, pizza)."""
+    try:
+        tokens = [t for t in tokenize.generate_tokens(io.StringIO(program).readline)
+                  if t.type not in (tokenize.NL, tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT)]
+    except (tokenize.TokenError, IndentationError, SyntaxError):
+        return {}
+    out = {}
+    for i in range(len(tokens) - 2):
+        name, eq, lit = tokens[i], tokens[i + 1], tokens[i + 2]
+        first = i == 0 or tokens[i - 1].type == tokenize.NEWLINE
+        last = i + 3 >= len(tokens) or tokens[i + 3].type in (tokenize.NEWLINE, tokenize.ENDMARKER)
+        if first and last and name.type == tokenize.NAME and eq.string == "=" and lit.type == tokenize.NUMBER:
+            out[lit.start] = _name_words(name.string)
+    return out
+
+
+def _by_name(program: str, numbers: Sequence[QuestionNumber]) -> dict[tuple[int, int], int] | None:
+    """For the question's numbers written more than once with one value ("2 friends share 2 pizzas"): which of
+    them each of the program's literals of that value is, told by the name it is assigned to, which must hold the
+    word the number counts (`friends = 2`, `pizzas = 2`), one literal per number and no two alike; None when any
+    literal of such a value is not told apart that way (a constant, or a name that fits neither or both)."""
+    spans = _spans(program)
+    if spans is None:
+        return None
+    named = _named_literals(program)
+    out: dict[tuple[int, int], int] = {}
+    for value in {n.value for n in numbers if sum(m.value == n.value for m in numbers) > 1}:
+        places = [i for i, n in enumerate(numbers) if n.value == value]
+        units = [singular(numbers[i].unit.split("<")[0]) for i in places]
+        if "" in units or len(set(units)) != len(units):
+            return None
+        starts = sorted({start for start, _, v, text in spans if v == value and "/" not in text})
+        taken: set[int] = set()
+        for start in starts:
+            fits = [i for i, unit in zip(places, units, strict=True) if unit in named.get(start, set())]
+            if len(fits) != 1 or fits[0] in taken:
+                return None
+            taken.add(fits[0])
+            out[start] = fits[0]
+    return out
+
+
+def substitute(program: str, numbers: Sequence[QuestionNumber],
+               named: dict[tuple[int, int], int] | None = None) -> tuple[str, int] | None:
     """The program with each number equal to one of `numbers` replaced by its parameter (a fraction a/b only where
     the program writes it a/b, a negative number with its minus), and the count replaced; None when the program does
-    not tokenize."""
+    not tokenize. `named` (from `_by_name`) says which parameter each literal of a value the question writes more
+    than once is; such a literal it does not name is left as it is."""
     spans = _spans(program)
     if spans is None:
         return None
     index = {n.value: i for i, n in enumerate(numbers)}
+    repeated = {n.value for n in numbers if sum(m.value == n.value for m in numbers) > 1}
     fractions = {n.value for n in numbers if "/" in n.text}
     chosen: list[tuple[tuple[int, int], tuple[int, int], str]] = []
     # the widest span first (a fraction over its numerator, "-12" over "12"), never two that overlap
@@ -166,6 +219,11 @@ def substitute(program: str, numbers: Sequence[QuestionNumber]) -> tuple[str, in
         if value not in index or (value in fractions) != ("/" in text):
             continue
         if chosen and start < chosen[-1][1]:
+            continue
+        if value in repeated:
+            if named is None or start not in named:
+                continue
+            chosen.append((start, end, f"{PARAM}{named[start]}"))
             continue
         chosen.append((start, end, f"{PARAM}{index[value]}"))
     lines = io.StringIO(program).readlines()  # the lines tokenize numbers (splitlines splits on more)
@@ -190,13 +248,18 @@ def derive(program: str, question: str, answer: str) -> ParameterizedProgram | N
     """The verified parameterized form of a verified program, or None when it has none (see the module doc).
     Runs the program two to four times in the sandbox."""
     numbers = question_numbers(question)
-    if not numbers or len(numbers) > MAX_PARAMS or len({n.value for n in numbers}) != len(numbers):
+    if not numbers or len(numbers) > MAX_PARAMS:
         return None
     if any(len(n.text) > MAX_DIGITS for n in numbers):
         return None
     if PARAM in program:
         return None  # the program already uses our parameter names: binding would be ambiguous
-    replaced = substitute(program, numbers)
+    named = None
+    if len({n.value for n in numbers}) != len(numbers):
+        named = _by_name(program, numbers)  # a value written twice: its literals told apart by their names
+        if named is None:
+            return None
+    replaced = substitute(program, numbers, named)
     if replaced is None or replaced[1] == 0 or not bound_once(replaced[0]):
         return None
     structure = structure_of(question)

@@ -51,10 +51,10 @@ def _unit(before: str, after: str) -> str:
     behind = [w for w in _WORD.findall(before[start + 1:].casefold()) if w not in _FILLER]
     unit = ahead[0] if ahead else (behind[-1] if behind else "")
     context = behind[-1] if behind and ahead else ""
-    return f"{_singular(unit)}<{_singular(context)}"
+    return f"{singular(unit)}<{singular(context)}"
 
 
-def _singular(word: str) -> str:
+def singular(word: str) -> str:
     return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
 
 
