@@ -61,7 +61,12 @@ from typing import Any
 
 # currency signs written with letters right before the amount ("kr90", "R15", "zł17", "Rs500"), from a closed table:
 # the sign is a currency slot as "$" is, and the amount after it a number (a word before digits, "v2", is neither)
-CURRENCY_PREFIXES = {"R": "zar", "kr": "sek", "zł": "pln", "Rs": "inr", "Rp": "idr", "RM": "myr", "CHF": "chf"}
+CURRENCY_PREFIXES = {"R": "zar", "kr": "sek", "zł": "pln", "Rs": "inr", "Rp": "idr", "RM": "myr", "CHF": "chf",
+                     "KSh": "kes", "Ksh": "kes", "TSh": "kes", "USh": "kes", "Br": "etb", "Tk": "bdt", "Bs": "bob",
+                     "US$": "usd", "A$": "usd", "C$": "usd", "NZ$": "usd", "HK$": "usd", "S$": "usd", "R$": "brl",
+                     "MX$": "php", "GH₵": "ghs"}
+# (a code names the currency's word, not its country: every shilling is "kes", every dollar "usd", every peso
+# "php", so that "KSh12 ... how many shillings" and "A$5 ... how many dollars" name one currency)
 _PREFIX = "|".join(sorted(map(re.escape, CURRENCY_PREFIXES), key=len, reverse=True))
 # a number: optional sign, digits with optional thousands commas, optional decimals, optional /denominator; not part
 # of a word, another number or a range ("v2", "5-10" and "1.2.3" are not numbers), except after a currency prefix
@@ -150,7 +155,12 @@ KIN = frozenset("brother sister uncle aunt cousin grandmother grandfather grandm
                 "son daughter niece nephew husband wife neighbor neighbour teacher coach boss "
                 "roommate grandson granddaughter stepbrother stepsister stepfather stepmother stepson stepdaughter "
                 "godmother godfather godson goddaughter tutor landlord landlady flatmate housemate manager "
-                "partner".split())
+                "partner coworker colleague classmate teammate bandmate mentor employer supervisor babysitter nanny "
+                "guardian fiance fiancee girlfriend boyfriend spouse grandparent godparent sibling "
+                "grandchild".split())
+# words that make a kinship noun of several words with one that the table knows: "half-brother", "mother-in-law",
+# "great-aunt", "twin sister", "best friend" (its head: the known noun; _kin_head)
+_KIN_PARTS = frozenset("half step great grand twin best in law laws".split())
 # common nouns for people by their work or place (and GENDERED_NOUNS): a thing renamed as one of them is not one
 # object for another, since the question's pronouns may stand for the person (review 38)
 _PEOPLE = frozenset("waiter waitress cashier nurse doctor driver farmer baker chef cook clerk pilot customer "
@@ -162,7 +172,27 @@ _PEOPLE = frozenset("waiter waitress cashier nurse doctor driver farmer baker ch
                     "adult baby toddler teenager".split()) | frozenset(GENDERED_NOUNS)
 # currencies: a symbol or a word, renamed as one consistent slot (its code) that the program does not depend on
 CURRENCY_SYMBOLS = {"$": "usd", "€": "eur", "£": "gbp", "¥": "jpy", "₹": "inr", "₱": "php", "₩": "krw", "₽": "rub",
-                    "₦": "ngn", "₺": "try", "₫": "vnd", "฿": "thb"}
+                    "₦": "ngn", "₺": "try", "₫": "vnd", "฿": "thb", "₴": "uah", "₾": "gel", "₭": "lak", "₵": "ghs",
+                    "₪": "ils", "₡": "crc", "₸": "kzt", "₼": "azn", "₲": "pyg", "₮": "mnt", "៛": "khr", "₨": "inr"}
+# more currencies by name (singular and plural forms), from ISO 4217's list: a word here is a currency slot wherever
+# it stands, so none is a common English word of another meaning ("real", "mark", "sol", "sum" are left out; "won"
+# and "kip" are _AMBIGUOUS_CURRENCY)
+_CURRENCY_NAMES = {w: code for code, forms in {
+    "uah": "hryvnia hryvnias hryvnya hryvnyas", "gel": "lari laris", "lak": "kip", "kes": "shilling shillings",
+    "ghs": "cedi cedis", "etb": "birr birrs", "zmw": "kwacha kwachas",
+    "mmk": "kyat kyats", "khr": "riel riels", "bdt": "taka takas", "aed": "dirham dirhams",
+    "sar": "riyal riyals", "irr": "rial rials", "ils": "shekel shekels shekalim", "huf": "forint forints",
+    "czk": "koruna korunas koruny", "hrk": "kuna kunas", "mkd": "denar denars denari", "all": "lek leke leks",
+    "ron": "leu lei", "bgn": "lev leva", "amd": "dram drams", "azn": "manat manats", "kzt": "tenge tenges",
+    "kgs": "som soms", "afn": "afghani afghanis", "btn": "ngultrum ngultrums", "mvr": "rufiyaa rufiyaas",
+    "top": "paanga", "wst": "tala talas", "vuv": "vatu vatus", "pgk": "kina kinas", "bwp": "pula pulas",
+    "lsl": "loti maloti", "szl": "lilangeni emalangeni", "mzn": "metical meticais meticals",
+    "aoa": "kwanza kwanzas", "gmd": "dalasi dalasis", "mga": "ariary ariarys", "sll": "leone leones",
+    "pen": "soles", "bob": "boliviano bolivianos", "pyg": "guarani guaranis", "crc": "colones",
+    "nio": "cordoba cordobas", "hnl": "lempira lempiras", "gtq": "quetzal quetzales quetzals",
+    "pab": "balboa balboas", "ves": "bolivar bolivars bolivares", "brl": "reais", "cny": "renminbi",
+    "mnt": "tugrik tugriks", "kwd": "dinar dinars", "isk": "krónur kronur",
+}.items() for w in forms.split()}
 CURRENCY_WORDS = {**dict.fromkeys(("dollar", "dollars"), "usd"), **dict.fromkeys(("euro", "euros"), "eur"),
                   **dict.fromkeys(("pound", "pounds"), "gbp"), "yen": "jpy",
                   **dict.fromkeys(("rupee", "rupees"), "inr"), **dict.fromkeys(("peso", "pesos"), "php"),
@@ -171,7 +201,7 @@ CURRENCY_WORDS = {**dict.fromkeys(("dollar", "dollars"), "usd"), **dict.fromkeys
                   **dict.fromkeys(("lira", "liras"), "try"), "dong": "vnd", "won": "krw", "rand": "zar",
                   **dict.fromkeys(("krona", "kronor", "krone", "kroner", "kr"), "sek"),
                   **dict.fromkeys(("złoty", "zloty", "złotys", "zlotys", "zł"), "pln"), "rupiah": "idr",
-                  "ringgit": "myr"}
+                  "ringgit": "myr", **_CURRENCY_NAMES}
 _SMALL_SYMBOLS = frozenset("¢₥")  # a fraction of a currency (cents, mills): a unit, never a currency slot
 # words in a symbol's Unicode name that make it a fraction of a currency or no currency sign ("FULLWIDTH CENT SIGN",
 # "GERMAN PENNY SIGN", "BENGALI GANDA MARK"): never a currency slot
@@ -185,7 +215,9 @@ def _whole_currency_symbol(ch: str) -> bool:
     return (unicodedata.category(ch) == "Sc" and ch not in _SMALL_SYMBOLS and name.endswith("SIGN")
             and not any(w in name.split() for w in _SMALL_SYMBOL_NAMES) and "FULLWIDTH" not in name)
 # a weight or a verb unless the text writes its symbol ("pounds" of flour, a game "won")
-_AMBIGUOUS_CURRENCY = {"pound": "£", "pounds": "£", "won": "₩"}
+_AMBIGUOUS_CURRENCY = {"pound": "£", "pounds": "£", "won": "₩", "kip": "₭"}
+# of those, the ones that are money right after an amount as well ("earns 720 won"; "5 pounds" may be a weight)
+_MONEY_AFTER_AMOUNT = frozenset("won kip".split())
 _SUBJECTS = frozenset("he she they it we i you".split())
 # words after a person's name: what a person does (a name not in gender-guesser is a person by its role)
 _AFTER_PERSON = frozenset("is was has had and can will would could should does did wants needs gets got "
@@ -746,8 +778,9 @@ def _sole_referent_genders(tokens: Sequence[Token], names: frozenset[str]) -> di
 
 
 def _currency(tok: Token, symbols: frozenset[str]) -> str | None:
-    """The currency a token names (its code), or None; "pounds" ("won") is money only in a text that writes £ (₩). A
-    symbol is a currency by its Unicode category (Sc: "₴", "₪", "₡"), whether the table knows it or not."""
+    """The currency a token names (its code), or None; "pounds" ("won") is money only in a text that writes £ (₩)
+    or, for "won" and "kip", writes the word right after an amount ("earns 720 won": _symbols). A symbol is a
+    currency by its Unicode category (Sc: "₴", "₪", "₡"), whether the table knows it or not."""
     if tok.kind == "punct":
         known = CURRENCY_SYMBOLS.get(tok.text) or CURRENCY_PREFIXES.get(tok.text)  # a letter sign: "kr" of "kr90"
         return known or (f"sym:{tok.text}" if len(tok.text) == 1 and _whole_currency_symbol(tok.text) else None)
@@ -757,9 +790,12 @@ def _currency(tok: Token, symbols: frozenset[str]) -> str | None:
 
 
 def _symbols(tokens: Sequence[Token]) -> frozenset[str]:
-    """The currency symbols a text writes that make an ambiguous word money ("£" for "pounds", "₩" for "won"), with
-    "" (a word not ambiguous is always money)."""
-    return frozenset({""} | {t.text for t in tokens if t.kind == "punct" and t.text in _AMBIGUOUS_CURRENCY.values()})
+    """The currency symbols a text writes that make an ambiguous word money ("£" for "pounds", "₩" for "won"), or
+    stands for by writing "won" or "kip" right after an amount ("costs 7 won"), with "" (a word not ambiguous is
+    always money)."""
+    return frozenset({""} | {t.text for t in tokens if t.kind == "punct" and t.text in _AMBIGUOUS_CURRENCY.values()}
+                     | {_AMBIGUOUS_CURRENCY[t.key] for k, t in enumerate(tokens) if k and t.key in _MONEY_AFTER_AMOUNT
+                        and tokens[k - 1].kind == "number"})
 
 
 @dataclass(frozen=True)
@@ -793,8 +829,11 @@ class _Texts:
                 break
             word = lemma(nxt.key)
             if word in KIN or word in GENDERED_NOUNS:
+                if [t.key for t in tokens[end + 1:end + 5]] in (["-", "in", "-", "law"], ["-", "in", "-", "laws"]):
+                    end += 4  # "her mother-in-law": the whole noun
                 return frozenset({word, _span_key(tokens[k + 1:end + 1])})
-            if nxt.kind == "word" and (_fixed(nxt.key) or not nxt.text[:1].islower()):
+            if nxt.kind == "word" and (_fixed(nxt.key) or not nxt.text[:1].islower()) \
+                    and not _kin_part(tokens[k + 1:end + 2], end - k - 1):
                 break
         return frozenset()
 
@@ -1141,8 +1180,43 @@ def _pair(theirs: Sequence[Token], mine: Sequence[Token], asked: bool, mapping: 
     matcher = difflib.SequenceMatcher(None, [routed_key(t) for t in theirs], [key(t) for t in mine],
                                       autojunk=False)
     ops = matcher.get_opcodes()
+    def merged(n: int, i1: int, j1: int) -> int | None:
+        """A name, kinship noun or object split by the diff into several pieces ("great - aunt" -> "mother - in -
+        law": great -> mother, aunt -> in - law; "honey sticks" -> "jars of honey"), renamed as a whole: the last
+        op of the shortest run of ops from n on whose spans are one rename, linked; else None."""
+        for last in range(n + 1, min(n + 4, len(ops))):
+            if ops[last][0] == "equal":
+                continue
+            I2, J2 = ops[last][2], ops[last][4]
+            if any(t.kind != "word" and t.text != "-" for t in (*theirs[i1:I2], *mine[j1:J2])):
+                return None
+            lead = 1 if theirs[i1].kind == mine[j1].kind == "word" and theirs[i1].key in PRONOUNS \
+                and mine[j1].key in PRONOUNS else 0
+            kind = _span_kind(theirs, i1 + lead, I2, mine, j1 + lead, J2, texts)
+            objects = not lead and _object_span(theirs, i1, I2, texts.nouns[0]) \
+                and _object_span(mine, j1, J2, texts.nouns[1])
+            if kind is None and not objects:
+                continue
+            a, b = _span_key(theirs[i1 + lead:I2]), _span_key(mine[j1 + lead:J2])
+            trial, found = mapping.copy(), []
+            try:
+                if lead:
+                    one(trial, theirs[i1], mine[j1], found)
+                trial.link_key(a, b, " ".join(t.text for t in theirs[i1 + lead:I2]) + "\0"
+                               + " ".join(t.text for t in mine[j1 + lead:J2]), asked)
+            except _Refused:
+                continue
+            mapping.update(trial)
+            if kind is None:
+                mapping.objects.add(a)
+            return last
+        return None
+
     skip = 0  # tokens of an equal op already aligned as the end of a kinship noun's span (below)
+    done = -1  # ops up to this one already aligned as part of one rename (merged)
     for n, (op, i1, i2, j1, j2) in enumerate(ops):
+        if n <= done:
+            continue
         i1, j1, skip = i1 + skip, j1 + skip, 0
         if i1 >= i2 and j1 >= j2:
             continue
@@ -1170,6 +1244,9 @@ def _pair(theirs: Sequence[Token], mine: Sequence[Token], asked: bool, mapping: 
                                  + " ".join(t.text for t in span_m), asked)
                 mapping.objects.add(a)
                 skip = 1
+                continue
+            if (end := merged(n, i1, j1)) is not None:
+                done = end
                 continue
             raise _Refused(f"the question drops {dropped!r}" if op == "delete" else f"the question adds {added!r}")
         refusal = _Refused(f"{dropped!r} -> {added!r} is not a rename of the same length")
@@ -1217,7 +1294,9 @@ def _pair(theirs: Sequence[Token], mine: Sequence[Token], asked: bool, mapping: 
             mapping.update(trial)
             break
         else:
-            raise refusal
+            if (end := merged(n, i1, j1)) is None:
+                raise refusal
+            done = end
     return numbers
 
 
@@ -1244,19 +1323,40 @@ def _name_span(tokens: Sequence[Token], i1: int, i2: int, side: int, texts: _Tex
     return True
 
 
+def _kin_head(span: Sequence[Token]) -> Token:
+    """A kinship noun's own word: its last, or the one before "-in-law" ("mother - in - law": mother)."""
+    keys = [t.key for t in span]
+    if len(span) >= 5 and keys[-4:-1] == ["-", "in", "-"] and keys[-1] in ("law", "laws"):
+        return span[-5]
+    return span[-1]
+
+
+def _kin_part(span: Sequence[Token], k: int) -> bool:
+    """Whether span[k] is a word of _KIN_PARTS where it makes a kinship noun of several words: "half", "step",
+    "great" and "grand" before a hyphen, "in - law" after one, "twin" and "best" before the noun."""
+    key, nxt = span[k].key, span[k + 1].text if k + 1 < len(span) else ""
+    if key in ("half", "step", "great", "grand"):
+        return nxt == "-"
+    if key == "in":
+        return 0 < k < len(span) - 2 and span[k - 1].text == "-" and span[k + 1].text == "-"
+    if key in ("law", "laws"):
+        return k == len(span) - 1 and k >= 3 and span[k - 1].text == "-" and span[k - 2].key == "in"
+    return key in ("twin", "best") and k + 1 < len(span)
+
+
 def _kin_span(tokens: Sequence[Token], i1: int, i2: int, side: int, texts: _Texts) -> bool:
-    """Whether tokens[i1:i2] is a kinship or role noun of one to three lowercase words ("uncle", "great aunt",
-    "best friend") after a possessive: words no rule fixes, its last word never counted in its text (never after a
-    number: not an object)."""
+    """Whether tokens[i1:i2] is a kinship or role noun of one to five lowercase words ("uncle", "great aunt",
+    "best friend", "half-brother", "mother-in-law") after a possessive: words no rule fixes (or _KIN_PARTS where
+    they make such a noun), its own word never counted in its text (never after a number: not an object)."""
     span = tokens[i1:i2]
     prev = tokens[i1 - 1] if i1 else None
-    if not 1 <= len(span) <= 4 or prev is None or not (prev.kind == "poss" or prev.key in _DETERMINERS):
+    if not 1 <= len(span) <= 6 or prev is None or not (prev.kind == "poss" or prev.key in _DETERMINERS):
         return False
     if not all((t.kind == "word" and t.text[:1].islower() and t.key not in PRONOUNS and (
-            lemma(t.key) in KIN or not _fixed(t.key))) or (0 < k < len(span) - 1 and t.text == "-")
-            for k, t in enumerate(span)):
+            lemma(t.key) in KIN or not _fixed(t.key) or _kin_part(span, k)))
+            or (0 < k < len(span) - 1 and t.text == "-") for k, t in enumerate(span)):
         return False
-    last, text = lemma(span[-1].key), texts.tokens[side]
+    last, text = lemma(_kin_head(span).key), texts.tokens[side]
     return last in KIN or not any(text[k - 1].kind == "number" for k in range(1, len(text))
                                   if text[k].kind == "word" and lemma(text[k].key) == last)
 
@@ -1297,9 +1397,10 @@ def _span_kind(theirs: Sequence[Token], i1: int, i2: int, mine: Sequence[Token],
             or (known(theirs_span, 0) and by_role(theirs_span, 0) and by_role(mine_span, 1))
             or (by_role(theirs_span, 0) and known(mine_span, 1) and by_role(mine_span, 1))):
         return "person"  # one of them a name by a name list or its text, the other a name by its role at least
+    head_r, head_m = _kin_head(theirs_span), _kin_head(mine_span)
     if _kin_span(theirs, i1, i2, 0, texts) and _kin_span(mine, j1, j2, 1, texts) and (
-            lemma(theirs[i2 - 1].key) in KIN and lemma(mine[j2 - 1].key) in KIN) and (
-            (theirs[i2 - 1].key == lemma(theirs[i2 - 1].key)) == (mine[j2 - 1].key == lemma(mine[j2 - 1].key))):
+            lemma(head_r.key) in KIN and lemma(head_m.key) in KIN) and (
+            (head_r.key == lemma(head_r.key)) == (head_m.key == lemma(head_m.key))):
         return "kin"  # both kinship nouns, as many people ("great aunt" -> "uncle"; never "toy car" or "parents")
     return None
 
@@ -1611,6 +1712,7 @@ def align(question: str, routed: str) -> Alignment:
     money = all(len(codes) == 1 for codes in texts.currencies) and not any(
         t.kind == "word" and t.key in _SMALL_MONEY for t in (*theirs_t, *mine_t)) and not any(
         t.key in _AMBIGUOUS_CURRENCY and not (k >= 2 and text[k - 1].key == "many" and text[k - 2].key == "how")
+        and not (t.key in _MONEY_AFTER_AMOUNT and _AMBIGUOUS_CURRENCY[t.key] in _symbols(text))
         for text in (theirs_t, mine_t) for k, t in enumerate(text))  # "pounds" other than asked may be a weight
     mine, theirs = list(mine), list(theirs)
     mine[asked_mine], theirs[asked_theirs] = _asked_frame(mine[asked_mine], money), \
