@@ -753,8 +753,23 @@ def _persons(tokens: Sequence[Token]) -> dict[str, str]:
                 votes.setdefault(ref, set()).add(PRONOUNS[tok.key][0])
     people |= {name: next(iter(g)) for name, g in votes.items() if len(g) == 1}
     people |= _sole_referent_genders(tokens, names)
+    people |= _only_person_gender(tokens, names)
     return people | {lemma(t.key): GENDERED_NOUNS[lemma(t.key)] for t in tokens
                      if t.kind == "word" and lemma(t.key) in GENDERED_NOUNS}
+
+
+def _only_person_gender(tokens: Sequence[Token], names: frozenset[str]) -> dict[str, str]:
+    """The gender of a text's only person: where the text names one person and speaks of no other (no kinship noun,
+    no noun of _PEOPLE, no "the"/"a" before a word that may name one by its work: "the janitor") and every gendered
+    pronoun has one gender, the pronouns stand for that person, whatever a name list says ("Malak walks dogs. She
+    charges $5": Malak is a woman here; not "Mia asked the waiter for his pens")."""
+    genders = {PRONOUNS[t.key][0] for t in tokens if t.kind == "word" and t.key in PRONOUNS}
+    if len(names) != 1 or len(genders) != 1 or any(
+            t.kind == "word" and (lemma(t.key) in KIN or lemma(t.key) in _PEOPLE or (
+                k and tokens[k - 1].key in ("the", "a") and t.key.endswith(("er", "or", "ist", "ian"))))
+            for k, t in enumerate(tokens)):
+        return {}
+    return {next(iter(names)): next(iter(genders))}
 
 
 def _sole_referent_genders(tokens: Sequence[Token], names: frozenset[str]) -> dict[str, str]:
@@ -1044,6 +1059,8 @@ def _modifies(tokens: Sequence[Token], i: int, nouns: frozenset[str]) -> bool:
     return nxt is not None and nxt.kind == "word" and lemma(nxt.key) in nouns
 
 
+# words a rule fixes that may stand inside an object's name, before its noun ("a rusty old station wagon")
+_NAME_ADJECTIVES = frozenset("old new".split())
 # words that may head an object's name before "of" though a rule fixes them ("a pair of socks" is one object)
 _OF_HEADS = frozenset("pair pairs".split())
 
@@ -1053,14 +1070,14 @@ def _span_key(span: Sequence[Token]) -> str:
 
 
 def _object_span(tokens: Sequence[Token], i1: int, i2: int, nouns: frozenset[str]) -> bool:
-    """Whether tokens[i1:i2] is one object's name of one or more words ("marbles", "toy trucks", "yo-yos"): a
+    """Whether tokens[i1:i2] is one object's name of one to six words ("marbles", "toy trucks", "yo-yos"): a
     noun of its text (counted or headed by a determiner) or a plural as its last word, after a number, a
     function word that is no subject ("on stickers", "of the toy trucks") or a possessive; before it only words no
     rule fixes (hyphens allowed, and the first part of a hyphenated word is no word of its own: "double-decker
     bus"; the transfer's constants check does not let a renamed object's words explain a constant); and the whole
     phrase: no content word right after it."""
     span = tokens[i1:i2]
-    if not 1 <= len(span) <= 4 or span[-1].kind != "word":
+    if not 1 <= len(span) <= 6 or span[-1].kind != "word":
         return False
     prev = tokens[i1 - 1] if i1 else None
     # after a number, a possessive, "many", a function word that is no subject, or a verb's object ("sells
@@ -1108,6 +1125,8 @@ def _object_span(tokens: Sequence[Token], i1: int, i2: int, nouns: frozenset[str
         if k < len(span) - 1 and tok.key.endswith(("ing", "ed")) and tok.key in VERBS \
                 and not any(w in FUNCTION or w in MUST_AGREE or w in CURRENCY_WORDS for w in (tok.key, lemma(tok.key))):
             continue  # a verb form that qualifies the name's last word ("trading cards", "baked beans")
+        if tok.key in _NAME_ADJECTIVES and inner:
+            continue  # "a rusty old station wagon": a word of the name, renamed with it
         if _fixed(tok.key) and not (headed and not any(w in FUNCTION or w in MUST_AGREE or w in CURRENCY_WORDS
                                                         for w in (tok.key, lemma(tok.key)))):
             return False
@@ -1222,6 +1241,12 @@ def _pair(theirs: Sequence[Token], mine: Sequence[Token], asked: bool, mapping: 
             continue
         dropped = " ".join(t.text for t in theirs[i1:i2])
         added = " ".join(t.text for t in mine[j1:j2])
+        # two pieces of one name around a word or two the diff kept ("box [of] candy" -> "small tub [of] ice
+        # cream", "onion [sacks]" -> "[sacks] of flour"): the whole names first, as one rename
+        if op != "equal" and n + 2 < len(ops) and ops[n + 1][0] == "equal" and ops[n + 1][2] - ops[n + 1][1] <= 2 \
+                and (end := merged(n, i1, j1)) is not None:
+            done = end
+            continue
         if op in ("delete", "insert"):
             # a kinship noun of another word count whose last word stays ("great-aunt" -> "aunt", "aunt" ->
             # "great aunt"): the words dropped or added and the kept noun are one rename
@@ -1307,20 +1332,29 @@ def _name_span(tokens: Sequence[Token], i1: int, i2: int, side: int, texts: _Tex
     span = tokens[i1:i2]
     if not 1 <= len(span) <= 5 or not all((_is_name(t) and t.key not in KIN and t.key not in CURRENCY_WORDS
                                            and not _fixed(t.key)) or (0 < k < len(span) - 1 and t.text == "-")
-                                          for k, t in enumerate(span)):
+                                          or _hyphen_tail(span, k) for k, t in enumerate(span)):
         return False
     if len(span) == 1:
         return True
-    if len({name_gender(t.key) for t in span if t.kind == "word"} - {None}) > 1:
-        return False  # "Tom Mia and 3 friends": two people, a comma left out
     whole = [t.key for t in span]
     text = texts.tokens[side]
+    if len({name_gender(t.key) for t in span if t.kind == "word"} - {None}) > 1 and sum(
+            [x.key for x in text[k:k + len(whole)]] == whole for k in range(len(text))) < 2:
+        return False  # "Tom Mia and 3 friends": two people, a comma left out ("Maria José" written twice: one)
     for k, t in enumerate(text):
         if t.kind == "word" and t.key in whole:
             start = k - whole.index(t.key)
             if [x.key for x in text[max(start, 0):start + len(whole)]] != whole:
                 return False
     return True
+
+
+def _hyphen_tail(span: Sequence[Token], k: int) -> bool:
+    """Whether span[k] is the lowercase end of a hyphenated name, written against its hyphen ("Eun-ji")."""
+    t = span[k]
+    return k >= 2 and t.kind == "word" and t.text[:1].islower() and span[k - 1].text == "-" \
+        and span[k - 1].start + 1 == t.start and span[k - 2].kind == "word" and _is_name(span[k - 2]) \
+        and span[k - 2].start + len(span[k - 2].text) == span[k - 1].start and not _fixed(t.key)
 
 
 def _kin_head(span: Sequence[Token]) -> Token:
@@ -1591,7 +1625,9 @@ def _span_words_renamed(mapping: _Mapping) -> str | None:
 
 def _joined(persons: dict[str, str], renamed: Iterable[str]) -> dict[str, str]:
     """The people of a text with each name of several words renamed as a whole ("mary ann") one person in place of
-    its words, of their gender where the words that have one agree."""
+    its words, of their gender where the words that have one agree, else of its first word's (a compound given
+    name takes its first name's gender: "Maria José", which _name_span takes for one name only where the text
+    writes it whole twice)."""
     out = dict(persons)
     for name in renamed:
         words = name.split(" ")
@@ -1600,10 +1636,11 @@ def _joined(persons: dict[str, str], renamed: Iterable[str]) -> dict[str, str]:
         genders = {out[w] for w in words if w in out}
         if not genders:
             continue
+        first = out.get(words[0])
         for w in words:
             out.pop(w, None)
-        if len(genders) == 1:
-            out[name] = next(iter(genders))
+        if len(genders) == 1 or first is not None:
+            out[name] = next(iter(genders)) if len(genders) == 1 else first
     return out
 
 
