@@ -270,14 +270,28 @@ def test_a_question_whose_people_and_objects_are_all_new_is_found_by_its_shape()
     assert "picks" in shape_query(new) and "tendai" not in shape_query(new) and "shrimps" not in shape_query(new)
 
 
-def test_a_number_the_program_also_uses_as_a_constant_gives_no_form() -> None:
+def test_a_number_the_program_also_uses_as_a_constant_is_told_apart_or_gives_no_form() -> None:
     # "half" is `// 2` in the program and the question also says 2 boxes: binding both literals to the boxes would
-    # answer "3 boxes of 12" with 36 // 3 = 12 instead of 18, so the program has no parameterized form
+    # answer "3 boxes of 12" with 36 // 3 = 12 instead of 18. The literal assigned to a name is the number and the
+    # bare one the constant "half" explains; where that cannot be told (no name, a name holding the explaining
+    # word, more bare literals than the question's words explain), the program has no parameterized form
     question = ("Leo buys 2 boxes of 12 pencils. He gives half of the pencils to his sister. "
                 "How many pencils does he keep?")
     program = "boxes = 2\nper_box = 12\ntotal = boxes * per_box\nprint(total // 2)\n"
     assert substitute(program, question_numbers(question))[0].count("kvp_0") == 2
-    assert derive(program, question, "12") is None
+    form = derive(program, question, "12")
+    assert form is not None and "print(total // 2)" in form.body
+    assert verify_program(form.bind(["3", "12"])).answer == "18"
+    assert derive("print(2 * 12 // 2)", question, "12") is None
+    assert derive("half = 2\nper_box = 12\nprint(2 * per_box // half)", question, "12") is None
+    assert derive("boxes = 2\nper_box = 12\nprint(boxes * per_box // 2 // 2 * 2)", question, "12") is None
+    dozen = ("Each batch takes 3 eggs and makes 12 flapjacks, and they have 5 dozen eggs. They sell every flapjack "
+             "for $4. How many dollars do they raise?")
+    form = derive("eggs_per_batch = 3\nper_batch = 12\ndozens = 5\nprice = 4\n"
+                  "print(dozens * 12 // eggs_per_batch * per_batch * price)", dozen, "960")
+    assert form is not None and verify_program(form.bind(["3", "10", "5", "4"])).answer == "800"
+    assert derive("eggs_per_batch = 3\nper_dozen = 12\ndozens = 5\nprice = 4\n"
+                  "print(dozens * per_dozen // eggs_per_batch * 12 * price)", dozen, "960") is None
     # the same program without the coincidence keeps its form
     assert derive(program.replace("boxes = 2", "boxes = 4"), question.replace("2 boxes", "4 boxes"), "24")
     # a form stored before the rule is refused when read back

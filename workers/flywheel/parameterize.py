@@ -18,6 +18,7 @@ from __future__ import annotations
 import io
 import re
 import tokenize
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation, localcontext
@@ -27,6 +28,12 @@ from workers.flywheel.structure import QuestionNumber, question_numbers, singula
 from workers.verify.answer_match import answers_match
 from workers.verify.programs import verify_program
 
+# a program constant that a word the alignment keeps fixed explains (the word must agree, so the constant holds for
+# the renamed question too): 100 for a percent, 2 for "twice", 60 for minutes per hour, ...
+EXPLAINED = {"100": "percent % cent cents", "2": "twice double half halves weekend", "3": "triple thrice third thirds",
+             "4": "quarter quarters", "12": "dozen dozens", "7": "week weeks", "60": "minute minutes hour hours",
+             "24": "hour hours", "5": "weekday weekdays", "1000": "kilometers kilometer kilograms kilogram meters "
+             "meter grams gram liters liter milliliters milliliter"}
 PARAM = "kvp_"
 MAX_PARAMS = 16
 MAX_DIGITS = 60  # longer numbers are not bound (they stay with graft and sample)
@@ -201,17 +208,46 @@ def _by_name(program: str, numbers: Sequence[QuestionNumber]) -> dict[tuple[int,
     return out
 
 
+def _over_constants(program: str, numbers: Sequence[QuestionNumber], question: str
+                    ) -> dict[tuple[int, int], int] | None:
+    """For each number of the question whose value the program also writes as a constant that a word of the
+    question explains ("each batch makes 12 flapjacks ... 5 dozen eggs": `per_batch = 12` and `dozens * 12`), which
+    literal is the number: the one literal of that value assigned to a name, a name that holds none of the words
+    explaining the constant (`per_dozen = 12` is the constant), every other literal of that value one of the
+    constants those words explain (as many as the question writes them); None when any such value is not told apart
+    that way, or when there is none."""
+    spans = _spans(program)
+    if spans is None:
+        return None
+    named = _named_literals(program)
+    words = Counter(re.findall(r"[a-z]+|%", question.casefold()))
+    out: dict[tuple[int, int], int] = {}
+    for index, number in enumerate(numbers):
+        starts = sorted({start for start, _, v, text in spans if v == number.value and "/" not in text})
+        if len(starts) < 2:
+            continue
+        explaining = EXPLAINED.get(format(number.value.normalize(), "f"), "").split()
+        assigned = [start for start in starts if start in named]
+        if len(assigned) != 1 or named[assigned[0]] & {singular(w) for w in explaining} \
+                or len(starts) - 1 > sum(words[w] for w in explaining):
+            return None
+        out[assigned[0]] = index
+    return out or None
+
+
 def substitute(program: str, numbers: Sequence[QuestionNumber],
                named: dict[tuple[int, int], int] | None = None) -> tuple[str, int] | None:
     """The program with each number equal to one of `numbers` replaced by its parameter (a fraction a/b only where
     the program writes it a/b, a negative number with its minus), and the count replaced; None when the program does
-    not tokenize. `named` (from `_by_name`) says which parameter each literal of a value the question writes more
-    than once is; such a literal it does not name is left as it is."""
+    not tokenize. `named` (from `_by_name` or `_over_constants`) says which parameter each literal of a value the
+    question writes more than once, or the program also writes as a constant, is; such a literal it does not name
+    is left as it is."""
     spans = _spans(program)
     if spans is None:
         return None
     index = {n.value: i for i, n in enumerate(numbers)}
-    repeated = {n.value for n in numbers if sum(m.value == n.value for m in numbers) > 1}
+    repeated = {n.value for n in numbers if sum(m.value == n.value for m in numbers) > 1} \
+        | {numbers[i].value for i in (named or {}).values()}
     fractions = {n.value for n in numbers if "/" in n.text}
     chosen: list[tuple[tuple[int, int], tuple[int, int], str]] = []
     # the widest span first (a fraction over its numerator, "-12" over "12"), never two that overlap
@@ -260,6 +296,10 @@ def derive(program: str, question: str, answer: str) -> ParameterizedProgram | N
         if named is None:
             return None
     replaced = substitute(program, numbers, named)
+    if replaced is not None and named is None and not bound_once(replaced[0]):
+        # a number the program also writes as a constant its question explains ("12 flapjacks ... 5 dozen")
+        constants = _over_constants(program, numbers, question)
+        replaced = substitute(program, numbers, constants) if constants is not None else None
     if replaced is None or replaced[1] == 0 or not bound_once(replaced[0]):
         return None
     structure = structure_of(question)

@@ -29,7 +29,7 @@ from store.route_index import retrieve
 from workers.flywheel.alignment import Alignment, align, lemma
 from workers.flywheel.answer import Answer, AnswerRequest, agreeing
 from workers.flywheel.attested import attested, prefill_classes
-from workers.flywheel.parameterize import ParameterizedProgram, numeric_literals
+from workers.flywheel.parameterize import EXPLAINED, ParameterizedProgram, numeric_literals
 from workers.flywheel.prefix import GraftedPrefix
 from workers.flywheel.prompts import tokens_of, transfer_part
 from workers.flywheel.router import ranked_indexed, ranked_shape, route_indexed, shape_query
@@ -44,14 +44,6 @@ TRANSFER_METHODS = ("auto", "program", "graft")
 PROGRAM_ROUTE_FLOOR = 0.3  # lexical score a program-route candidate needs (alignment decides; docs/FLYWHEEL.md)
 PROGRAM_ROUTE_CANDIDATES = 8  # the best this many are aligned (by words, and as many more by shape)
 SHAPE_FLOOR = 0.5  # shape score a program-route candidate found by shape needs (docs/FLYWHEEL.md)
-# a program constant that a word the alignment keeps fixed explains (the word must agree, so the constant holds for
-# the renamed question too): 100 for a percent, 2 for "twice", 60 for minutes per hour, ...
-_EXPLAINED = {"100": "percent % cent cents", "2": "twice double half halves weekend", "3": "triple thrice third thirds",
-              "4": "quarter quarters", "12": "dozen dozens", "7": "week weeks", "60": "minute minutes hour hours",
-              "24": "hour hours", "5": "weekday weekdays", "1000": "kilometers kilometer kilograms kilogram meters "
-              "meter grams gram liters liter milliliters milliliter"}
-
-
 _CARDINALS = {w: str(n) for n, w in enumerate("zero one two three four five six seven eight nine ten eleven "
                                              "twelve".split())}
 _DENOMINATORS = {**{w: n for n, ws in {"2": "half halves", "3": "third thirds", "4": "quarter quarters fourth fourths",
@@ -89,7 +81,7 @@ def unexplained_constants(body: str, routed_question: str, renamed: Iterable[str
     # each fixed word explains one use of its constant: "twice as many bicycles ... wheels" explains one 2, not
     # the bicycle's 2 wheels besides (a renamed object may carry another number of them)
     return sorted(str(v) for v in uses if str(v) not in ("0", "1")
-                  and uses[v] > spelled[str(v)] + sum(words[w] for w in _EXPLAINED.get(str(v), "").split()))
+                  and uses[v] > spelled[str(v)] + sum(words[w] for w in EXPLAINED.get(str(v), "").split()))
 
 
 @dataclass(frozen=True)
