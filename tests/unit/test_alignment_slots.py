@@ -922,3 +922,30 @@ def test_object_names_of_up_to_six_words_with_old_and_new_inside_rename_as_a_who
     assert not align(cinema.replace("a box of candy for $3. How many dollars", "a small tub of ice cream for $3. "
                                     "How many boxes of candy"), cinema.replace("How many dollars", "How many boxes of "
                                                                                "candy")).aligned
+
+
+def test_more_names_kin_and_phrases_people_change() -> None:
+    """Issue 38, the fourth pool's development half: a hyphenated name owning something ("Ji-ho's"), role nouns of
+    two words headed by one the table knows ("scout leader" -> "team captain"), a pronoun whose referent is the
+    last word of a renamed name ("Thu-Trang ... she"), a plural noun that is also a verb's form ("spinach
+    leaves"), the taka sign, and a leading "By the end of the X," that names no category; with the near misses."""
+    trip = "Ji-ho's scout leader teaches a class of 28 students. Each student reads 3 comics a week. The challenge " \
+           "lasts 5 weeks. By the end of the challenge, how many comics has the class read?"
+    for who in ("Wojciech's uncle", "Malak's team captain", "Sun-hee's twin sister"):
+        got = align(trip.replace("Ji-ho's scout leader", who).replace("comics", "short mystery novels"), trip)
+        assert got.aligned and got.values == ["28", "3", "5"], (who, got.reason)
+    # the asked object not the one the statements renamed: refused
+    assert not align(trip.replace("3 comics", "3 novels"), trip).aligned
+    soup = "A soup recipe that serves 4 people calls for 300 grams of shelled green peas. Ty is cooking it for 17 " \
+           "guests at his half-brother's birthday, so he scales the recipe up. How many grams of shelled green peas " \
+           "does Ty need?"
+    got = align(soup.replace("shelled green peas", "chopped fresh spinach leaves").replace("Ty", "Thu-Trang")
+                .replace("his", "her").replace(" he ", " she "), soup)
+    assert got.aligned and got.values == ["4", "300", "17"], got.reason
+    assert not align(soup.replace("does Ty need", "does his half-brother need"), soup).aligned  # another person
+    dinner = "Kofi takes his brother out for dinner. Their meals cost Rp38 and Rp39. How many rupiah does Kofi pay?"
+    got = align("Esperanza takes her sister out for dinner. Their meals cost ৳17 and ৳24. How many taka does "
+                "Esperanza pay?", dinner)
+    assert got.aligned and got.values == ["17", "24"], got.reason
+    assert not align("Esperanza takes her sister out for dinner. Their meals cost ৳17 and ৳24. How many rupiah "
+                     "does Esperanza pay?", dinner).aligned

@@ -157,10 +157,10 @@ KIN = frozenset("brother sister uncle aunt cousin grandmother grandfather grandm
                 "godmother godfather godson goddaughter tutor landlord landlady flatmate housemate manager "
                 "partner coworker colleague classmate teammate bandmate mentor employer supervisor babysitter nanny "
                 "guardian fiance fiancee girlfriend boyfriend spouse grandparent godparent sibling "
-                "grandchild".split())
+                "grandchild leader instructor trainer counselor counsellor captain".split())
 # words that make a kinship noun of several words with one that the table knows: "half-brother", "mother-in-law",
 # "great-aunt", "twin sister", "best friend" (its head: the known noun; _kin_head)
-_KIN_PARTS = frozenset("half step great grand twin best in law laws".split())
+_KIN_PARTS = frozenset("half step great grand twin best in law laws next door".split())
 # common nouns for people by their work or place (and GENDERED_NOUNS): a thing renamed as one of them is not one
 # object for another, since the question's pronouns may stand for the person (review 38)
 _PEOPLE = frozenset("waiter waitress cashier nurse doctor driver farmer baker chef cook clerk pilot customer "
@@ -173,7 +173,8 @@ _PEOPLE = frozenset("waiter waitress cashier nurse doctor driver farmer baker ch
 # currencies: a symbol or a word, renamed as one consistent slot (its code) that the program does not depend on
 CURRENCY_SYMBOLS = {"$": "usd", "€": "eur", "£": "gbp", "¥": "jpy", "₹": "inr", "₱": "php", "₩": "krw", "₽": "rub",
                     "₦": "ngn", "₺": "try", "₫": "vnd", "฿": "thb", "₴": "uah", "₾": "gel", "₭": "lak", "₵": "ghs",
-                    "₪": "ils", "₡": "crc", "₸": "kzt", "₼": "azn", "₲": "pyg", "₮": "mnt", "៛": "khr", "₨": "inr"}
+                    "₪": "ils", "₡": "crc", "₸": "kzt", "₼": "azn", "₲": "pyg", "₮": "mnt", "៛": "khr", "₨": "inr",
+                    "৳": "bdt"}
 # more currencies by name (singular and plural forms), from ISO 4217's list: a word here is a currency slot wherever
 # it stands, so none is a common English word of another meaning ("real", "mark", "sol", "sum" are left out; "won"
 # and "kip" are _AMBIGUOUS_CURRENCY)
@@ -717,10 +718,12 @@ def _person_names(tokens: Sequence[Token]) -> frozenset[str]:
             out.add(lemma(tok.key))
             continue
         prev = tokens[k - 1] if k else None
-        nxt = tokens[k + 1] if k + 1 < len(tokens) else None
+        # a hyphenated name's role is read after its end ("Ji-ho's", "Ji-ho buys")
+        end = k + 2 if k + 2 < len(tokens) and tokens[k + 1].text == "-" and _hyphen_tail(tokens[k:k + 3], 2) else k
+        nxt = tokens[end + 1] if end + 1 < len(tokens) else None
         if (prev is not None and prev.kind == "number") or tok.key.endswith("ing") or lemma(tok.key) != tok.key:
             continue
-        after = tokens[k + 2] if k + 2 < len(tokens) else None
+        after = tokens[end + 2] if end + 2 < len(tokens) else None
         # a word that qualifies the subject's noun is no name ("Car tires cost $50 each. She buys a full set": the
         # car is not who "She" is, and "Car" -> "Bike" changes the tires a set has)
         qualifies = after is not None and after.kind == "word" and after.text[:1].islower() and after.key in VERBS
@@ -1127,6 +1130,8 @@ def _object_span(tokens: Sequence[Token], i1: int, i2: int, nouns: frozenset[str
             continue  # a verb form that qualifies the name's last word ("trading cards", "baked beans")
         if tok.key in _NAME_ADJECTIVES and inner:
             continue  # "a rusty old station wagon": a word of the name, renamed with it
+        if k == len(span) - 1 and len(span) > 1 and _plural_noun_not_verb(tok.key):
+            continue  # "chopped fresh spinach leaves": a plural noun that is also a verb's form
         if _fixed(tok.key) and not (headed and not any(w in FUNCTION or w in MUST_AGREE or w in CURRENCY_WORDS
                                                         for w in (tok.key, lemma(tok.key)))):
             return False
@@ -1199,14 +1204,16 @@ def _pair(theirs: Sequence[Token], mine: Sequence[Token], asked: bool, mapping: 
     matcher = difflib.SequenceMatcher(None, [routed_key(t) for t in theirs], [key(t) for t in mine],
                                       autojunk=False)
     ops = matcher.get_opcodes()
-    def merged(n: int, i1: int, j1: int) -> int | None:
+    def merged(n: int, i1: int, j1: int) -> tuple[int, int] | None:
         """A name, kinship noun or object split by the diff into several pieces ("great - aunt" -> "mother - in -
-        law": great -> mother, aunt -> in - law; "honey sticks" -> "jars of honey"), renamed as a whole: the last
-        op of the shortest run of ops from n on whose spans are one rename, linked; else None."""
-        for last in range(n + 1, min(n + 4, len(ops))):
-            if ops[last][0] == "equal":
-                continue
-            I2, J2 = ops[last][2], ops[last][4]
+        law": great -> mother, aunt -> in - law; "honey sticks" -> "jars of honey"), renamed as a whole: the
+        shortest run of ops from n on, ending with a changed op, whose spans are one rename, linked; (the last op
+        done, the tokens of the next one done), else None."""
+        # (I2, J2, last op done, tokens of the next op done); never ending inside a kept word's op: a changed
+        # word before a kept noun qualifies it ("daily allowance" -> "weekly allowance" is no rename)
+        ends = [(ops[last][2], ops[last][4], last, 0) for last in range(n + 1, min(n + 4, len(ops)))
+                if ops[last][0] != "equal"]
+        for I2, J2, last, into in ends:
             if any(t.kind != "word" and t.text != "-" for t in (*theirs[i1:I2], *mine[j1:J2])):
                 return None
             lead = 1 if theirs[i1].kind == mine[j1].kind == "word" and theirs[i1].key in PRONOUNS \
@@ -1228,7 +1235,7 @@ def _pair(theirs: Sequence[Token], mine: Sequence[Token], asked: bool, mapping: 
             mapping.update(trial)
             if kind is None:
                 mapping.objects.add(a)
-            return last
+            return last, into
         return None
 
     skip = 0  # tokens of an equal op already aligned as the end of a kinship noun's span (below)
@@ -1245,7 +1252,7 @@ def _pair(theirs: Sequence[Token], mine: Sequence[Token], asked: bool, mapping: 
         # cream", "onion [sacks]" -> "[sacks] of flour"): the whole names first, as one rename
         if op != "equal" and n + 2 < len(ops) and ops[n + 1][0] == "equal" and ops[n + 1][2] - ops[n + 1][1] <= 2 \
                 and (end := merged(n, i1, j1)) is not None:
-            done = end
+            done, skip = end
             continue
         if op in ("delete", "insert"):
             # a kinship noun of another word count whose last word stays ("great-aunt" -> "aunt", "aunt" ->
@@ -1271,7 +1278,7 @@ def _pair(theirs: Sequence[Token], mine: Sequence[Token], asked: bool, mapping: 
                 skip = 1
                 continue
             if (end := merged(n, i1, j1)) is not None:
-                done = end
+                done, skip = end
                 continue
             raise _Refused(f"the question drops {dropped!r}" if op == "delete" else f"the question adds {added!r}")
         refusal = _Refused(f"{dropped!r} -> {added!r} is not a rename of the same length")
@@ -1321,7 +1328,7 @@ def _pair(theirs: Sequence[Token], mine: Sequence[Token], asked: bool, mapping: 
         else:
             if (end := merged(n, i1, j1)) is None:
                 raise refusal
-            done = end
+            done, skip = end
     return numbers
 
 
@@ -1357,6 +1364,14 @@ def _hyphen_tail(span: Sequence[Token], k: int) -> bool:
         and span[k - 2].start + len(span[k - 2].text) == span[k - 1].start and not _fixed(t.key)
 
 
+def _plural_noun_not_verb(key: str) -> bool:
+    """Whether a verb's -s form is also a noun's plural whose singular is no verb ("leaves": leaf; not "buys")."""
+    if key not in VERBS or key in FUNCTION or key in MUST_AGREE:
+        return False
+    one = _inflect().singular_noun(key)
+    return isinstance(one, str) and one != key and one not in VERBS
+
+
 def _kin_head(span: Sequence[Token]) -> Token:
     """A kinship noun's own word: its last, or the one before "-in-law" ("mother - in - law": mother)."""
     keys = [t.key for t in span]
@@ -1369,8 +1384,10 @@ def _kin_part(span: Sequence[Token], k: int) -> bool:
     """Whether span[k] is a word of _KIN_PARTS where it makes a kinship noun of several words: "half", "step",
     "great" and "grand" before a hyphen, "in - law" after one, "twin" and "best" before the noun."""
     key, nxt = span[k].key, span[k + 1].text if k + 1 < len(span) else ""
-    if key in ("half", "step", "great", "grand"):
+    if key in ("half", "step", "great", "grand", "next"):
         return nxt == "-"
+    if key == "door":
+        return 0 < k < len(span) - 1 and span[k - 1].text == "-" and span[k - 2].key == "next"
     if key == "in":
         return 0 < k < len(span) - 2 and span[k - 1].text == "-" and span[k + 1].text == "-"
     if key in ("law", "laws"):
@@ -1593,6 +1610,7 @@ def _people_agree(mapping: _Mapping, texts: _Texts) -> str | None:
         might = {p for p, g in mine.items() if g == gb and p not in owned_m}
         if could == might and (could or ga == gb):  # no person of the gender: a pronoun for a noun ("a farmer")
             continue
+        ref_r, ref_m = _whole_name(ref_r, theirs), _whole_name(ref_m, mine)
         if ref_r and ref_m and theirs.get(ref_r) == ga and mine.get(ref_m) == gb \
                 and mapping.forward.get(ref_r) == ref_m \
                 and len(_named_near(texts, m, 1, mine, gb)) <= len(_named_near(texts, r, 0, theirs, ga)):
@@ -1600,6 +1618,15 @@ def _people_agree(mapping: _Mapping, texts: _Texts) -> str | None:
         return (f"the pronoun {m.text!r} may stand for another person than the routed problem's {r.text!r} "
                 f"(people of its gender: {sorted(could)} renamed, {sorted(might)} here)")
     return None
+
+
+def _whole_name(referent: str, people: dict[str, str]) -> str:
+    """A pronoun's referent as the people of its text name it: a name of several words renamed as a whole stands
+    for its last word ("trang" -> "thu - trang", "josé" -> "maria josé")."""
+    if not referent or referent in people:
+        return referent
+    whole = [p for p in people if " " in p and p.split(" ")[-1] == referent]
+    return whole[0] if len(whole) == 1 else referent
 
 
 def _span_words_renamed(mapping: _Mapping) -> str | None:
@@ -1723,10 +1750,12 @@ def _host_only(name: str, tokens: Sequence[Token]) -> bool:
 
 def _asked_only_nouns(theirs: Sequence[Sequence[Token]], asked: int, texts: _Texts) -> list[str]:
     """The counted nouns of the routed asked sentence that no statement has ("How many fruits?" after apples and
-    pears)."""
+    pears); not a noun heading a phrase of time or place ("By the end of the challenge, how many ...")."""
     stated = {lemma(t.key) for j, sentence in enumerate(theirs) if j != asked for t in sentence if t.kind == "word"}
-    return [t.text for t in theirs[asked] if t.kind == "word" and lemma(t.key) in texts.nouns[0]
-            and lemma(t.key) not in stated and not _fixed(t.key)]
+    sentence = theirs[asked]
+    return [t.text for k, t in enumerate(sentence) if t.kind == "word" and lemma(t.key) in texts.nouns[0]
+            and lemma(t.key) not in stated and not _fixed(t.key)
+            and not (0 < k < len(sentence) - 1 and sentence[k - 1].key == "the" and sentence[k + 1].key == "of")]
 
 
 def align(question: str, routed: str) -> Alignment:
