@@ -469,7 +469,7 @@ def _clauses(sentences: Sequence[Sequence[Token]], asked: int) -> Clauses:
 
 # words that open a phrase of time or place standing before a clause's subject ("At the end of each week Mia gives
 # ...", "Every morning Ingrid runs ...", "On Fridays, everything is ..."): the phrase may stand at the clause's end
-_ADVERBIAL_OPENERS = frozenset("at on in during after before every each throughout within over".split())
+_ADVERBIAL_OPENERS = frozenset("at on in during after before every each throughout within over this".split())
 _AUXILIARIES = frozenset("is are was were be been being am has have had do does did will would shall should can "
                          "could may might must".split())
 _SUBJECT_PRONOUNS = frozenset("he she they we i you".split())
@@ -703,6 +703,12 @@ def _detector() -> Any:
     return gender_guesser.detector.Detector(case_sensitive=False)
 
 
+def _gerund(key: str) -> bool:
+    """Whether a capitalized word ending in -ing is a verb's -ing form ("Running", "Baking": VERBS), not a name
+    ("Tsering", "Xiaoming")."""
+    return key.endswith("ing") and key in VERBS
+
+
 def _person_names(tokens: Sequence[Token]) -> frozenset[str]:
     """The lemmas a text uses as people's names: first names gender-guesser knows, and any other capitalized word
     by its role in the sentence: followed by a possessive ("Tendai's"), a verb or an auxiliary ("Tendai buys",
@@ -721,7 +727,7 @@ def _person_names(tokens: Sequence[Token]) -> frozenset[str]:
         # a hyphenated name's role is read after its end ("Ji-ho's", "Ji-ho buys")
         end = k + 2 if k + 2 < len(tokens) and tokens[k + 1].text == "-" and _hyphen_tail(tokens[k:k + 3], 2) else k
         nxt = tokens[end + 1] if end + 1 < len(tokens) else None
-        if (prev is not None and prev.kind == "number") or tok.key.endswith("ing") or lemma(tok.key) != tok.key:
+        if (prev is not None and prev.kind == "number") or _gerund(tok.key) or lemma(tok.key) != tok.key:
             continue
         after = tokens[end + 2] if end + 2 < len(tokens) else None
         # a word that qualifies the subject's noun is no name ("Car tires cost $50 each. She buys a full set": the
@@ -1037,7 +1043,7 @@ def _name_like(tok: Token, side: int, texts: _Texts) -> bool:
     with a word the other text uses as a person's name (rename_kind); a word the text also uses as a common noun
     ("Market ... the market") breaks the rename's bijection, the lemma being one."""
     if not _is_name(tok) or tok.key in KIN or tok.key in CURRENCY_WORDS or _fixed(tok.key) \
-            or lemma(tok.key) != tok.key or tok.key.endswith("ing"):
+            or lemma(tok.key) != tok.key or _gerund(tok.key):
         return False
     tokens = texts.tokens[side]
     if any(t.kind == "word" and t.key == tok.key and k and tokens[k - 1].kind == "number"
@@ -1084,10 +1090,12 @@ def _object_span(tokens: Sequence[Token], i1: int, i2: int, nouns: frozenset[str
         return False
     prev = tokens[i1 - 1] if i1 else None
     # after a number, a possessive, "many", a function word that is no subject, or a verb's object ("sells
-    # coconuts from a stall" -> "sells cans of soda from a stall")
+    # coconuts from a stall" -> "sells cans of soda from a stall"; "are baking flapjacks", an -ing form after an
+    # auxiliary)
+    progressive = i1 >= 2 and tokens[i1 - 2].key in _AUXILIARIES
     if prev is None or not (prev.kind in ("number", "poss") or (prev.kind == "word" and (
             prev.key in ("many", "much") or (prev.key in FUNCTION and prev.key not in _SUBJECTS)
-            or (prev.key in VERBS and prev.text[:1].islower() and not prev.key.endswith("ing"))))):
+            or (prev.key in VERBS and prev.text[:1].islower() and (progressive or not prev.key.endswith("ing")))))):
         return False
     # its noun: the last word, or the word before "of" ("cans of soda": cans)
     heads = [span[-1].key] + [span[k - 1].key for k in range(1, len(span) - 1) if span[k].key == "of"]
