@@ -46,6 +46,12 @@ Clause structure (issue 38, fifth session): a phrase of time or place before a c
 subject pairs with one that leaves it out, and an object's name of another word count that keeps its last word
 ("double-decker bus" -> "bus") is one rename; docs/FLYWHEEL.md has the conditions and the near misses.
 
+Sixth session (issue 38): the world's currency names and signs (`_CURRENCY_NAMES`, more signs and letter signs),
+kinship nouns of several words headed by one the table knows ("half-brother", "mother-in-law", `_kin_head`), a
+name, kinship noun or object the diff splits into pieces renamed as a whole (`merged` in `_pair`), hyphenated and
+compound given names, a text's only person's gender from its pronouns, object names of up to six words; the list
+with its conditions is in docs/FLYWHEEL.md.
+
 `align` never raises on odd text: what does not align is a refusal with its reason."""
 
 from __future__ import annotations
