@@ -164,9 +164,7 @@ KIN = frozenset("brother sister uncle aunt cousin grandmother grandfather grandm
                 "partner coworker colleague classmate teammate bandmate mentor employer supervisor babysitter nanny "
                 "guardian fiance fiancee girlfriend boyfriend spouse grandparent godparent sibling "
                 "grandchild leader instructor trainer counselor counsellor captain".split())
-# words that make a kinship noun of several words with one that the table knows: "half-brother", "mother-in-law",
-# "great-aunt", "twin sister", "best friend" (its head: the known noun; _kin_head)
-_KIN_PARTS = frozenset("half step great grand twin best in law laws next door".split())
+
 # common nouns for people by their work or place (and GENDERED_NOUNS): a thing renamed as one of them is not one
 # object for another, since the question's pronouns may stand for the person (review 38)
 _PEOPLE = frozenset("waiter waitress cashier nurse doctor driver farmer baker chef cook clerk pilot customer "
@@ -1218,16 +1216,17 @@ def _pair(theirs: Sequence[Token], mine: Sequence[Token], asked: bool, mapping: 
     matcher = difflib.SequenceMatcher(None, [routed_key(t) for t in theirs], [key(t) for t in mine],
                                       autojunk=False)
     ops = matcher.get_opcodes()
-    def merged(n: int, i1: int, j1: int) -> tuple[int, int] | None:
+
+    def merged(n: int, i1: int, j1: int) -> int | None:
         """A name, kinship noun or object split by the diff into several pieces ("great - aunt" -> "mother - in -
         law": great -> mother, aunt -> in - law; "honey sticks" -> "jars of honey"), renamed as a whole: the
-        shortest run of ops from n on, ending with a changed op, whose spans are one rename, linked; (the last op
-        done, the tokens of the next one done), else None."""
-        # (I2, J2, last op done, tokens of the next op done); never ending inside a kept word's op: a changed
-        # word before a kept noun qualifies it ("daily allowance" -> "weekly allowance" is no rename)
-        ends = [(ops[last][2], ops[last][4], last, 0) for last in range(n + 1, min(n + 4, len(ops)))
-                if ops[last][0] != "equal"]
-        for I2, J2, last, into in ends:
+        shortest run of ops from n on, ending with a changed op, whose spans are one rename, linked; the last op
+        of the run, else None. Never ending inside a kept word's op: a changed word before a kept noun qualifies
+        it ("daily allowance" -> "weekly allowance" is no rename)."""
+        for last in range(n + 1, min(n + 4, len(ops))):
+            if ops[last][0] == "equal":
+                continue
+            I2, J2 = ops[last][2], ops[last][4]
             if any(t.kind != "word" and t.text != "-" for t in (*theirs[i1:I2], *mine[j1:J2])):
                 return None
             lead = 1 if theirs[i1].kind == mine[j1].kind == "word" and theirs[i1].key in PRONOUNS \
@@ -1249,7 +1248,7 @@ def _pair(theirs: Sequence[Token], mine: Sequence[Token], asked: bool, mapping: 
             mapping.update(trial)
             if kind is None:
                 mapping.objects.add(a)
-            return last, into
+            return last
         return None
 
     skip = 0  # tokens of an equal op already aligned as the end of a kinship noun's span (below)
@@ -1266,7 +1265,7 @@ def _pair(theirs: Sequence[Token], mine: Sequence[Token], asked: bool, mapping: 
         # cream", "onion [sacks]" -> "[sacks] of flour"): the whole names first, as one rename
         if op != "equal" and n + 2 < len(ops) and ops[n + 1][0] == "equal" and ops[n + 1][2] - ops[n + 1][1] <= 2 \
                 and (end := merged(n, i1, j1)) is not None:
-            done, skip = end
+            done = end
             continue
         if op in ("delete", "insert"):
             # a kinship noun of another word count whose last word stays ("great-aunt" -> "aunt", "aunt" ->
@@ -1292,7 +1291,7 @@ def _pair(theirs: Sequence[Token], mine: Sequence[Token], asked: bool, mapping: 
                 skip = 1
                 continue
             if (end := merged(n, i1, j1)) is not None:
-                done, skip = end
+                done = end
                 continue
             raise _Refused(f"the question drops {dropped!r}" if op == "delete" else f"the question adds {added!r}")
         refusal = _Refused(f"{dropped!r} -> {added!r} is not a rename of the same length")
@@ -1342,7 +1341,7 @@ def _pair(theirs: Sequence[Token], mine: Sequence[Token], asked: bool, mapping: 
         else:
             if (end := merged(n, i1, j1)) is None:
                 raise refusal
-            done, skip = end
+            done = end
     return numbers
 
 
@@ -1395,8 +1394,9 @@ def _kin_head(span: Sequence[Token]) -> Token:
 
 
 def _kin_part(span: Sequence[Token], k: int) -> bool:
-    """Whether span[k] is a word of _KIN_PARTS where it makes a kinship noun of several words: "half", "step",
-    "great" and "grand" before a hyphen, "in - law" after one, "twin" and "best" before the noun."""
+    """Whether span[k] is a word that makes a kinship noun of several words with one the table knows (its head,
+    _kin_head), though a rule fixes it: "half", "step", "great", "grand" and "next-door" before a hyphen
+    ("half-brother", "next-door neighbor"), "in - law" after one, "twin" and "best" before the noun."""
     key, nxt = span[k].key, span[k + 1].text if k + 1 < len(span) else ""
     if key in ("half", "step", "great", "grand", "next"):
         return nxt == "-"
@@ -1411,7 +1411,7 @@ def _kin_part(span: Sequence[Token], k: int) -> bool:
 
 def _kin_span(tokens: Sequence[Token], i1: int, i2: int, side: int, texts: _Texts) -> bool:
     """Whether tokens[i1:i2] is a kinship or role noun of one to five lowercase words ("uncle", "great aunt",
-    "best friend", "half-brother", "mother-in-law") after a possessive: words no rule fixes (or _KIN_PARTS where
+    "best friend", "half-brother", "mother-in-law") after a possessive: words no rule fixes (or _kin_part's where
     they make such a noun), its own word never counted in its text (never after a number: not an object)."""
     span = tokens[i1:i2]
     prev = tokens[i1 - 1] if i1 else None
