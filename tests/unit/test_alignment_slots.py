@@ -949,3 +949,19 @@ def test_more_names_kin_and_phrases_people_change() -> None:
     assert got.aligned and got.values == ["17", "24"], got.reason
     assert not align("Esperanza takes her sister out for dinner. Their meals cost ৳17 and ৳24. How many rupiah "
                      "does Esperanza pay?", dinner).aligned
+
+
+def test_two_signs_of_one_currency_word_are_two_currencies() -> None:
+    """Review 38 (s43): "US$3 and HK$5 ... how many dollars" mixes two currencies (so do KSh and TSh, ₹ and ₨, MX$
+    and ₱): refused; one such sign with its family's word ("A$ ... dollars", "TSh ... shillings") still aligns."""
+    routed = "Ana buys a pen for $3 and a book for $5. How many dollars does Ana spend?"
+    for a, b, word in (("US$", "HK$", "dollars"), ("$", "A$", "dollars"), ("C$", "NZ$", "dollars"),
+                       ("KSh", "TSh", "shillings"), ("USh", "KSh", "shillings"), ("MX$", "₱", "pesos"),
+                       ("₹", "₨", "rupees")):
+        mixed = f"Ana buys a pen for {a}3 and a book for {b}5. How many {word} does Ana spend?"
+        assert not align(mixed, routed).aligned, (a, b)
+    for sign, word in (("A$", "dollars"), ("HK$", "dollars"), ("TSh", "shillings"), ("MX$", "pesos"),
+                       ("₨", "rupees")):
+        got = align(f"Ana buys a pen for {sign}3 and a book for {sign}5. How many {word} does Ana spend?", routed)
+        assert got.aligned and got.values == ["3", "5"], (sign, got.reason)
+    assert not align("Ana buys a pen for A$3 and a book for A$5. How many pesos does Ana spend?", routed).aligned

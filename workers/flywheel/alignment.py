@@ -62,11 +62,14 @@ from typing import Any
 # currency signs written with letters right before the amount ("kr90", "R15", "zł17", "Rs500"), from a closed table:
 # the sign is a currency slot as "$" is, and the amount after it a number (a word before digits, "v2", is neither)
 CURRENCY_PREFIXES = {"R": "zar", "kr": "sek", "zł": "pln", "Rs": "inr", "Rp": "idr", "RM": "myr", "CHF": "chf",
-                     "KSh": "kes", "Ksh": "kes", "TSh": "kes", "USh": "kes", "Br": "etb", "Tk": "bdt", "Bs": "bob",
-                     "US$": "usd", "A$": "usd", "C$": "usd", "NZ$": "usd", "HK$": "usd", "S$": "usd", "R$": "brl",
-                     "MX$": "php", "GH₵": "ghs"}
-# (a code names the currency's word, not its country: every shilling is "kes", every dollar "usd", every peso
-# "php", so that "KSh12 ... how many shillings" and "A$5 ... how many dollars" name one currency)
+                     "KSh": "kes", "Ksh": "kes", "TSh": "tzs", "USh": "ugx", "Br": "etb", "Tk": "bdt", "Bs": "bob",
+                     "US$": "usd", "A$": "aud", "C$": "cad", "NZ$": "nzd", "HK$": "hkd", "S$": "sgd", "R$": "brl",
+                     "MX$": "mxn", "GH₵": "ghs"}
+# a sign of one country's currency whose word names several ("dollars", "shillings", "pesos"): the word stands for
+# the one such sign its text writes ("A$5 ... how many dollars": aud), so that "US$3 and HK$5" are two currencies
+# (review 38: a mix is refused) and "KSh12 ... how many shillings" one
+_CURRENCY_FAMILY = {"aud": "usd", "cad": "usd", "nzd": "usd", "hkd": "usd", "sgd": "usd", "tzs": "kes", "ugx": "kes",
+                    "mxn": "php", "rs": "inr"}  # ₨: the rupee of Pakistan, Nepal, Sri Lanka ... (not ₹)
 _PREFIX = "|".join(sorted(map(re.escape, CURRENCY_PREFIXES), key=len, reverse=True))
 # a number: optional sign, digits with optional thousands commas, optional decimals, optional /denominator; not part
 # of a word, another number or a range ("v2", "5-10" and "1.2.3" are not numbers), except after a currency prefix
@@ -173,7 +176,7 @@ _PEOPLE = frozenset("waiter waitress cashier nurse doctor driver farmer baker ch
 # currencies: a symbol or a word, renamed as one consistent slot (its code) that the program does not depend on
 CURRENCY_SYMBOLS = {"$": "usd", "€": "eur", "£": "gbp", "¥": "jpy", "₹": "inr", "₱": "php", "₩": "krw", "₽": "rub",
                     "₦": "ngn", "₺": "try", "₫": "vnd", "฿": "thb", "₴": "uah", "₾": "gel", "₭": "lak", "₵": "ghs",
-                    "₪": "ils", "₡": "crc", "₸": "kzt", "₼": "azn", "₲": "pyg", "₮": "mnt", "៛": "khr", "₨": "inr",
+                    "₪": "ils", "₡": "crc", "₸": "kzt", "₼": "azn", "₲": "pyg", "₮": "mnt", "៛": "khr", "₨": "rs",
                     "৳": "bdt"}
 # more currencies by name (singular and plural forms), from ISO 4217's list: a word here is a currency slot wherever
 # it stands, so none is a common English word of another meaning ("real", "mark", "sol", "sum" are left out; "won"
@@ -802,9 +805,11 @@ def _currency(tok: Token, symbols: frozenset[str]) -> str | None:
     if tok.kind == "punct":
         known = CURRENCY_SYMBOLS.get(tok.text) or CURRENCY_PREFIXES.get(tok.text)  # a letter sign: "kr" of "kr90"
         return known or (f"sym:{tok.text}" if len(tok.text) == 1 and _whole_currency_symbol(tok.text) else None)
-    if tok.kind != "word" or tok.key not in CURRENCY_WORDS:
+    if tok.kind != "word" or tok.key not in CURRENCY_WORDS or _AMBIGUOUS_CURRENCY.get(tok.key, "") not in symbols:
         return None
-    return CURRENCY_WORDS[tok.key] if _AMBIGUOUS_CURRENCY.get(tok.key, "") in symbols else None
+    code = CURRENCY_WORDS[tok.key]
+    signs = [s[1:] for s in symbols if s.startswith("=") and _CURRENCY_FAMILY[s[1:]] == code]
+    return signs[0] if len(signs) == 1 else code  # "dollars" in a text that writes A$: aud
 
 
 def _symbols(tokens: Sequence[Token]) -> frozenset[str]:
@@ -812,6 +817,8 @@ def _symbols(tokens: Sequence[Token]) -> frozenset[str]:
     stands for by writing "won" or "kip" right after an amount ("costs 7 won"), with "" (a word not ambiguous is
     always money)."""
     return frozenset({""} | {t.text for t in tokens if t.kind == "punct" and t.text in _AMBIGUOUS_CURRENCY.values()}
+                     | {f"={code}" for t in tokens if t.kind == "punct" and (code := CURRENCY_PREFIXES.get(
+                         t.text, CURRENCY_SYMBOLS.get(t.text))) in _CURRENCY_FAMILY}  # a sign its family's word names
                      | {_AMBIGUOUS_CURRENCY[t.key] for k, t in enumerate(tokens) if k and t.key in _MONEY_AFTER_AMOUNT
                         and tokens[k - 1].kind == "number"})
 
