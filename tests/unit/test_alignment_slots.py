@@ -965,3 +965,18 @@ def test_two_signs_of_one_currency_word_are_two_currencies() -> None:
         got = align(f"Ana buys a pen for {sign}3 and a book for {sign}5. How many {word} does Ana spend?", routed)
         assert got.aligned and got.values == ["3", "5"], (sign, got.reason)
     assert not align("Ana buys a pen for A$3 and a book for A$5. How many pesos does Ana spend?", routed).aligned
+
+
+def test_a_pronoun_of_the_other_gender_after_someone_else_is_named_is_not_the_only_names() -> None:
+    """Review 38 (s43): "Tom and a pal share 20 tickets. She takes 12": she is the pal (the pal gets 12), not Tom
+    as the routed "Mia ... She" (the pal gets 8); a person named by a noun no table knows, or by "someone", before
+    the text's first pronoun keeps the name list's gender. The text's only person still takes its pronouns'."""
+    routed = "Mia and a pal share 20 tickets. She takes 12 tickets. How many tickets does the pal get?"
+    assert not align(routed.replace("Mia", "Tom"), routed).aligned
+    for noun in ("buddy", "client", "rival"):
+        assert not align(routed.replace("Mia", "Tom").replace("pal", noun), routed.replace("pal", noun)).aligned
+    lunch = "Mia invites someone to lunch. She pays $12 for both meals. How many dollars does Mia pay?"
+    assert not align(lunch.replace("Mia", "Tom"), lunch).aligned
+    dogs = "Anjali walks dogs after school. She charges $8 for a walk. This week she does 6 walks. " \
+           "How many dollars does Anjali earn?"
+    assert align(dogs.replace("Anjali", "Malak").replace("8", "5"), dogs).aligned

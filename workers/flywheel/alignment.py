@@ -764,6 +764,11 @@ def _persons(tokens: Sequence[Token]) -> dict[str, str]:
                      if t.kind == "word" and lemma(t.key) in GENDERED_NOUNS}
 
 
+# words before a noun or of their own that may name a person other than a text's only name (_only_person_gender)
+_ANOTHER_PERSON = frozenset("a an the another someone somebody anyone anybody everyone everybody nobody no one "
+                            "whoever".split())
+
+
 def _only_person_gender(tokens: Sequence[Token], names: frozenset[str]) -> dict[str, str]:
     """The gender of a text's only person: where the text names one person and speaks of no other (no kinship noun,
     no noun of _PEOPLE, no "the"/"a" before a word that may name one by its work: "the janitor") and every gendered
@@ -774,6 +779,13 @@ def _only_person_gender(tokens: Sequence[Token], names: frozenset[str]) -> dict[
             t.kind == "word" and (lemma(t.key) in KIN or lemma(t.key) in _PEOPLE or (
                 k and tokens[k - 1].key in ("the", "a") and t.key.endswith(("er", "or", "ist", "ian"))))
             for k, t in enumerate(tokens)):
+        return {}
+    # before its first pronoun, the text names no one else: no noun after an article or a possessive, nothing like
+    # "someone" ("Tom and a pal share 20 tickets. She takes 12": she is the pal, whatever the noun; review 38)
+    first = next(k for k, t in enumerate(tokens) if t.kind == "word" and t.key in PRONOUNS)
+    named = next((k for k, t in enumerate(tokens) if t.kind == "word" and lemma(t.key) in names), first)
+    if named > first or any(t.kind == "poss" or (t.kind == "word" and t.key in _ANOTHER_PERSON)
+                            for t in tokens[:first]):
         return {}
     return {next(iter(names)): next(iter(genders))}
 
