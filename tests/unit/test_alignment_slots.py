@@ -980,3 +980,17 @@ def test_a_pronoun_of_the_other_gender_after_someone_else_is_named_is_not_the_on
     dogs = "Anjali walks dogs after school. She charges $8 for a walk. This week she does 6 walks. " \
            "How many dollars does Anjali earn?"
     assert align(dogs.replace("Anjali", "Malak").replace("8", "5"), dogs).aligned
+
+
+def test_a_category_after_the_asking_words_is_one_whatever_of_follows() -> None:
+    """Review 38 (s43): "How many kilograms do the mammals of the zoo eat?" after lions, tigers and parrots: renaming
+    the parrots zebras adds mammals (7 -> 12 animals), so the category is refused as "the mammals" is; a leading
+    "By the end of the X," still names no category."""
+    zoo = "A zoo has 4 lions, 3 tigers and 5 parrots, and each animal eats 6 kilograms of food a day. How many " \
+          "kilograms of food do the mammals of the zoo eat a day?"
+    assert not align(zoo.replace("parrots", "zebras"), zoo).aligned
+    shop = "A shop has 4 apples, 3 pears and 5 carrots. Each costs $2. How many dollars do the fruits of the shop cost?"
+    assert not align(shop.replace("carrots", "plums"), shop).aligned
+    trip = "Ji-ho's scout leader teaches a class of 28 students. Each student reads 3 comics a week. The challenge " \
+           "lasts 5 weeks. By the end of the challenge, how many comics has the class read?"
+    assert align(trip.replace("comics", "short mystery novels"), trip).aligned

@@ -1769,12 +1769,14 @@ def _host_only(name: str, tokens: Sequence[Token]) -> bool:
 
 def _asked_only_nouns(theirs: Sequence[Sequence[Token]], asked: int, texts: _Texts) -> list[str]:
     """The counted nouns of the routed asked sentence that no statement has ("How many fruits?" after apples and
-    pears); not a noun heading a phrase of time or place ("By the end of the challenge, how many ...")."""
+    pears); not a noun heading a phrase of time or place before the asking words ("By the end of the challenge,
+    how many ..."; after them "the mammals of the zoo" is a category as "the mammals" is: review 38)."""
     stated = {lemma(t.key) for j, sentence in enumerate(theirs) if j != asked for t in sentence if t.kind == "word"}
     sentence = theirs[asked]
+    asks = next((k for k, t in enumerate(sentence) if t.key in ("how", "what")), 0)
     return [t.text for k, t in enumerate(sentence) if t.kind == "word" and lemma(t.key) in texts.nouns[0]
             and lemma(t.key) not in stated and not _fixed(t.key)
-            and not (0 < k < len(sentence) - 1 and sentence[k - 1].key == "the" and sentence[k + 1].key == "of")]
+            and not (0 < k < asks and sentence[k - 1].key == "the" and sentence[k + 1].key == "of")]
 
 
 def align(question: str, routed: str) -> Alignment:
