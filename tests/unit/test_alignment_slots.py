@@ -994,3 +994,15 @@ def test_a_category_after_the_asking_words_is_one_whatever_of_follows() -> None:
     trip = "Ji-ho's scout leader teaches a class of 28 students. Each student reads 3 comics a week. The challenge " \
            "lasts 5 weeks. By the end of the challenge, how many comics has the class read?"
     assert align(trip.replace("comics", "short mystery novels"), trip).aligned
+
+
+def test_a_word_of_how_often_inside_a_name_must_agree() -> None:
+    """Review 38 (s43): "a weekly box of candy for $3 ... in 4 weeks" -> "a daily tub of ice cream" renamed the
+    whole name and answered 12 for 84; "her weekly tutor" -> "her daily coach" likewise. daily/weekly/monthly ...
+    must agree wherever they stand; a kinship noun after them still renames."""
+    candy = "Mia buys a weekly box of candy for $3. How many dollars does she spend in 4 weeks?"
+    for other in ("daily tub of ice cream", "monthly tub of ice cream", "tub of ice cream"):
+        assert not align(candy.replace("weekly box of candy", other), candy).aligned, other
+    tutor = "Mia pays her weekly tutor $20 a visit. How many dollars does she pay in 4 weeks?"
+    assert not align(tutor.replace("weekly tutor", "daily coach"), tutor).aligned
+    assert align(tutor.replace("tutor", "coach"), tutor).aligned

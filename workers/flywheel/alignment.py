@@ -97,6 +97,7 @@ MUST_AGREE = frozenset("""
     mile miles kilometer kilometers meter meters centimeter centimeters foot feet inch inches yard yards
     gram grams kilogram kilograms ounce ounces ton tons liter liters gallon gallons cup cups quart quarts pint pints
     morning afternoon evening night weekend today yesterday tomorrow
+    hourly daily nightly weekly biweekly fortnightly monthly quarterly yearly annual annually
     older younger taller shorter longer heavier faster slower bigger smaller cheaper age ages
     higher lower greater larger wider narrower lighter deeper above below forward back backward backwards off ahead
     behind up down under over inside outside before after early late
