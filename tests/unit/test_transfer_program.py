@@ -335,3 +335,17 @@ def test_a_value_written_twice_is_told_apart_by_the_names_its_literals_are_assig
                   question, "8") is None  # a name holding both words
     same_unit = "Mia has 2 apples and Tom has 2 apples. How many apples do they have?"
     assert derive("mia_apples = 2\ntom_apples = 2\nprint(mia_apples + tom_apples)", same_unit, "4") is None
+
+
+def test_a_name_tells_the_number_from_a_constant_only_by_the_numbers_own_clause() -> None:
+    """Review 38 (s43): `box = 12` is the dozen of "boxes of a dozen" and `5 * 12` the question's 12 muffins a batch;
+    binding `box` answered "24 muffins a batch" with 5 * 12 // 24 = 2 for 10. A name that holds no word of the
+    number's own clause, or a word of a clause that writes the explaining word, tells nothing: no form."""
+    muffins = ("A baker makes 12 muffins in each batch. She packs them in boxes of a dozen. She bakes 5 batches. "
+               "How many boxes does she fill?")
+    assert derive("box = 12\nmuffins = 5 * 12\nprint(muffins // box)\n", muffins, "5") is None
+    eggs = ("Eggs are sold by the dozen for $3 a dozen. Mia needs 12 eggs for her cakes. How many dollars does she "
+            "spend?")
+    assert derive("eggs_in_carton = 12\ncartons = 12 / eggs_in_carton\nprint(int(cartons * 3))\n", eggs, "3") is None
+    pages = "Tom reads 60 pages in 2 hours. How many minutes does he spend on each page?"
+    assert derive("factor = 60\nprint(2 * factor / 60)\n", pages, "2") is None

@@ -68,11 +68,14 @@ from typing import Any
 # currency signs written with letters right before the amount ("kr90", "R15", "zł17", "Rs500"), from a closed table:
 # the sign is a currency slot as "$" is, and the amount after it a number (a word before digits, "v2", is neither)
 CURRENCY_PREFIXES = {"R": "zar", "kr": "sek", "zł": "pln", "Rs": "inr", "Rp": "idr", "RM": "myr", "CHF": "chf",
-                     "KSh": "kes", "Ksh": "kes", "TSh": "kes", "USh": "kes", "Br": "etb", "Tk": "bdt", "Bs": "bob",
-                     "US$": "usd", "A$": "usd", "C$": "usd", "NZ$": "usd", "HK$": "usd", "S$": "usd", "R$": "brl",
-                     "MX$": "php", "GH₵": "ghs"}
-# (a code names the currency's word, not its country: every shilling is "kes", every dollar "usd", every peso
-# "php", so that "KSh12 ... how many shillings" and "A$5 ... how many dollars" name one currency)
+                     "KSh": "kes", "Ksh": "kes", "TSh": "tzs", "USh": "ugx", "Br": "etb", "Tk": "bdt", "Bs": "bob",
+                     "US$": "usd", "A$": "aud", "C$": "cad", "NZ$": "nzd", "HK$": "hkd", "S$": "sgd", "R$": "brl",
+                     "MX$": "mxn", "GH₵": "ghs"}
+# a sign of one country's currency whose word names several ("dollars", "shillings", "pesos"): the word stands for
+# the one such sign its text writes ("A$5 ... how many dollars": aud), so that "US$3 and HK$5" are two currencies
+# (review 38: a mix is refused) and "KSh12 ... how many shillings" one
+_CURRENCY_FAMILY = {"aud": "usd", "cad": "usd", "nzd": "usd", "hkd": "usd", "sgd": "usd", "tzs": "kes", "ugx": "kes",
+                    "mxn": "php", "rs": "inr"}  # ₨: the rupee of Pakistan, Nepal, Sri Lanka ... (not ₹)
 _PREFIX = "|".join(sorted(map(re.escape, CURRENCY_PREFIXES), key=len, reverse=True))
 # a number: optional sign, digits with optional thousands commas, optional decimals, optional /denominator; not part
 # of a word, another number or a range ("v2", "5-10" and "1.2.3" are not numbers), except after a currency prefix
@@ -100,6 +103,7 @@ MUST_AGREE = frozenset("""
     mile miles kilometer kilometers meter meters centimeter centimeters foot feet inch inches yard yards
     gram grams kilogram kilograms ounce ounces ton tons liter liters gallon gallons cup cups quart quarts pint pints
     morning afternoon evening night weekend today yesterday tomorrow
+    hourly daily nightly weekly biweekly fortnightly monthly quarterly yearly annual annually
     older younger taller shorter longer heavier faster slower bigger smaller cheaper age ages
     higher lower greater larger wider narrower lighter deeper above below forward back backward backwards off ahead
     behind up down under over inside outside before after early late
@@ -177,7 +181,7 @@ _PEOPLE = frozenset("waiter waitress cashier nurse doctor driver farmer baker ch
 # currencies: a symbol or a word, renamed as one consistent slot (its code) that the program does not depend on
 CURRENCY_SYMBOLS = {"$": "usd", "€": "eur", "£": "gbp", "¥": "jpy", "₹": "inr", "₱": "php", "₩": "krw", "₽": "rub",
                     "₦": "ngn", "₺": "try", "₫": "vnd", "฿": "thb", "₴": "uah", "₾": "gel", "₭": "lak", "₵": "ghs",
-                    "₪": "ils", "₡": "crc", "₸": "kzt", "₼": "azn", "₲": "pyg", "₮": "mnt", "៛": "khr", "₨": "inr",
+                    "₪": "ils", "₡": "crc", "₸": "kzt", "₼": "azn", "₲": "pyg", "₮": "mnt", "៛": "khr", "₨": "rs",
                     "৳": "bdt"}
 # more currencies by name (singular and plural forms), from ISO 4217's list: a word here is a currency slot wherever
 # it stands, so none is a common English word of another meaning ("real", "mark", "sol", "sum" are left out; "won"
@@ -771,6 +775,11 @@ def _persons(tokens: Sequence[Token]) -> dict[str, str]:
                      if t.kind == "word" and lemma(t.key) in GENDERED_NOUNS}
 
 
+# words before a noun or of their own that may name a person other than a text's only name (_only_person_gender)
+_ANOTHER_PERSON = frozenset("a an the another someone somebody anyone anybody everyone everybody nobody no one "
+                            "whoever".split())
+
+
 def _only_person_gender(tokens: Sequence[Token], names: frozenset[str]) -> dict[str, str]:
     """The gender of a text's only person: where the text names one person and speaks of no other (no kinship noun,
     no noun of _PEOPLE, no "the"/"a" before a word that may name one by its work: "the janitor") and every gendered
@@ -781,6 +790,13 @@ def _only_person_gender(tokens: Sequence[Token], names: frozenset[str]) -> dict[
             t.kind == "word" and (lemma(t.key) in KIN or lemma(t.key) in _PEOPLE or (
                 k and tokens[k - 1].key in ("the", "a") and t.key.endswith(("er", "or", "ist", "ian"))))
             for k, t in enumerate(tokens)):
+        return {}
+    # before its first pronoun, the text names no one else: no noun after an article or a possessive, nothing like
+    # "someone" ("Tom and a pal share 20 tickets. She takes 12": she is the pal, whatever the noun; review 38)
+    first = next(k for k, t in enumerate(tokens) if t.kind == "word" and t.key in PRONOUNS)
+    named = next((k for k, t in enumerate(tokens) if t.kind == "word" and lemma(t.key) in names), first)
+    if named > first or any(t.kind == "poss" or (t.kind == "word" and t.key in _ANOTHER_PERSON)
+                            for t in tokens[:first]):
         return {}
     return {next(iter(names)): next(iter(genders))}
 
@@ -812,9 +828,11 @@ def _currency(tok: Token, symbols: frozenset[str]) -> str | None:
     if tok.kind == "punct":
         known = CURRENCY_SYMBOLS.get(tok.text) or CURRENCY_PREFIXES.get(tok.text)  # a letter sign: "kr" of "kr90"
         return known or (f"sym:{tok.text}" if len(tok.text) == 1 and _whole_currency_symbol(tok.text) else None)
-    if tok.kind != "word" or tok.key not in CURRENCY_WORDS:
+    if tok.kind != "word" or tok.key not in CURRENCY_WORDS or _AMBIGUOUS_CURRENCY.get(tok.key, "") not in symbols:
         return None
-    return CURRENCY_WORDS[tok.key] if _AMBIGUOUS_CURRENCY.get(tok.key, "") in symbols else None
+    code = CURRENCY_WORDS[tok.key]
+    signs = [s[1:] for s in symbols if s.startswith("=") and _CURRENCY_FAMILY[s[1:]] == code]
+    return signs[0] if len(signs) == 1 else code  # "dollars" in a text that writes A$: aud
 
 
 def _symbols(tokens: Sequence[Token]) -> frozenset[str]:
@@ -822,6 +840,8 @@ def _symbols(tokens: Sequence[Token]) -> frozenset[str]:
     stands for by writing "won" or "kip" right after an amount ("costs 7 won"), with "" (a word not ambiguous is
     always money)."""
     return frozenset({""} | {t.text for t in tokens if t.kind == "punct" and t.text in _AMBIGUOUS_CURRENCY.values()}
+                     | {f"={code}" for t in tokens if t.kind == "punct" and (code := CURRENCY_PREFIXES.get(
+                         t.text, CURRENCY_SYMBOLS.get(t.text))) in _CURRENCY_FAMILY}  # a sign its family's word names
                      | {_AMBIGUOUS_CURRENCY[t.key] for k, t in enumerate(tokens) if k and t.key in _MONEY_AFTER_AMOUNT
                         and tokens[k - 1].kind == "number"})
 
@@ -1764,12 +1784,14 @@ def _host_only(name: str, tokens: Sequence[Token]) -> bool:
 
 def _asked_only_nouns(theirs: Sequence[Sequence[Token]], asked: int, texts: _Texts) -> list[str]:
     """The counted nouns of the routed asked sentence that no statement has ("How many fruits?" after apples and
-    pears); not a noun heading a phrase of time or place ("By the end of the challenge, how many ...")."""
+    pears); not a noun heading a phrase of time or place before the asking words ("By the end of the challenge,
+    how many ..."; after them "the mammals of the zoo" is a category as "the mammals" is: review 38)."""
     stated = {lemma(t.key) for j, sentence in enumerate(theirs) if j != asked for t in sentence if t.kind == "word"}
     sentence = theirs[asked]
+    asks = next((k for k, t in enumerate(sentence) if t.key in ("how", "what")), 0)
     return [t.text for k, t in enumerate(sentence) if t.kind == "word" and lemma(t.key) in texts.nouns[0]
             and lemma(t.key) not in stated and not _fixed(t.key)
-            and not (0 < k < len(sentence) - 1 and sentence[k - 1].key == "the" and sentence[k + 1].key == "of")]
+            and not (0 < k < asks and sentence[k - 1].key == "the" and sentence[k + 1].key == "of")]
 
 
 def align(question: str, routed: str) -> Alignment:

@@ -229,10 +229,38 @@ def _over_constants(program: str, numbers: Sequence[QuestionNumber], question: s
         explaining = EXPLAINED.get(format(number.value.normalize(), "f"), "").split()
         assigned = [start for start in starts if start in named]
         if len(assigned) != 1 or named[assigned[0]] & {singular(w) for w in explaining} \
-                or len(starts) - 1 > sum(words[w] for w in explaining):
+                or len(starts) - 1 > sum(words[w] for w in explaining) \
+                or not _names_its_clause(named[assigned[0]], question, number.start, explaining):
             return None
         out[assigned[0]] = index
     return out or None
+
+
+# words of a program's name that tie it to no clause of the question
+_NAME_FILLER = frozenset("per num number count total each of in on the a an to for is".split())
+
+
+def _forms(word: str) -> set[str]:
+    return {word, singular(word), word[:-2] if len(word) > 4 and word.endswith("es") else word}
+
+
+def _names_its_clause(name: set[str], question: str, at: int, explaining: Sequence[str]) -> bool:
+    """Whether a name the question's number at `at` is assigned to holds a word of the number's own clause
+    ("Each batch ... makes 12 flapjacks": `per_batch`) and none of a clause that writes a word explaining the
+    constant ("boxes of a dozen": `box = 12` may be the dozen; "eggs ... by the dozen": `eggs_in_carton` may be);
+    review 38: a name that fits neither is no sign which literal is the number."""
+    mine: set[str] = set()
+    theirs: set[str] = set()
+    offset = 0
+    for clause in re.split(r"(?<=[.,;:!?])", question):
+        words = {f for w in re.findall(r"[a-z]+", clause.casefold()) for f in _forms(w)}
+        if offset <= at < offset + len(clause):
+            mine |= words
+        if words & set(explaining):
+            theirs |= words
+        offset += len(clause)
+    name_forms = {f for w in name - _NAME_FILLER for f in _forms(w)}
+    return bool(name_forms & mine) and not name_forms & theirs
 
 
 def substitute(program: str, numbers: Sequence[QuestionNumber],
