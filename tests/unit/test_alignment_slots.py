@@ -1024,3 +1024,13 @@ def test_a_word_of_how_often_inside_a_name_must_agree() -> None:
     tutor = "Mia pays her weekly tutor $20 a visit. How many dollars does she pay in 4 weeks?"
     assert not align(tutor.replace("weekly tutor", "daily coach"), tutor).aligned
     assert align(tutor.replace("tutor", "coach"), tutor).aligned
+
+
+def test_a_bare_noun_for_people_keeps_a_pronoun_from_giving_a_name_its_gender() -> None:
+    """Review 38 (s43), left open: "Tom hires help for 3 hours, and she pays" -- "she" may be the help, so Tom is not
+    made a woman (by the sentence's only name, or the text's only person) to align with "Mia hires help ... she"."""
+    for routed in ("Mia hires help for 3 hours, and she pays $12 an hour. How many dollars does Mia pay?",
+                   "Mia meets with family for lunch. She pays $12. How many dollars does Mia pay?"):
+        assert not align(routed.replace("Mia", "Tom"), routed).aligned
+        got = align(routed.replace("Mia", "Ana").replace("12", "15"), routed)
+        assert got.aligned, got.reason

@@ -776,8 +776,10 @@ def _persons(tokens: Sequence[Token]) -> dict[str, str]:
 
 
 # words before a noun or of their own that may name a person other than a text's only name (_only_person_gender)
+# bare nouns that may name other people ("Tom hires help for 3 hours, and she pays")
+_BARE_PEOPLE = frozenset("help family staff crew team friends people others group company".split())
 _ANOTHER_PERSON = frozenset("a an the another someone somebody anyone anybody everyone everybody nobody no one "
-                            "whoever".split())
+                            "whoever".split()) | _BARE_PEOPLE
 
 
 def _only_person_gender(tokens: Sequence[Token], names: frozenset[str]) -> dict[str, str]:
@@ -813,6 +815,8 @@ def _sole_referent_genders(tokens: Sequence[Token], names: frozenset[str]) -> di
             before = set()
         elif tok.kind == "word" and tok.key == "the" and k + 1 < len(tokens) and tokens[k + 1].kind == "word":
             before.add("the " + tokens[k + 1].key)  # "the waiter": may be the person the pronoun stands for
+        elif tok.kind == "word" and tok.key in _BARE_PEOPLE:
+            before.add(tok.key)  # "hires help ... she": may be whom the pronoun stands for
         elif tok.kind == "word" and tok.key in PRONOUNS:
             if len(before) == 1 and (only := next(iter(before))) in names:
                 votes.setdefault(only, set()).add(PRONOUNS[tok.key][0])
