@@ -1034,3 +1034,17 @@ def test_a_bare_noun_for_people_keeps_a_pronoun_from_giving_a_name_its_gender() 
         assert not align(routed.replace("Mia", "Tom"), routed).aligned
         got = align(routed.replace("Mia", "Ana").replace("12", "15"), routed)
         assert got.aligned, got.reason
+
+
+def test_a_noun_for_people_keeps_its_count() -> None:
+    """Review 38b (s43): "Tom and his friend share 12 apples equally" -> "his friends", "his kids", "his best
+    friends" aligned and answered the friend's 6 for another number of sharers. A singular noun for people renamed
+    as a plural one (or back) is another count of people; the same count still renames."""
+    share = "Tom and his friend share 12 apples equally. How many apples does Tom get?"
+    for other in ("friends", "kids", "guests", "best friends", "best mates"):
+        assert not align(share.replace("friend", other), share).aligned, other
+    for other in ("kid", "guest", "best friend"):
+        got = align(share.replace("friend", other), share)
+        assert got.aligned, (other, got.reason)
+    picks = "Tom picks 12 apples and his friend picks 5 apples. How many apples do they pick together?"
+    assert not align(picks.replace("his friend picks", "his best friends pick"), picks).aligned

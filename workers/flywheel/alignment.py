@@ -1203,8 +1203,8 @@ def _pair(theirs: Sequence[Token], mine: Sequence[Token], asked: bool, mapping: 
                 raise _Refused(f"{r.text!r} -> {m.text!r} changes a word that must agree")
             into.link_key(f"<cur:{cr}>", f"<cur:{cm}>", f"{r.text}\0{m.text}", asked, currency=True)
         elif r.key != m.key and r.kind == m.kind == "word" and lemma(r.key) == lemma(m.key) \
-                and (lemma(r.key) in KIN or lemma(r.key) in GENDERED_NOUNS):
-            # "his uncle" -> "his uncles": another count of people
+                and (lemma(r.key) in KIN or lemma(r.key) in _PEOPLE):
+            # "his uncle" -> "his uncles", "his friend" -> "his friends": another count of people
             raise _Refused(f"{r.text!r} -> {m.text!r} changes how many people a kinship noun names")
         elif r.key == m.key or (r.kind == m.kind == "word" and lemma(r.key) == lemma(m.key)):
             if r.kind == "number":
@@ -1216,6 +1216,7 @@ def _pair(theirs: Sequence[Token], mine: Sequence[Token], asked: bool, mapping: 
         elif r.kind == m.kind == "word" and r.key in PRONOUNS and m.key in PRONOUNS:
             gender(into, r, m)
         elif r.kind == m.kind == "word" and (kind := rename_kind(r, m, texts)) is not None:
+            _same_count(r, m)
             if kind == "object" and not r.text[:1].isupper() and (
                     _modifies(theirs, theirs.index(r), texts.nouns[0])
                     or _modifies(mine, mine.index(m), texts.nouns[1])):
@@ -1263,6 +1264,7 @@ def _pair(theirs: Sequence[Token], mine: Sequence[Token], asked: bool, mapping: 
             a, b = _span_key(theirs[i1 + lead:I2]), _span_key(mine[j1 + lead:J2])
             trial, found = mapping.copy(), []
             try:
+                _same_count(theirs[I2 - 1], mine[J2 - 1])
                 if lead:
                     one(trial, theirs[i1], mine[j1], found)
                 trial.link_key(a, b, " ".join(t.text for t in theirs[i1 + lead:I2]) + "\0"
@@ -1299,6 +1301,7 @@ def _pair(theirs: Sequence[Token], mine: Sequence[Token], asked: bool, mapping: 
                             and _span_kind(theirs, i1, i2 + w, mine, j1, j2 + w, texts) == "kin"), None)
             if widened is not None:
                 span_r, span_m = theirs[i1:i2 + widened], mine[j1:j2 + widened]
+                _same_count(span_r[-1], span_m[-1])
                 mapping.link_key(_span_key(span_r), _span_key(span_m), " ".join(t.text for t in span_r) + "\0"
                                  + " ".join(t.text for t in span_m), asked)
                 skip = widened
@@ -1308,6 +1311,7 @@ def _pair(theirs: Sequence[Token], mine: Sequence[Token], asked: bool, mapping: 
             if nxt is not None and nxt[0] == "equal" and _object_span(theirs, i1, i2 + 1, texts.nouns[0]) \
                     and _object_span(mine, j1, j2 + 1, texts.nouns[1]):
                 span_r, span_m = theirs[i1:i2 + 1], mine[j1:j2 + 1]
+                _same_count(span_r[-1], span_m[-1])
                 a = _span_key(span_r)
                 mapping.link_key(a, _span_key(span_m), " ".join(t.text for t in span_r) + "\0"
                                  + " ".join(t.text for t in span_m), asked)
@@ -1336,6 +1340,7 @@ def _pair(theirs: Sequence[Token], mine: Sequence[Token], asked: bool, mapping: 
             a, b = _span_key(theirs[i1:i2]), _span_key(mine[j1:j2])
             trial = mapping.copy()
             try:
+                _same_count(theirs[i2 - 1], mine[j2 - 1])
                 trial.link_key(a, b, f"{dropped}\0{added}", asked)
             except _Refused as why:
                 raise (refusal if i2 - i1 == j2 - j1 else why) from None
@@ -1354,6 +1359,7 @@ def _pair(theirs: Sequence[Token], mine: Sequence[Token], asked: bool, mapping: 
             a, b = _span_key(theirs[i1 + start:i2]), _span_key(mine[j1 + start:j2])
             trial, found = mapping.copy(), []
             try:
+                _same_count(theirs[i2 - 1], mine[j2 - 1])
                 if start:
                     one(trial, theirs[i1], mine[j1], found)
                 trial.link_key(a, b, " ".join(t.text for t in theirs[i1 + start:i2]) + "\0"
@@ -1367,6 +1373,15 @@ def _pair(theirs: Sequence[Token], mine: Sequence[Token], asked: bool, mapping: 
                 raise refusal
             done = end
     return numbers
+
+
+def _same_count(r: Token, m: Token) -> None:
+    """Refuse a rename of a noun for people whose count changes: one of a singular and a plural noun (the last
+    words of two renamed spans) names people ("his friend" -> "his kids", "his best friends"): another number of
+    people shares, pays or eats (review 38b)."""
+    if r.kind == m.kind == "word" and {lemma(r.key), lemma(m.key)} & (KIN | _PEOPLE) \
+            and (r.key == lemma(r.key)) != (m.key == lemma(m.key)):
+        raise _Refused(f"{r.text!r} -> {m.text!r} changes how many people a noun names")
 
 
 def _name_span(tokens: Sequence[Token], i1: int, i2: int, side: int, texts: _Texts) -> bool:
