@@ -1048,3 +1048,16 @@ def test_a_noun_for_people_keeps_its_count() -> None:
         assert got.aligned, (other, got.reason)
     picks = "Tom picks 12 apples and his friend picks 5 apples. How many apples do they pick together?"
     assert not align(picks.replace("his friend picks", "his best friends pick"), picks).aligned
+
+
+def test_kroner_and_kronor_are_two_currencies() -> None:
+    """Review 38b (s43): krone/kroner (Norway, Denmark) and krona/kronor (Sweden) were one currency, so "3 kronor
+    ... 4 kroner ... how many kronor" aligned with a text in one currency and added them (7). Either alone still
+    renames."""
+    pens = "Tom pays 3 dollars for a pen and 4 dollars for a bag. How many dollars does Tom pay?"
+    assert not align(pens.replace("3 dollars", "3 kronor").replace("dollars", "kroner").replace(
+        "How many kroner", "How many kronor"), pens).aligned
+    assert not align(pens.replace("3 dollars", "3 kr").replace("dollars", "kroner"), pens).aligned
+    for word in ("kroner", "kronor"):
+        got = align(pens.replace("dollars", word), pens)
+        assert got.aligned, (word, got.reason)

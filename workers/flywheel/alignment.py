@@ -208,7 +208,8 @@ CURRENCY_WORDS = {**dict.fromkeys(("dollar", "dollars"), "usd"), **dict.fromkeys
                   "yuan": "cny", **dict.fromkeys(("franc", "francs"), "chf"), "naira": "ngn",
                   **dict.fromkeys(("ruble", "rubles", "rouble", "roubles"), "rub"), "baht": "thb",
                   **dict.fromkeys(("lira", "liras"), "try"), "dong": "vnd", "won": "krw", "rand": "zar",
-                  **dict.fromkeys(("krona", "kronor", "krone", "kroner", "kr"), "sek"),
+                  **dict.fromkeys(("krona", "kronor", "kr"), "sek"),
+                  **dict.fromkeys(("krone", "kroner"), "nok"),  # Norway's and Denmark's, not Sweden's (review 38b)
                   **dict.fromkeys(("złoty", "zloty", "złotys", "zlotys", "zł"), "pln"), "rupiah": "idr",
                   "ringgit": "myr", **_CURRENCY_NAMES}
 _SMALL_SYMBOLS = frozenset("¢₥")  # a fraction of a currency (cents, mills): a unit, never a currency slot
