@@ -22,17 +22,12 @@ much money ..." as well as "How many {cw} ...").
 
 from __future__ import annotations
 
-import random
-import sys
-from pathlib import Path
-from typing import Any
-
-from bench.flywheel_fresh_data import Instance, Pools, family_instances, problems
+from bench.flywheel_fresh_data import Pools
 from bench.flywheel_gsm_data import _div
+from bench.flywheel_pool import Pool
 from bench.flywheel_pool2_data import POOL2_CURRENCIES, POOL2_KIN, POOL2_NAMES
-from bench.flywheel_varied_data import NO_ANSWER, Family, R, render
+from bench.flywheel_varied_data import NO_ANSWER, Family, R
 
-DATA_DIR = Path(__file__).parent / "data"
 DEV_NAME, HELD_OUT_NAME = "varied-dev3", "varied-fresh3"
 SEED = 5120
 
@@ -487,41 +482,12 @@ POOL3_FAMILIES: tuple[Family, ...] = (
 )
 
 
-def pool_instances() -> list[tuple[int, Instance]]:
-    """Every row of the pool with its family's index, drawn in one pass (a half's rows do not depend on the other
-    half's being written)."""
-    r = random.Random(SEED)
-    return [(i, inst) for i, family in enumerate(POOL3_FAMILIES) for inst in family_instances(family, r, POOLS)]
-
-
-def half_families(name: str) -> tuple[Family, ...]:
-    return tuple(f for i, f in enumerate(POOL3_FAMILIES) if half_of(i) == name)
-
-
-def build(name: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    every = [inst for i, inst in pool_instances() if half_of(i) == name]
-    return [i.row for i in every if i.kind == "library"], [i.row for i in every if i.kind == "eval"]
-
-
-def paths(name: str) -> tuple[Path, Path]:
-    return DATA_DIR / f"flywheel-{name}-library.jsonl", DATA_DIR / f"flywheel-{name}-eval.jsonl"
-
-
-def pool_problems(draws: int = 40) -> list[str]:
-    return problems([inst for _, inst in pool_instances()], draws, POOL3_FAMILIES)
+POOL = Pool(POOL3_FAMILIES, POOLS, SEED, half_of, (DEV_NAME, HELD_OUT_NAME))
+pool_instances, half_families, build, pool_problems = POOL.instances, POOL.half_families, POOL.build, POOL.problems
 
 
 def main() -> None:
-    broken = pool_problems()
-    if broken:
-        raise SystemExit("\n".join(broken))
-    for name in (DEV_NAME, HELD_OUT_NAME):
-        library, evaluation = build(name)
-        library_path, eval_path = paths(name)
-        library_path.write_text(render(library), encoding="utf-8")
-        eval_path.write_text(render(evaluation), encoding="utf-8")
-        print(f"{name}: {len(half_families(name))} families, {len(library)} library problems, "
-              f"{len(evaluation)} eval questions", file=sys.stderr)
+    POOL.write()
 
 
 if __name__ == "__main__":

@@ -13,6 +13,7 @@ import sys
 import pytest
 
 from bench import flywheel_fresh_data as fresh
+from bench import flywheel_pool
 from bench import flywheel_pool2_data as pool2
 from bench import flywheel_varied_data as varied
 from bench.flywheel import check_transfer_answers
@@ -25,9 +26,9 @@ HALVES = (pool2.DEV_NAME, pool2.HELD_OUT_NAME)
 @pytest.mark.parametrize("name", HALVES)
 def test_shipped_files_are_what_the_generator_writes(name: str) -> None:
     library, evaluation = pool2.build(name)
-    library_path, eval_path = pool2.paths(name)
-    assert library_path.read_bytes() == pool2.render(library).encode("utf-8")
-    assert eval_path.read_bytes() == pool2.render(evaluation).encode("utf-8")
+    library_path, eval_path = flywheel_pool.paths(name)
+    assert library_path.read_bytes() == varied.render(library).encode("utf-8")
+    assert eval_path.read_bytes() == varied.render(evaluation).encode("utf-8")
 
 
 def test_the_split_is_the_fixed_rule_and_covers_the_pool() -> None:
@@ -41,7 +42,7 @@ def test_the_split_is_the_fixed_rule_and_covers_the_pool() -> None:
 @pytest.mark.parametrize("name", HALVES)
 def test_each_half_is_selectable_by_name_and_its_rows_are_valid(name: str) -> None:
     library, items, library_path, _ = load_sets(name, None, None)
-    assert library_path == pool2.paths(name)[0]
+    assert library_path == flywheel_pool.paths(name)[0]
     check_transfer_answers(library, items)
     assert {i["role"] for i in items} <= set(ROLES)
     assert {r["family"] for r in library} == {f.name for f in pool2.half_families(name)}

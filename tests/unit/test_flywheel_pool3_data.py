@@ -13,6 +13,7 @@ import sys
 import pytest
 
 from bench import flywheel_fresh_data as fresh
+from bench import flywheel_pool
 from bench import flywheel_pool2_data as pool2
 from bench import flywheel_pool3_data as pool3
 from bench import flywheel_varied_data as varied
@@ -26,9 +27,9 @@ HALVES = (pool3.DEV_NAME, pool3.HELD_OUT_NAME)
 @pytest.mark.parametrize("name", HALVES)
 def test_shipped_files_are_what_the_generator_writes(name: str) -> None:
     library, evaluation = pool3.build(name)
-    library_path, eval_path = pool3.paths(name)
-    assert library_path.read_bytes() == pool3.render(library).encode("utf-8")
-    assert eval_path.read_bytes() == pool3.render(evaluation).encode("utf-8")
+    library_path, eval_path = flywheel_pool.paths(name)
+    assert library_path.read_bytes() == varied.render(library).encode("utf-8")
+    assert eval_path.read_bytes() == varied.render(evaluation).encode("utf-8")
 
 
 def test_the_split_is_the_fixed_rule_and_covers_the_pool() -> None:
@@ -42,7 +43,7 @@ def test_the_split_is_the_fixed_rule_and_covers_the_pool() -> None:
 @pytest.mark.parametrize("name", HALVES)
 def test_each_half_is_selectable_by_name_and_its_rows_are_valid(name: str) -> None:
     library, items, library_path, _ = load_sets(name, None, None)
-    assert library_path == pool3.paths(name)[0]
+    assert library_path == flywheel_pool.paths(name)[0]
     check_transfer_answers(library, items)
     assert {i["role"] for i in items} <= set(ROLES)
     assert {r["family"] for r in library} == {f.name for f in pool3.half_families(name)}
