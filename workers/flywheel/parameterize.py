@@ -4,7 +4,9 @@ When a verified program is deposited, every numeric literal in it whose value is
 replaced by the parameter of that number (`kvp_0`, `kvp_1`, ... in order of appearance in the question). The form
 is kept only when (1) the question's numbers are distinct (otherwise a literal's parameter is ambiguous), or each
 literal of a value the question writes more than once is assigned to a name holding the word its number counts
-("2 friends share 2 pizzas": `friends = 2`, `pizzas = 2`), one literal per number, (2) at
+("2 friends share 2 pizzas": `friends = 2`, `pizzas = 2`), one literal per number, or the program also writes
+the number as a constant a word of the question explains and the number's literal is the one assigned to a name
+of its own clause ("makes 12 flapjacks ... 5 dozen eggs": `per_batch = 12`, `dozens * 12`; `_over_constants`), (2) at
 least one literal was bound, (3) bound to the original numbers it reproduces the verified answer in the sandbox,
 and (4) bound to other numbers its answer changes for at least one of three perturbations (a program that
 prints a constant is not a method). It travels
