@@ -1243,6 +1243,19 @@ def _pair(theirs: Sequence[Token], mine: Sequence[Token], asked: bool, mapping: 
                                       autojunk=False)
     ops = matcher.get_opcodes()
 
+    def span_rename(i1: int, i2: int, j1: int, j2: int, lead: int = 0) -> _Mapping:
+        """A copy of the mapping with theirs[i1 + lead:i2] -> mine[j1 + lead:j2] renamed as one slot (a name, kinship
+        noun or object of any word count), a possessive pronoun before it (`lead`) paired as a pronoun; _Refused
+        where the two name another count of people or the rename breaks the bijection."""
+        trial = mapping.copy()
+        _same_count(theirs[i2 - 1], mine[j2 - 1])
+        if lead:
+            one(trial, theirs[i1], mine[j1], [])
+        span_r, span_m = theirs[i1 + lead:i2], mine[j1 + lead:j2]
+        trial.link_key(_span_key(span_r), _span_key(span_m), " ".join(t.text for t in span_r) + "\0"
+                       + " ".join(t.text for t in span_m), asked)
+        return trial
+
     def merged(n: int, i1: int, j1: int) -> int | None:
         """A name, kinship noun or object split by the diff into several pieces ("great - aunt" -> "mother - in -
         law": great -> mother, aunt -> in - law; "honey sticks" -> "jars of honey"), renamed as a whole: the
@@ -1262,19 +1275,13 @@ def _pair(theirs: Sequence[Token], mine: Sequence[Token], asked: bool, mapping: 
                 and _object_span(mine, j1, J2, texts.nouns[1])
             if kind is None and not objects:
                 continue
-            a, b = _span_key(theirs[i1 + lead:I2]), _span_key(mine[j1 + lead:J2])
-            trial, found = mapping.copy(), []
             try:
-                _same_count(theirs[I2 - 1], mine[J2 - 1])
-                if lead:
-                    one(trial, theirs[i1], mine[j1], found)
-                trial.link_key(a, b, " ".join(t.text for t in theirs[i1 + lead:I2]) + "\0"
-                               + " ".join(t.text for t in mine[j1 + lead:J2]), asked)
+                trial = span_rename(i1, I2, j1, J2, lead)
             except _Refused:
                 continue
             mapping.update(trial)
             if kind is None:
-                mapping.objects.add(a)
+                mapping.objects.add(_span_key(theirs[i1:I2]))
             return last
         return None
 
@@ -1301,22 +1308,15 @@ def _pair(theirs: Sequence[Token], mine: Sequence[Token], asked: bool, mapping: 
             widened = next((w for w in (1, 2) if nxt is not None and nxt[0] == "equal" and w <= nxt[2] - nxt[1]
                             and _span_kind(theirs, i1, i2 + w, mine, j1, j2 + w, texts) == "kin"), None)
             if widened is not None:
-                span_r, span_m = theirs[i1:i2 + widened], mine[j1:j2 + widened]
-                _same_count(span_r[-1], span_m[-1])
-                mapping.link_key(_span_key(span_r), _span_key(span_m), " ".join(t.text for t in span_r) + "\0"
-                                 + " ".join(t.text for t in span_m), asked)
+                mapping.update(span_rename(i1, i2 + widened, j1, j2 + widened))
                 skip = widened
                 continue
             # an object's name of another word count that keeps its last word ("each double-decker bus" -> "each
             # bus"), renamed as a whole like any object: the words dropped or added and the kept noun are one rename
             if nxt is not None and nxt[0] == "equal" and _object_span(theirs, i1, i2 + 1, texts.nouns[0]) \
                     and _object_span(mine, j1, j2 + 1, texts.nouns[1]):
-                span_r, span_m = theirs[i1:i2 + 1], mine[j1:j2 + 1]
-                _same_count(span_r[-1], span_m[-1])
-                a = _span_key(span_r)
-                mapping.link_key(a, _span_key(span_m), " ".join(t.text for t in span_r) + "\0"
-                                 + " ".join(t.text for t in span_m), asked)
-                mapping.objects.add(a)
+                mapping.update(span_rename(i1, i2 + 1, j1, j2 + 1))
+                mapping.objects.add(_span_key(theirs[i1:i2 + 1]))
                 skip = 1
                 continue
             if (end := merged(n, i1, j1)) is not None:
@@ -1338,15 +1338,12 @@ def _pair(theirs: Sequence[Token], mine: Sequence[Token], asked: bool, mapping: 
         # an object of one or more words renamed as a whole ("marbles" -> "toy trucks")
         if op == "replace" and _object_span(theirs, i1, i2, texts.nouns[0]) \
                 and _object_span(mine, j1, j2, texts.nouns[1]):
-            a, b = _span_key(theirs[i1:i2]), _span_key(mine[j1:j2])
-            trial = mapping.copy()
             try:
-                _same_count(theirs[i2 - 1], mine[j2 - 1])
-                trial.link_key(a, b, f"{dropped}\0{added}", asked)
+                trial = span_rename(i1, i2, j1, j2)
             except _Refused as why:
                 raise (refusal if i2 - i1 == j2 - j1 else why) from None
             mapping.update(trial)
-            mapping.objects.add(a)
+            mapping.objects.add(_span_key(theirs[i1:i2]))
             continue
         # a person's name, or a kinship or role noun, of another word count ("Lucy" -> "Mary Ann", "uncle" ->
         # "great aunt"), renamed as a whole like an object; a possessive pronoun before a kinship noun is its own
@@ -1357,14 +1354,8 @@ def _pair(theirs: Sequence[Token], mine: Sequence[Token], asked: bool, mapping: 
             kind = _span_kind(theirs, i1 + start, i2, mine, j1 + start, j2, texts) if op == "replace" else None
             if kind is None or (start and kind != "kin"):
                 continue
-            a, b = _span_key(theirs[i1 + start:i2]), _span_key(mine[j1 + start:j2])
-            trial, found = mapping.copy(), []
             try:
-                _same_count(theirs[i2 - 1], mine[j2 - 1])
-                if start:
-                    one(trial, theirs[i1], mine[j1], found)
-                trial.link_key(a, b, " ".join(t.text for t in theirs[i1 + start:i2]) + "\0"
-                               + " ".join(t.text for t in mine[j1 + start:j2]), asked)
+                trial = span_rename(i1, i2, j1, j2, start)
             except _Refused as why:
                 raise (refusal if i2 - i1 == j2 - j1 else why) from None
             mapping.update(trial)
