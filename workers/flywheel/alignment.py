@@ -1825,8 +1825,9 @@ def align(question: str, routed: str) -> Alignment:
     money = all(len(codes) == 1 for codes in texts.currencies) and not any(
         t.kind == "word" and t.key in _SMALL_MONEY for t in (*theirs_t, *mine_t)) and not any(
         t.key in _AMBIGUOUS_CURRENCY and not (k >= 2 and text[k - 1].key == "many" and text[k - 2].key == "how")
-        and not (t.key in _MONEY_AFTER_AMOUNT and _AMBIGUOUS_CURRENCY[t.key] in _symbols(text))
-        for text in (theirs_t, mine_t) for k, t in enumerate(text))  # "pounds" other than asked may be a weight
+        and not (t.key in _MONEY_AFTER_AMOUNT and _AMBIGUOUS_CURRENCY[t.key] in symbols)
+        for text, symbols in zip(texts.tokens, texts.pound_symbol, strict=True)
+        for k, t in enumerate(text))  # "pounds" other than asked may be a weight
     mine, theirs = list(mine), list(theirs)
     mine[asked_mine], theirs[asked_theirs] = _asked_frame(mine[asked_mine], money), \
         _asked_frame(theirs[asked_theirs], money)
