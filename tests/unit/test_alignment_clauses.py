@@ -144,3 +144,58 @@ def test_a_pronoun_choosing_among_more_names_of_its_gender_than_the_routed_one_i
     # referent, whoever the sentence before names
     got = align("Sara meets Omar at the park. She walks 5 dogs. How many dogs does Sara walk?", routed)
     assert got.aligned and got.values == ["5"], got.reason
+
+
+# statements joined by a word other than "and" (seventh session): ", while", ", where", ", but", ", so" (and "while"
+# without a comma) join two statements as "and" does; "and already has" leaves its subject out
+CINEMA = ("Joaquin takes 8 children from his tutor's class to the cinema. Each child's ticket costs $12, and each child "
+          "also gets a box of candy for $3. Joaquin pays with 150 dollars. How many dollars of change does Joaquin "
+          "get?")
+WISH = ("Ravi wants a telescope that costs $340. He already has $70. Every month he saves $15 from his paper round, "
+        "and his roommate adds $30. If nothing else changes, how many months will it take Ravi to have enough?")
+SWIM = ("Twice a week, Aroha drives her coach to swimming lessons and waits at the pool. Each lesson lasts 30 minutes, "
+        "while the drive takes 15 minutes each way. How many hours does Aroha spend on this in 10 weeks?")
+
+
+def test_statements_joined_by_while_where_or_and_already_align_with_the_same_statements_apart() -> None:
+    got = align("Wiremu takes 7 children from his teacher's class to the cinema, where each child's ticket costs $11. "
+                "Each child also gets a pretzel for $4, and Wiremu pays with 300 dollars. How many dollars of change "
+                "does Wiremu get?", CINEMA)
+    assert got.aligned and got.values == ["7", "11", "4", "300"], got.reason
+    got = align("Kwabena wants a pair of roller skates that costs $420 and already has $60. Every month he saves $20 "
+                "from his paper round while his great-uncle adds $10. If nothing else changes, how many months will "
+                "it take Kwabena to have enough?", WISH)
+    assert got.aligned and got.values == ["420", "60", "20", "10"], got.reason
+    # a frequency phrase before the subject, and two standing durations in the other order
+    got = align("Tsering drives her aunt to swimming lessons twice a week and waits at the pool. The drive takes 10 "
+                "minutes each way, and each lesson lasts 40 minutes. How many hours does Tsering spend on this in 7 "
+                "weeks?", SWIM)
+    assert got.aligned and got.values == ["40", "10", "7"], got.reason
+
+
+def test_joined_statements_that_change_the_problem_are_still_refused() -> None:
+    # the roommate now saves and Ravi adds: "while" joins, it does not let the people swap
+    assert not align("Kwabena wants a pair of roller skates that costs $420 and already has $60. Every month his "
+                     "great-uncle saves $20 from his paper round while he adds $10. If nothing else changes, how many "
+                     "months will it take Kwabena to have enough?", WISH).aligned
+    # "twice" as a multiple is still a word of order: statements that move around it are refused
+    often = align("Bo runs 2 miles. Ana swims 5 laps twice a week. How many laps does Ana swim in 3 weeks?",
+                  "Ana swims 4 laps twice a week. Bo runs 3 miles. How many laps does Ana swim in 6 weeks?")
+    assert often.aligned and often.values == ["5", "2", "3"], often.reason
+    times = align("Bo runs 2 miles. Ana swims 5 laps twice. How many laps does Ana swim?",
+                  "Ana swims 4 laps twice. Bo runs 3 miles. How many laps does Ana swim?")
+    assert not times.aligned and "'twice'" in times.reason, times.reason
+    # a duration stands anywhere; "takes" of things is an event that the other statements may act on
+    assert not align("Tsering drives her aunt to swimming lessons twice a week and waits at the pool. The drive takes "
+                     "10 minutes each way, and each lesson lasts 40 minutes. How many minutes does Tsering spend on "
+                     "this in 7 weeks?", SWIM).aligned  # another unit asked
+    kids = "Each child takes 2 apples from the box, and each child eats 1 apple. How many apples are left in the box?"
+    assert not align("Each child eats 1 apple, and each child takes 2 apples from the box. How many apples are left in "
+                     "the box?", kids).aligned
+
+
+def test_a_pronoun_stands_for_no_person_named_only_after_it() -> None:
+    # "he saves": Kwabena, not the great-uncle named after it; a man named before the pronoun is still a suspect
+    assert not align("Kwabena wants a pair of roller skates that costs $420, and his uncle already has $60. Every "
+                     "month he saves $20 from his paper round while his great-uncle adds $10. If nothing else changes, "
+                     "how many months will it take Kwabena to have enough?", WISH).aligned

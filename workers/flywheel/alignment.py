@@ -317,10 +317,16 @@ def _clause_break(tokens: Sequence[Token], k: int) -> bool:
     before a verb of its own after an object ("bakes 84 rolls and puts them", "and then spends": the second
     statement's subject, left out, is the first's)."""
     tok = tokens[k]
-    if tok.kind != "word" or tok.key != "and" or k == 0 or k + 1 >= len(tokens):
+    if tok.kind != "word" or k == 0 or k + 1 >= len(tokens):
         return False
     prev, nxt = tokens[k - 1], tokens[k + 1]
-    if prev.kind == "punct" and prev.text == ",":
+    comma = prev.kind == "punct" and prev.text == ","
+    if tok.key in _JOINERS:
+        return (comma or (tok.key == "while" and prev.kind in ("word", "number") and prev.key not in ("a", "the")))\
+            and (_elided(tokens, k + 1) or _opens_clause(tokens, k + 1))
+    if tok.key != "and":
+        return False
+    if comma:
         return True
     if nxt.kind == "word" and nxt.key in _SUBJECTS:
         return True
@@ -329,11 +335,34 @@ def _clause_break(tokens: Sequence[Token], k: int) -> bool:
     return _is_name(nxt) and not _is_name(prev) and nxt.text[:1].isupper()
 
 
+# words other than "and" that join two statements after a comma ("..., while the drive takes 15 minutes", "..., where
+# each ticket costs $5", "..., but 4 of them are away", "..., so he scales it up"; "while" without a comma too)
+_JOINERS = frozenset("while whereas where but so".split())
+# adverbs that may stand between "and" and the verb of a statement whose subject is left out ("and already has")
+_BEFORE_VERB = frozenset("then already also still now".split())
+_HAVE = frozenset("has have had".split())  # "... and has 3 left": a statement's verb as the verb tables' are
+
+
+def _opens_clause(tokens: Sequence[Token], k: int) -> bool:
+    """Whether a statement with its own subject starts at k: no relative or comparing word first, and a verb or
+    an auxiliary within the next six words, before any punctuation ("each child's ticket costs", "4 of the
+    students are away", "his great-uncle adds")."""
+    if k >= len(tokens) or tokens[k].key in ("that", "which", "who", "as", "than", "much", "many", "far"):
+        return False
+    for tok in tokens[k + 1:k + 7]:
+        if tok.kind == "punct" and tok.text != "-":
+            return False
+        if tok.kind == "word" and (tok.key in VERBS or tok.key in _AUXILIARIES) and tok.text[:1].islower():
+            return True
+    return False
+
+
 def _elided(tokens: Sequence[Token], k: int) -> bool:
-    """Whether a statement starting at k opens with its verb (after an optional "then"): its subject left out."""
-    if k < len(tokens) and tokens[k].key == "then":
+    """Whether a statement starting at k opens with its verb (after an optional "then", "already", "also", ...):
+    its subject left out."""
+    while k < len(tokens) and tokens[k].key in _BEFORE_VERB:
         k += 1
-    return k < len(tokens) and tokens[k].kind == "word" and tokens[k].key in VERBS \
+    return k < len(tokens) and tokens[k].kind == "word" and (tokens[k].key in VERBS or tokens[k].key in _HAVE) \
         and not tokens[k].key.endswith("ing") and not tokens[k].text[:1].isupper()
 
 
@@ -448,7 +477,7 @@ def _clauses(sentences: Sequence[Sequence[Token]], asked: int) -> Clauses:
                 while current and current[-1].kind == "punct" and current[-1].text in ",;":
                     current.pop()
                 parts.append((current, left_out))
-                current, left_out = [], tok.key == "and" and _elided(sentence, k + 1)
+                current, left_out = [], tok.kind == "word" and _elided(sentence, k + 1)
                 continue
             current.append(tok)
         while current and current[-1].kind == "punct" and current[-1].text in _SENTENCE_END | {",", ";"}:
@@ -470,7 +499,9 @@ def _clauses(sentences: Sequence[Sequence[Token]], asked: int) -> Clauses:
                 elsewhere = {lemma(t.key) for other in sentences for t in other
                              if t.kind == "word" and id(t) not in inside}
                 carried = phrase if named & elsewhere else ()
-            elif carried and clause:
+            elif carried and clause and not elided_here:
+                # not into a clause whose subject is left out: "Twice a week, Ana drives ... and waits at the pool"
+                # is "Ana drives ... twice a week and waits at the pool"
                 moved = moved + carried
             add(list(moved), elided_here)
     return Clauses(out, asked_at, frozenset(elided), frozenset(continuing), repeated)
@@ -478,7 +509,7 @@ def _clauses(sentences: Sequence[Sequence[Token]], asked: int) -> Clauses:
 
 # words that open a phrase of time or place standing before a clause's subject ("At the end of each week Mia gives
 # ...", "Every morning Ingrid runs ...", "On Fridays, everything is ..."): the phrase may stand at the clause's end
-_ADVERBIAL_OPENERS = frozenset("at on in during after before every each throughout within over this".split())
+_ADVERBIAL_OPENERS = frozenset("at on in during after before every each throughout within over this once twice".split())
 _AUXILIARIES = frozenset("is are was were be been being am has have had do does did will would shall should can "
                          "could may might must".split())
 _SUBJECT_PRONOUNS = frozenset("he she they we i you".split())
@@ -1650,9 +1681,13 @@ def _people_agree(mapping: _Mapping, texts: _Texts) -> str | None:
         ref_r, ref_m = texts.referent(r, 0, opening=True), texts.referent(m, 1, opening=True)
         # a possessive's own noun is not whom it stands for ("her uncle": her is not the uncle)
         owned_r, owned_m = texts.possessed(r, 0), texts.possessed(m, 1)
-        could = {mapping.forward.get(p, p) for p, g in theirs.items() if g == ga and p not in owned_r}
+        # a person the text first names after the pronoun is not whom it stands for ("He saves $5 while his uncle
+        # adds $3": not the uncle)
+        before_r, before_m = _named_before(theirs, texts, r, 0), _named_before(mine, texts, m, 1)
+        could = {mapping.forward.get(p, p) for p, g in theirs.items() if g == ga and p not in owned_r
+                 and p in before_r}
         could -= {mapping.forward.get(p, p) for p in owned_r}
-        might = {p for p, g in mine.items() if g == gb and p not in owned_m}
+        might = {p for p, g in mine.items() if g == gb and p not in owned_m and p in before_m}
         if could == might and (could or ga == gb):  # no person of the gender: a pronoun for a noun ("a farmer")
             continue
         ref_r, ref_m = _whole_name(ref_r, theirs), _whole_name(ref_m, mine)
@@ -1663,6 +1698,13 @@ def _people_agree(mapping: _Mapping, texts: _Texts) -> str | None:
         return (f"the pronoun {m.text!r} may stand for another person than the routed problem's {r.text!r} "
                 f"(people of its gender: {sorted(could)} renamed, {sorted(might)} here)")
     return None
+
+
+def _named_before(people: dict[str, str], texts: _Texts, tok: Token, side: int) -> set[str]:
+    """The people (`people`'s keys, names of one or more words) a text names before the token `tok`."""
+    tokens, at = texts.tokens[side], texts.index[side][id(tok)]
+    seen = {lemma(t.key) for t in tokens[:at] if t.kind == "word"}
+    return {p for p in people if p.split()[0] in seen}
 
 
 def _whole_name(referent: str, people: dict[str, str]) -> str:
@@ -1731,10 +1773,10 @@ def _order_sensitive(theirs: Sequence[Sequence[Token]], order: list[int], asked:
                 return f"two statements it swaps both speak of {shared!r}"
     for sentence in theirs:
         own = {lemma(t.key) for t in sentence if _is_name(t)} - {""}  # a pronoun's referent in its own clause
-        for tok in sentence:
+        for k, tok in enumerate(sentence):
             if tok.kind != "word":
                 continue
-            if tok.key in ORDER_SENSITIVE:
+            if tok.key in ORDER_SENSITIVE and not _frequency(sentence, k):
                 return f"the routed problem says {tok.text!r}"
             if sentence is not theirs[asked] and (tok.key in _BACK_REFERENCES or (
                     tok.key in PRONOUNS and texts.referent(tok, 0) not in own)):
@@ -1742,9 +1784,16 @@ def _order_sensitive(theirs: Sequence[Sequence[Token]], order: list[int], asked:
     return None
 
 
+def _frequency(tokens: Sequence[Token], k: int) -> bool:
+    """Whether "twice" at k says how often ("twice a week", "twice every day"), not a multiple of a quantity."""
+    return tokens[k].key == "twice" and k + 2 < len(tokens) and tokens[k + 1].key in ("a", "an", "every", "per") \
+        and tokens[k + 2].key in _RATE_TIME
+
+
 # verbs of a fact that holds throughout (a price, a size, a content), and the time words of a rate ("a day")
 _STATIVE = frozenset("cost costs hold holds held weigh weighs weighed contain contains contained".split())
 _BE = frozenset("is are was were".split())
+_DURATION = frozenset("take takes took last lasts lasted".split())
 _SIZE = frozenset("long tall wide high deep heavy old worth price priced".split())
 _RATE_TIME = frozenset("day days week weeks hour hours minute minutes month months year years".split())
 
@@ -1764,7 +1813,10 @@ def _standing(clause: Sequence[Token], texts: _Texts) -> bool:
     rate = any(k in ("a", "an", "each", "every", "per") and n in _RATE_TIME
                for k, n in zip(keys, keys[1:], strict=False))
     stative = any(k in _STATIVE for k in keys) or (any(k in _BE for k in keys) and any(k in _SIZE for k in keys))
-    return stative or (rate and not any(k in _BE for k in keys))
+    # a duration ("Each lesson lasts 40 minutes", "The drive takes 15 minutes each way")
+    lasting = any(a.key in _DURATION and b.kind == "number" and c.key in _RATE_TIME
+                  for a, b, c in zip(clause, clause[1:], clause[2:], strict=False))
+    return stative or lasting or (rate and not any(k in _BE for k in keys))
 
 
 _COUNTS_OWNER = frozenset("host hosts hostess besides except excluding including include includes birthday".split())
