@@ -1392,6 +1392,16 @@ def _pair(theirs: Sequence[Token], mine: Sequence[Token], asked: bool, mapping: 
             mapping.update(trial)
             break
         else:
+            # an object's name of another word count whose last word stays ("the science museum" -> "the natural
+            # history museum"), as "each double-decker bus" -> "each bus" above
+            nxt = ops[n + 1] if n + 1 < len(ops) else None
+            if op == "replace" and nxt is not None and nxt[0] == "equal" \
+                    and _object_span(theirs, i1, i2 + 1, texts.nouns[0]) \
+                    and _object_span(mine, j1, j2 + 1, texts.nouns[1]):
+                mapping.update(span_rename(i1, i2 + 1, j1, j2 + 1))
+                mapping.objects.add(_span_key(theirs[i1:i2 + 1]))
+                skip = 1
+                continue
             if (end := merged(n, i1, j1)) is None:
                 raise refusal
             done = end
