@@ -191,9 +191,10 @@ def bench_flywheel(
                                               "anything), varied-fresh (19 families written later and held "
                                               "out: run once, at the end), varied-dev2 (a second pool's even "
                                               "half: new vocabulary and shapes to tune on), varied-fresh2 "
-                                              "(that pool's odd half, held out), varied-dev3 / varied-fresh3 and "
-                                              "varied-dev4 / varied-fresh4 (two more pools written blind to the "
-                                              "rules: even half to tune on, odd half held out).")] = "dev",
+                                              "(that pool's odd half, held out), varied-dev3 / varied-fresh3, "
+                                              "varied-dev4 / varied-fresh4 and varied-dev5 / varied-fresh5 (three "
+                                              "more pools written blind to the rules: even half to tune on, odd "
+                                              "half held out).")] = "dev",
     library: Annotated[Path | None, typer.Option(help="Library JSONL (id, question, answer, optional solution): "
                                                       "problems to solve and deposit.")] = None,
     eval_file: Annotated[Path | None, typer.Option("--eval", help="Eval JSONL (id, question, answer, role: "
