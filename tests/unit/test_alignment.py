@@ -226,6 +226,15 @@ def test_many_alike_sentences_end_in_a_refusal_not_a_search_without_end() -> Non
     # a verb after a capitalized family name
     ("Tom sees a 20 dollar shirt and a 15 dollar hat. Tom buys the cheapest item. How many dollars does he pay?",
      "Tom sees a 20 dollar shirt and a 15 dollar hat. Tom buys the priciest item. How many dollars does he pay?"),
+    # the seventh session's: a superlative or a word of price inside an object's name of several words picks
+    # another thing ("the cheapest item" -> "the priciest thing", with or without a phrase that places it)
+    ("Tom sees a 20 dollar shirt and a 15 dollar hat. Tom buys the cheapest item. How many dollars does he pay?",
+     "Tom sees a 20 dollar shirt and a 15 dollar hat. Tom buys the priciest thing. How many dollars does he pay?"),
+    ("Tom sees a 20 dollar shirt and a 15 dollar hat. Tom buys the cheapest item. How many dollars does he pay?",
+     "Tom sees a 20 dollar shirt and a 15 dollar hat. Tom buys the priciest thing on the shelf. How many dollars "
+     "does he pay?"),
+    ("Tom sees a 20 dollar shirt and a 15 dollar hat. Tom buys the cheap item. How many dollars does he pay?",
+     "Tom sees a 20 dollar shirt and a 15 dollar hat. Tom buys the expensive thing. How many dollars does he pay?"),
     ("Tom gets a weekly allowance of 5 dollars. How many dollars does Tom get in 8 weeks?",
      "Tom gets a daily allowance of 5 dollars. How many dollars does Tom get in 8 weeks?"),
     ("Tom has 6 ripe apples and 4 rotten apples. How many apples can Tom eat?",

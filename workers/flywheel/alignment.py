@@ -70,7 +70,7 @@ from typing import Any
 CURRENCY_PREFIXES = {"R": "zar", "kr": "sek", "zł": "pln", "Rs": "inr", "Rp": "idr", "RM": "myr", "CHF": "chf",
                      "KSh": "kes", "Ksh": "kes", "TSh": "tzs", "USh": "ugx", "Br": "etb", "Tk": "bdt", "Bs": "bob",
                      "US$": "usd", "A$": "aud", "C$": "cad", "NZ$": "nzd", "HK$": "hkd", "S$": "sgd", "R$": "brl",
-                     "MX$": "mxn", "GH₵": "ghs"}
+                     "MX$": "mxn", "GH₵": "ghs", "Kč": "czk", "Ft": "huf", "Kz": "aoa", "Nu": "btn"}
 # a sign of one country's currency whose word names several ("dollars", "shillings", "pesos"): the word stands for
 # the one such sign its text writes ("A$5 ... how many dollars": aud), so that "US$3 and HK$5" are two currencies
 # (review 38: a mix is refused) and "KSh12 ... how many shillings" one
@@ -182,7 +182,7 @@ _PEOPLE = frozenset("waiter waitress cashier nurse doctor driver farmer baker ch
 CURRENCY_SYMBOLS = {"$": "usd", "€": "eur", "£": "gbp", "¥": "jpy", "₹": "inr", "₱": "php", "₩": "krw", "₽": "rub",
                     "₦": "ngn", "₺": "try", "₫": "vnd", "฿": "thb", "₴": "uah", "₾": "gel", "₭": "lak", "₵": "ghs",
                     "₪": "ils", "₡": "crc", "₸": "kzt", "₼": "azn", "₲": "pyg", "₮": "mnt", "៛": "khr", "₨": "rs",
-                    "৳": "bdt"}
+                    "৳": "bdt", "֏": "amd"}
 # more currencies by name (singular and plural forms), from ISO 4217's list: a word here is a currency slot wherever
 # it stands, so none is a common English word of another meaning ("real", "mark", "sol", "sum" are left out; "won"
 # and "kip" are _AMBIGUOUS_CURRENCY)
@@ -197,7 +197,7 @@ _CURRENCY_NAMES = {w: code for code, forms in {
     "top": "paanga", "wst": "tala talas", "vuv": "vatu vatus", "pgk": "kina kinas", "bwp": "pula pulas",
     "lsl": "loti maloti", "szl": "lilangeni emalangeni", "mzn": "metical meticais meticals",
     "aoa": "kwanza kwanzas", "gmd": "dalasi dalasis", "mga": "ariary ariarys", "sll": "leone leones",
-    "pen": "soles", "bob": "boliviano bolivianos", "pyg": "guarani guaranis", "crc": "colones",
+    "pen": "soles", "bob": "boliviano bolivianos", "pyg": "guarani guaranis guaranies", "crc": "colones",
     "nio": "cordoba cordobas", "hnl": "lempira lempiras", "gtq": "quetzal quetzales quetzals",
     "pab": "balboa balboas", "ves": "bolivar bolivars bolivares", "brl": "reais", "cny": "renminbi",
     "mnt": "tugrik tugriks", "kwd": "dinar dinars", "isk": "krónur kronur",
@@ -1146,6 +1146,12 @@ def _object_span(tokens: Sequence[Token], i1: int, i2: int, nouns: frozenset[str
     bus"; the transfer's constants check does not let a renamed object's words explain a constant); and the whole
     phrase: no content word right after it."""
     span = tokens[i1:i2]
+    if span and span[-1].kind == "word" and (at := _qualified_at(tokens, i1, i2)) is not None:
+        # a name with a phrase that places or qualifies it ("rabbits in the back shed", "the factory that makes
+        # frozen pizza"): its head part is an object's name, and nothing but the phrase follows it
+        nxt = tokens[i2] if i2 < len(tokens) else None
+        return _object_span(tokens, i1, at, nouns) and not (nxt is not None and nxt.kind == "word"
+                                                             and not _fixed(nxt.key))
     if not 1 <= len(span) <= 6 or span[-1].kind != "word":
         return False
     prev = tokens[i1 - 1] if i1 else None
@@ -1159,7 +1165,8 @@ def _object_span(tokens: Sequence[Token], i1: int, i2: int, nouns: frozenset[str
         return False
     # its noun: the last word, or the word before "of" ("cans of soda": cans)
     heads = [span[-1].key] + [span[k - 1].key for k in range(1, len(span) - 1) if span[k].key == "of"]
-    counted = prev.kind == "word" and prev.key in (*_DETERMINERS, "one")  # "one shirt", "a coffee shop"
+    # "one shirt", "a coffee shop", "her aunt's kitchen"
+    counted = (prev.kind == "word" and prev.key in (*_DETERMINERS, "one")) or prev.kind == "poss"
     if not any(lemma(h) in nouns or lemma(h) != h or isinstance(_inflect().singular_noun(h), str) for h in heads) \
             and not counted:
         return False  # a singular noun must be counted or headed by a determiner ("a coffee shop")
@@ -1169,6 +1176,8 @@ def _object_span(tokens: Sequence[Token], i1: int, i2: int, nouns: frozenset[str
     after = tokens[i2] if i2 < len(tokens) else None
     headed = prev.kind == "word" and prev.key in ("a", "an", "the") and not (
         after is not None and (after.kind == "number" or after.key in _DETERMINERS))
+    if any(t.kind == "word" and _selecting(t.key) for t in span):
+        return False  # "the cheapest item" -> "the priciest thing": a word that picks one of several is no name
     after_of = False  # a noun phrase follows "of" inside the name ("bottles of sparkling water"): verbs or not
     for k, tok in enumerate(span):
         if tok.kind == "punct" and tok.text == "-":
@@ -1196,8 +1205,8 @@ def _object_span(tokens: Sequence[Token], i1: int, i2: int, nouns: frozenset[str
         if k < len(span) - 1 and tok.key.endswith(("ing", "ed")) and tok.key in VERBS \
                 and not any(w in FUNCTION or w in MUST_AGREE or w in CURRENCY_WORDS for w in (tok.key, lemma(tok.key))):
             continue  # a verb form that qualifies the name's last word ("trading cards", "baked beans")
-        if tok.key in _NAME_ADJECTIVES and inner:
-            continue  # "a rusty old station wagon": a word of the name, renamed with it
+        if tok.key in _NAME_ADJECTIVES and (inner or (k == 0 and headed and len(span) > 1)):
+            continue  # "a rusty old station wagon", "the old mill": a word of the name, renamed with it
         if k == len(span) - 1 and len(span) > 1 and _plural_noun_not_verb(tok.key):
             continue  # "chopped fresh spinach leaves": a plural noun that is also a verb's form
         if _fixed(tok.key) and not (headed and not any(w in FUNCTION or w in MUST_AGREE or w in CURRENCY_WORDS
@@ -1208,6 +1217,54 @@ def _object_span(tokens: Sequence[Token], i1: int, i2: int, nouns: frozenset[str
     # noun it qualifies ("5 toy truck wheels")
     participle = nxt is not None and len(nxt.key) > 4 and nxt.key.endswith("ed") and not nxt.key.endswith("eed")
     return not (nxt is not None and nxt.kind == "word" and not _fixed(nxt.key) and not participle)
+
+
+# words of price that pick one of several things ("the cheap one"); superlatives pick one too (_selecting)
+_SELECTING = frozenset("cheap expensive pricey pricy costly dear inexpensive affordable".split())
+# nouns that end in -est like a superlative
+_EST_NOUNS = frozenset("forest forests chest chests vest vests nest nests pest pests test tests guest guests "
+                       "interest interests harvest harvests contest contests request requests protest protests quest "
+                       "quests crest crests conquest digest west east".split())
+
+
+def _selecting(key: str) -> bool:
+    """Whether a word picks one thing of several by comparing them: a superlative ("cheapest", "priciest",
+    "biggest"; not a noun such as "forest" or "guest") or a word of price ("cheap", "expensive")."""
+    return key in _SELECTING or (len(key) > 4 and key.endswith("est") and key not in _EST_NOUNS)
+
+
+# words that open a phrase placing or qualifying an object's name inside it ("rabbits in the back shed", "a quiz for
+# charity", "the factory that makes frozen pizza")
+_QUALIFYING = frozenset("in on under at near behind beside by for from".split())
+_RELATIVE = frozenset("that which".split())
+_PLACE_ADJECTIVES = frozenset("back front side top bottom upper lower old new".split())  # "in the back shed"
+
+
+def _qualified_at(tokens: Sequence[Token], i1: int, i2: int) -> int | None:
+    """Where a phrase that places or qualifies the name tokens[i1:i2] starts, or None: a preposition of place or
+    purpose (_QUALIFYING), an optional article and one to three words, or "that"/"which", a verb in -s and one to
+    three words; every word of the phrase lowercase and no word a rule fixes (no number, unit, time, money, person,
+    pronoun or possessive: "apples for 5 dollars", "pens for each child", "cakes in the morning" stay as they
+    are), at least one word of the name before it."""
+    for k in range(i1 + 1, i2 - 1):
+        tok = tokens[k]
+        if tok.kind != "word" or (tok.key not in _QUALIFYING and tok.key not in _RELATIVE):
+            continue
+        rest = list(tokens[k + 1:i2])
+        if tok.key in _RELATIVE:
+            if not rest or rest[0].key not in VERBS or not rest[0].key.endswith("s"):
+                return None
+            rest = rest[1:]
+        elif rest and rest[0].key in ("the", "a", "an"):
+            rest = rest[1:]
+        if not 1 <= len(rest) <= 3 or any(
+                t.kind != "word" or not t.text[:1].islower() or (_fixed(t.key) and not (
+                    t.key in _PLACE_ADJECTIVES and n < len(rest) - 1)) or t.key in PRONOUNS
+                or lemma(t.key) in KIN or lemma(t.key) in GENDERED_NOUNS or lemma(t.key) in _PEOPLE
+                for n, t in enumerate(rest)):
+            return None
+        return k
+    return None
 
 
 def _pair(theirs: Sequence[Token], mine: Sequence[Token], asked: bool, mapping: _Mapping,
@@ -1392,16 +1449,6 @@ def _pair(theirs: Sequence[Token], mine: Sequence[Token], asked: bool, mapping: 
             mapping.update(trial)
             break
         else:
-            # an object's name of another word count whose last word stays ("the science museum" -> "the natural
-            # history museum"), as "each double-decker bus" -> "each bus" above
-            nxt = ops[n + 1] if n + 1 < len(ops) else None
-            if op == "replace" and nxt is not None and nxt[0] == "equal" \
-                    and _object_span(theirs, i1, i2 + 1, texts.nouns[0]) \
-                    and _object_span(mine, j1, j2 + 1, texts.nouns[1]):
-                mapping.update(span_rename(i1, i2 + 1, j1, j2 + 1))
-                mapping.objects.add(_span_key(theirs[i1:i2 + 1]))
-                skip = 1
-                continue
             if (end := merged(n, i1, j1)) is None:
                 raise refusal
             done = end
