@@ -1449,10 +1449,35 @@ def _pair(theirs: Sequence[Token], mine: Sequence[Token], asked: bool, mapping: 
             mapping.update(trial)
             break
         else:
+            # a compound name whose first words change and whose noun stays ("the rowing boat" -> "the pedal
+            # boat", "the science museum" -> "the natural history museum"): one rename where the noun is named no
+            # other way in either text (not "a 5 kg box ... the heavy box"), and no word of it picks one thing of
+            # several (_selecting: "the cheapest item" -> "the priciest item" is refused in _object_span)
+            nxt = ops[n + 1] if n + 1 < len(ops) else None
+            if op == "replace" and nxt is not None and nxt[0] == "equal" \
+                    and _object_span(theirs, i1, i2 + 1, texts.nouns[0]) \
+                    and _object_span(mine, j1, j2 + 1, texts.nouns[1]) \
+                    and _named_one_way(texts.tokens[0], theirs[i2], theirs[i2 - 1]) \
+                    and _named_one_way(texts.tokens[1], mine[j2], mine[j2 - 1]):
+                mapping.update(span_rename(i1, i2 + 1, j1, j2 + 1))
+                mapping.objects.add(_span_key(theirs[i1:i2 + 1]))
+                skip = 1
+                continue
             if (end := merged(n, i1, j1)) is None:
                 raise refusal
             done = end
     return numbers
+
+
+def _named_one_way(tokens: Sequence[Token], noun: Token, before: Token) -> bool:
+    """Whether every time the text names `noun` it is after `before`, a function word or a possessive ("the rowing
+    boat ... the boat"): no other kind of it, and no count or measure of it ("a 5 kg box ... the heavy box")."""
+    for k, tok in enumerate(tokens):
+        if tok.kind == "word" and lemma(tok.key) == lemma(noun.key) and k:
+            prev = tokens[k - 1]
+            if not (prev.kind == "poss" or (prev.kind == "word" and (prev.key == before.key or prev.key in FUNCTION))):
+                return False
+    return True
 
 
 def _same_count(r: Token, m: Token) -> None:
