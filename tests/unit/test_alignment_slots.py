@@ -1150,3 +1150,24 @@ def test_a_changed_word_before_a_kept_noun_that_tells_its_kinds_apart_is_no_rena
                    "and his aunt keep a rowing boat for 4 hours. How many dollars do they pay?")):
         got = align(question, routed)
         assert not got.aligned, (question, got)
+
+
+YAA = ("Yaa works at the call center for $12 an hour. For every hour over 32 in a week she is paid time and a half, "
+       "and this week she works 54 hours to cover for her granddaughter. How many dollars does Yaa earn this week?")
+
+
+def test_a_name_of_no_known_gender_renamed_to_one_of_the_pronouns_gender_may_be_its_referent() -> None:
+    """Seventh session (issue 38): "Yaa" is in no name list and her text has two women (her granddaughter), so no
+    gender is known for her; renamed to "Anh Thu" (a woman's name), the question's "she" may stand for her as the
+    routed problem's may stand for Yaa."""
+    got = align("Anh Thu works at the hospital laundry for $30 an hour. For every hour over 36 in a week she is paid "
+                "time and a half, and this week she works 56 hours to cover for her sister-in-law. How many dollars "
+                "does Anh Thu earn this week?", YAA)
+    assert got.aligned and got.values == ["30", "36", "56"], got.reason
+    # a woman named before her in the question that the routed problem does not have: "she" may be Mia now
+    assert not align("Anh Thu meets Mia at the hospital laundry, which pays $30 an hour. For every hour over 36 in a "
+                     "week she is paid time and a half, and this week she works 56 hours to cover for her "
+                     "sister-in-law. How many dollars does Anh Thu earn this week?", YAA).aligned
+    # a man's pronoun for Yaa: Yaa's gender is known, nothing is borrowed ("his sister" -> "her sister" refused)
+    assert not align("Anh Thu gives her sister 6 pens. She has 2 pens left. How many pens did Anh Thu have?",
+                     "Yaa gives his sister 5 pens. She has 3 pens left. How many pens did Yaa have?").aligned

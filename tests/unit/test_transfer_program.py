@@ -221,6 +221,13 @@ def test_a_fraction_or_a_multiple_spelled_in_words_explains_its_constants() -> N
     assert unexplained_constants("print(2 * kvp_0 * 2)", "Ana has two shops of 5 bicycles. How many wheels?") \
         == ["2"]
     assert unexplained_constants(body, shop.replace("three fifths", "half")) == ["3", "5"]
+    # "time and a half": 3 and 2 (or 1.5) once each; a third 3 is the renamed object's own
+    overtime = "Yaa earns $12 an hour and time and a half for every hour over 32. She works 54 hours. How much?"
+    assert unexplained_constants("print(kvp_0 * kvp_1 + (kvp_2 - kvp_1) * kvp_0 * 3 // 2)", overtime) == []
+    assert unexplained_constants("print(kvp_0 * kvp_1 + (kvp_2 - kvp_1) * kvp_0 * 1.5)", overtime) == []
+    assert unexplained_constants("print(kvp_0 * kvp_1 + (kvp_2 - kvp_1) * kvp_0 * 3 // 2 * 3)", overtime) == ["3"]
+    assert unexplained_constants("print(kvp_0 * 5 // 2)", "Ana walks two and a half miles a day. How far?") == []
+    assert unexplained_constants("print(kvp_0 * 3 // 2)", "Ana walks two and a half miles a day. How far?") == ["3"]
 
 
 def test_a_spelled_multiple_explains_one_use_of_its_constant_not_an_objects_constant_besides() -> None:

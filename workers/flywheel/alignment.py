@@ -1770,6 +1770,14 @@ def _people_agree(mapping: _Mapping, texts: _Texts) -> str | None:
                  and p in before_r}
         could -= {mapping.forward.get(p, p) for p in owned_r}
         might = {p for p, g in mine.items() if g == gb and p not in owned_m and p in before_m}
+        if ga == gb:  # a name of no known gender renamed to one of the pronoun's ("Yaa ... she" -> "Anh Thu ...
+            # she"): it may be whom the pronoun stands for, on both sides alike
+            named_r = _named_before(dict.fromkeys(texts.names[0], ""), texts, r, 0)
+            named_m = _named_before(dict.fromkeys(texts.names[1], ""), texts, m, 1)
+            could |= {q for p, q in mapping.forward.items()
+                      if p in named_r and p not in theirs and mine.get(q) == gb}
+            might |= {q for p, q in mapping.forward.items()
+                      if q in named_m and q not in mine and theirs.get(p) == ga}
         if could == might and (could or ga == gb):  # no person of the gender: a pronoun for a noun ("a farmer")
             continue
         ref_r, ref_m = _whole_name(ref_r, theirs), _whole_name(ref_m, mine)

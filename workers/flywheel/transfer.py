@@ -54,11 +54,16 @@ _DENOMINATORS = {**{w: n for n, ws in {"2": "half halves", "3": "third thirds", 
 
 def _spelled(routed_question: str) -> Counter[str]:
     """The constants a fraction or a multiple spelled in words states, each as often as the text spells it: "three
-    fifths" (3 and 5), "four times" (4). Those words must agree, so the constants hold for the renamed question too;
+    fifths" (3 and 5), "four times" (4), "time and a half" (3 and 2, or 1.5), "two and a half" (5 and 2, or 2.5).
+    Those words must agree, so the constants hold for the renamed question too;
     a number word elsewhere ("two shops") explains nothing (a program's 2 may still be a bicycle's wheels), and one
     spelled 4 explains one 4 of the program, not a car's 4 wheels besides ("four times as many cars ... wheels")."""
     words = re.findall(r"[a-z]+", routed_question.casefold())
     out: Counter[str] = Counter()
+    for k in range(len(words) - 3):  # "time and a half" (3/2 or 1.5), "two and a half" (5/2 or 2.5)
+        if words[k + 1:k + 4] == ["and", "a", "half"] and (words[k] == "time" or words[k] in _CARDINALS):
+            whole = 1 if words[k] == "time" else int(_CARDINALS[words[k]])
+            out.update((str(2 * whole + 1), "2", f"{whole}.5"))
     for a, b in zip(words, words[1:], strict=False):
         if a in _CARDINALS and b in _DENOMINATORS:
             out.update((_CARDINALS[a], _DENOMINATORS[b]))
