@@ -1171,3 +1171,17 @@ def test_a_name_of_no_known_gender_renamed_to_one_of_the_pronouns_gender_may_be_
     # a man's pronoun for Yaa: Yaa's gender is known, nothing is borrowed ("his sister" -> "her sister" refused)
     assert not align("Anh Thu gives her sister 6 pens. She has 2 pens left. How many pens did Anh Thu have?",
                      "Yaa gives his sister 5 pens. She has 3 pens left. How many pens did Yaa have?").aligned
+
+
+def test_an_objects_name_after_dozen_renames_as_a_whole_and_the_dozen_must_agree() -> None:
+    routed = ("Emeka orders 15 dozen little pots of chocolate mousse from the corner bakery. They cost $8 a dozen. How "
+              "many dollars does Emeka pay?")
+    got = align("Ines orders 16 dozen glazed doughnuts from the corner bakery. They cost $10 a dozen. How many "
+                "dollars does Ines pay?", routed)
+    assert got.aligned and got.values == ["16", "10"] and got.objects == ("little pot of chocolate mousse",), \
+        got.reason
+    # the dozen dropped, or another unit of count: refused
+    assert not align("Ines orders 16 glazed doughnuts from the corner bakery. They cost $10 a dozen. How many dollars "
+                     "does Ines pay?", routed).aligned
+    assert not align("Ines orders 16 boxes of glazed doughnuts from the corner bakery. They cost $10 a dozen. How "
+                     "many dollars does Ines pay?", routed).aligned

@@ -227,6 +227,9 @@ def test_a_fraction_or_a_multiple_spelled_in_words_explains_its_constants() -> N
     assert unexplained_constants("print(kvp_0 * kvp_1 + (kvp_2 - kvp_1) * kvp_0 * 1.5)", overtime) == []
     assert unexplained_constants("print(kvp_0 * kvp_1 + (kvp_2 - kvp_1) * kvp_0 * 3 // 2 * 3)", overtime) == ["3"]
     assert unexplained_constants("print(kvp_0 * 5 // 2)", "Ana walks two and a half miles a day. How far?") == []
+    deposit = "Ana orders 15 cakes at $8 each and pays a fifth of the price now. How much does she still owe?"
+    assert unexplained_constants("print(kvp_0 * kvp_1 - kvp_0 * kvp_1 // 5)", deposit) == []
+    assert unexplained_constants("print(kvp_0 * kvp_1 - kvp_0 * kvp_1 // 5 * 5)", deposit) == ["5"]
     assert unexplained_constants("print(kvp_0 * 3 // 2)", "Ana walks two and a half miles a day. How far?") == ["3"]
 
 

@@ -1160,7 +1160,7 @@ def _object_span(tokens: Sequence[Token], i1: int, i2: int, nouns: frozenset[str
     # auxiliary)
     progressive = i1 >= 2 and tokens[i1 - 2].key in _AUXILIARIES
     if prev is None or not (prev.kind in ("number", "poss") or (prev.kind == "word" and (
-            prev.key in ("many", "much") or (prev.key in FUNCTION and prev.key not in _SUBJECTS)
+            prev.key in ("many", "much", "dozen", "dozens") or (prev.key in FUNCTION and prev.key not in _SUBJECTS)
             or (prev.key in VERBS and prev.text[:1].islower() and (progressive or not prev.key.endswith("ing")))))):
         return False
     # its noun: the last word, or the word before "of" ("cans of soda": cans)

@@ -54,7 +54,7 @@ _DENOMINATORS = {**{w: n for n, ws in {"2": "half halves", "3": "third thirds", 
 
 def _spelled(routed_question: str) -> Counter[str]:
     """The constants a fraction or a multiple spelled in words states, each as often as the text spells it: "three
-    fifths" (3 and 5), "four times" (4), "time and a half" (3 and 2, or 1.5), "two and a half" (5 and 2, or 2.5).
+    fifths" (3 and 5), "four times" (4), "a fifth" (5), "time and a half" (3 and 2, or 1.5), "two and a half" (5 and 2, or 2.5).
     Those words must agree, so the constants hold for the renamed question too;
     a number word elsewhere ("two shops") explains nothing (a program's 2 may still be a bicycle's wheels), and one
     spelled 4 explains one 4 of the program, not a car's 4 wheels besides ("four times as many cars ... wheels")."""
@@ -67,6 +67,8 @@ def _spelled(routed_question: str) -> Counter[str]:
     for a, b in zip(words, words[1:], strict=False):
         if a in _CARDINALS and b in _DENOMINATORS:
             out.update((_CARDINALS[a], _DENOMINATORS[b]))
+        elif a in ("a", "an") and b in _DENOMINATORS:  # "a fifth of the price": 5
+            out[_DENOMINATORS[b]] += 1
         elif a in _CARDINALS and b == "times":
             out[_CARDINALS[a]] += 1
     return out
