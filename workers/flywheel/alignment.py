@@ -52,6 +52,12 @@ name, kinship noun or object the diff splits into pieces renamed as a whole (`me
 compound given names, a text's only person's gender from its pronouns, object names of up to six words; the list
 with its conditions is in docs/FLYWHEEL.md.
 
+Seventh session (issue 38): statements joined by ", while", ", where", ", but", ", so" are clauses as with "and";
+"twice a week" is a frequency and a duration a standing fact; a pronoun stands for no person named only after it;
+an object's name may end in a phrase that places or qualifies it ("rabbits in the back shed"), its first words may
+change where its noun is named no other way ("rowing boat" -> "pedal boat"), and no superlative or word of price
+is part of one ("the cheapest item"); docs/FLYWHEEL.md has the conditions and the near misses.
+
 `align` never raises on odd text: what does not align is a refusal with its reason."""
 
 from __future__ import annotations
