@@ -1246,6 +1246,12 @@ _RELATIVE = frozenset("that which".split())
 _PLACE_ADJECTIVES = frozenset("back front side top bottom upper lower old new".split())  # "in the back shed"
 
 
+def _head(tokens: Sequence[Token], i1: int, i2: int) -> Token:
+    """The word a name of tokens[i1:i2] ends on before any phrase that places or qualifies it."""
+    at = _qualified_at(tokens, i1, i2)
+    return tokens[(at if at is not None else i2) - 1]
+
+
 def _qualified_at(tokens: Sequence[Token], i1: int, i2: int) -> int | None:
     """Where a phrase that places or qualifies the name tokens[i1:i2] starts, or None: a preposition of place or
     purpose (_QUALIFYING), an optional article and one to three words, or "that"/"which", a verb in -s and one to
@@ -1342,7 +1348,7 @@ def _pair(theirs: Sequence[Token], mine: Sequence[Token], asked: bool, mapping: 
         noun or object of any word count), a possessive pronoun before it (`lead`) paired as a pronoun; _Refused
         where the two name another count of people or the rename breaks the bijection."""
         trial = mapping.copy()
-        _same_count(theirs[i2 - 1], mine[j2 - 1])
+        _same_count(_head(theirs, i1, i2), _head(mine, j1, j2))
         if lead:
             one(trial, theirs[i1], mine[j1], [])
         span_r, span_m = theirs[i1 + lead:i2], mine[j1 + lead:j2]
@@ -1387,6 +1393,26 @@ def _pair(theirs: Sequence[Token], mine: Sequence[Token], asked: bool, mapping: 
         i1, j1, skip = i1 + skip, j1 + skip, 0
         if i1 >= i2 and j1 >= j2:
             continue
+        # a name kept and a phrase that places or qualifies it dropped or added after it ("rabbits in the back
+        # shed" -> "rabbits"): the name with its phrase is one rename, as "rabbits in the back shed" -> "guinea
+        # pigs" is (so the bare name elsewhere is another key: a question naming both is refused)
+        nxt = ops[n + 1] if n + 1 < len(ops) else None
+        if op == "equal" and nxt is not None and nxt[0] in ("delete", "insert"):
+            end_r, end_m = (nxt[2], j2) if nxt[0] == "delete" else (i2, nxt[4])
+            if _qualified_at(theirs, i2 - 1, end_r) == i2 if nxt[0] == "delete" else \
+                    _qualified_at(mine, j2 - 1, end_m) == j2:
+                if _object_span(theirs, i2 - 1, end_r, texts.nouns[0]) \
+                        and _object_span(mine, j2 - 1, end_m, texts.nouns[1]):
+                    trial, found = mapping.copy(), []
+                    for r, m in zip(theirs[i1:i2 - 1], mine[j1:j2 - 1], strict=True):
+                        one(trial, r, m, found)
+                    mapping.update(trial)
+                    numbers.extend(found)
+                    # the same thing, placed or not: no object of another kind (no constants or category of
+                    # its own), so not among the renamed objects
+                    mapping.update(span_rename(i2 - 1, end_r, j2 - 1, end_m))
+                    done = n + 1
+                    continue
         dropped = " ".join(t.text for t in theirs[i1:i2])
         added = " ".join(t.text for t in mine[j1:j2])
         # two pieces of one name around a word or two the diff kept ("box [of] candy" -> "small tub [of] ice
