@@ -235,6 +235,47 @@ def test_many_alike_sentences_end_in_a_refusal_not_a_search_without_end() -> Non
      "does he pay?"),
     ("Tom sees a 20 dollar shirt and a 15 dollar hat. Tom buys the cheap item. How many dollars does he pay?",
      "Tom sees a 20 dollar shirt and a 15 dollar hat. Tom buys the expensive thing. How many dollars does he pay?"),
+    # the seventh session's review (NOTE-review7): the object's own noun renamed inside a qualified name and kept
+    # elsewhere; a word of degree picking one of several things by a general noun; a noun of money's direction
+    # renamed; a name of unknown gender that the routed pronoun cannot stand for; "heavy"/"hot" as objects
+    ("Lena has 20 goldfish in the big tank. She buys 8 goldfish for the pond. How many goldfish does Lena have?",
+     "Lena has 20 guppies in the bowl. She buys 8 goldfish for the pond. How many goldfish does Lena have?"),
+    ("Omar has 45 novels in the spare room. He buys 12 novels at the fair. How many novels does Omar have?",
+     "Omar has 45 comics on the top shelf. He buys 12 novels at the fair. How many novels does Omar have?"),
+    ("Ana drives a van at 40 miles an hour and Bo drives a truck at 60 miles an hour. The fast vehicle leaves at "
+     "noon. How many miles does the fast vehicle go in 3 hours?",
+     "Ana drives a van at 40 miles an hour and Bo drives a truck at 60 miles an hour. The slow vehicle leaves at "
+     "noon. How many miles does the slow vehicle go in 3 hours?"),
+    ("Mia has a jar with 40 candies and a tin with 25 candies. She eats 5 candies from the big container. How many "
+     "candies are left in the big container?",
+     "Mia has a jar with 40 candies and a tin with 25 candies. She eats 5 candies from the small container. How many "
+     "candies are left in the small container?"),
+    ("Ana can walk to school along a 3 mile road or a 4 mile trail. She takes the long route to school 5 days a week. "
+     "How many miles does she walk to school in a week?",
+     "Ana can walk to school along a 3 mile road or a 4 mile trail. She takes the short route to school 5 days a "
+     "week. How many miles does she walk to school in a week?"),
+    ("Tom has a son aged 12 and a daughter aged 8. He gives the big child $5 for each year of age. How many dollars "
+     "does the big child get?",
+     "Tom has a son aged 12 and a daughter aged 8. He gives the little child $5 for each year of age. How many "
+     "dollars does the little child get?"),
+    ("Ana has a car she bought 10 years ago for $8000 and a van she bought this year for $30000. She sells the old "
+     "vehicle for 60% of its price. How many dollars does she get?",
+     "Ana has a car she bought 10 years ago for $8000 and a van she bought this year for $30000. She sells the new "
+     "vehicle for 60% of its price. How many dollars does she get?"),
+    ("Ana's monthly salary is $3000, and Ana's bonus this month is $400. How many dollars does Ana receive this "
+     "month?", "Ana's monthly salary is $3000, and Ana's deduction this month is $400. How many dollars does Ana "
+     "receive this month?"),
+    ("Ana's salary is $3000, and her bonus this month is $400. How many dollars does Ana receive this month?",
+     "Ana's salary is $3000, and her deduction this month is $400. How many dollars does Ana receive this month?"),
+    ("Emeka sold 30 pies to Mia, and she sold 20 more pies to her neighbors. How many pies did Emeka sell?",
+     "Ana sold 30 pies to Mia, and she sold 20 more pies to her neighbors. How many pies did Ana sell?"),
+    ("Tunde baked 30 pies for Mia. Then she baked 20 more pies. How many pies did Tunde bake?",
+     "Ana baked 30 pies for Mia. Then she baked 20 more pies. How many pies did Ana bake?"),
+    ("Tom sees a 50 kg crate and a 30 kg sack. Tom lifts the heavy load onto the truck 4 times. How many kg does Tom "
+     "lift in all?", "Tom sees a 50 kg crate and a 30 kg sack. Tom lifts the light load onto the truck 4 times. How "
+     "many kg does Tom lift in all?"),
+    ("A cafe sells iced tea for $3 and cocoa for $4. Ana buys 5 hot drinks. How many dollars does she pay?",
+     "A cafe sells iced tea for $3 and cocoa for $4. Ana buys 5 cold drinks. How many dollars does she pay?"),
     ("Tom gets a weekly allowance of 5 dollars. How many dollars does Tom get in 8 weeks?",
      "Tom gets a daily allowance of 5 dollars. How many dollars does Tom get in 8 weeks?"),
     ("Tom has 6 ripe apples and 4 rotten apples. How many apples can Tom eat?",

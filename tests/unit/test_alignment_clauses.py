@@ -148,9 +148,9 @@ def test_a_pronoun_choosing_among_more_names_of_its_gender_than_the_routed_one_i
 
 # statements joined by a word other than "and" (seventh session): ", while", ", where", ", but", ", so" (and "while"
 # without a comma) join two statements as "and" does; "and already has" leaves its subject out
-CINEMA = ("Joaquin takes 8 children from his tutor's class to the cinema. Each child's ticket costs $12, and each child "
-          "also gets a box of candy for $3. Joaquin pays with 150 dollars. How many dollars of change does Joaquin "
-          "get?")
+CINEMA = ("Joaquin takes 8 children from his tutor's class to the cinema. Each child's ticket costs $12, and each "
+          "child also gets a box of candy for $3. Joaquin pays with 150 dollars. How many dollars of change does "
+          "Joaquin get?")
 WISH = ("Ravi wants a telescope that costs $340. He already has $70. Every month he saves $15 from his paper round, "
         "and his roommate adds $30. If nothing else changes, how many months will it take Ravi to have enough?")
 SWIM = ("Twice a week, Aroha drives her coach to swimming lessons and waits at the pool. Each lesson lasts 30 minutes, "

@@ -1122,8 +1122,8 @@ def test_a_qualifying_phrase_that_tells_things_apart_or_holds_a_number_or_time_i
                      "Pedro keep?").aligned
 
 
-ROWING = ("At the lake a rowing boat rents for $28 for the first hour and $7 for each hour after that. Ahmed and his tutor "
-        "keep one for 2 hours. How many dollars do they pay?")
+ROWING = ("At the lake a rowing boat rents for $28 for the first hour and $7 for each hour after that. Ahmed and his "
+          "tutor keep one for 2 hours. How many dollars do they pay?")
 
 
 def test_a_compound_name_whose_first_words_change_and_whose_noun_stays_is_one_rename() -> None:

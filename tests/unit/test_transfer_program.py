@@ -231,6 +231,13 @@ def test_a_fraction_or_a_multiple_spelled_in_words_explains_its_constants() -> N
     assert unexplained_constants("print(kvp_0 * kvp_1 - kvp_0 * kvp_1 // 5)", deposit) == []
     assert unexplained_constants("print(kvp_0 * kvp_1 - kvp_0 * kvp_1 // 5 * 5)", deposit) == ["5"]
     assert unexplained_constants("print(kvp_0 * 3 // 2)", "Ana walks two and a half miles a day. How far?") == ["3"]
+    # the one form or the other, never both (NOTE-review7 4): where the program writes 1.5, a 3 is a tricycle's
+    tricycles = ("Lena fits wheels on 30 tricycles on Friday and, paid time and a half on Saturday, on 10 tricycles. "
+                 "How many dollars does she earn at $2 a wheel?")
+    assert unexplained_constants("wheels = 3\nprint(kvp_2 * wheels * kvp_0 + kvp_2 * 1.5 * wheels * kvp_1)",
+                                 tricycles) == ["3"]
+    assert unexplained_constants("print(kvp_0 * 2.5 * 5)", "A starfish swims two and a half meters. How far?") \
+        == ["5"]
 
 
 def test_a_spelled_multiple_explains_one_use_of_its_constant_not_an_objects_constant_besides() -> None:

@@ -104,6 +104,8 @@ MUST_AGREE = frozenset("""
     both half twice double triple quarter third times dozen dozens pair pairs score percent percentage number amount
     first second last next previous original initial final extra additional whole entire new old only
     sum difference product average profit loss cost costs price prices change tax tip discount interest fee rate
+    bonus bonuses deduction deductions fine fines penalty penalties refund refunds salary salaries wage wages rent
+    rents debt debts savings allowance allowances income expense expenses commission commissions loan loans credit
     cent cents dollar dollars penny pennies nickel nickels dime dimes euro euros pound pounds money
     second seconds minute minutes hour hours day days week weeks month months year years decade decades
     mile miles kilometer kilometers meter meters centimeter centimeters foot feet inch inches yard yards
@@ -1086,8 +1088,8 @@ def rename_kind(routed: Token, mine: Token, texts: _Texts) -> str | None:
     if lemma(a) in KIN and lemma(b) in KIN:
         # one person for several ("his uncle" -> "his uncles", "his parents"): another count of people
         return "kin" if (a == lemma(a)) == (b == lemma(b)) else None
-    if _fixed(a) or _fixed(b) or any(w.endswith(("est", "ly")) and len(w) > 4 for w in (a, b)):
-        return None  # superlatives and adverbs ("the cheapest", "weekly") qualify; they are never slots
+    if _fixed(a) or _fixed(b) or any((w.endswith(("est", "ly")) and len(w) > 4) or w in _GRADABLE for w in (a, b)):
+        return None  # superlatives, adverbs, degrees ("the cheapest", "weekly", "the heavy load") are never slots
     if routed.text[:1].isupper() and mine.text[:1].isupper() and (
             (lemma(a) in texts.names[0] and lemma(b) in texts.names[1])
             or (lemma(a) in texts.names[0] and _name_like(mine, 1, texts))
@@ -1144,7 +1146,8 @@ def _span_key(span: Sequence[Token]) -> str:
     return " ".join(lemma(t.key) if t.kind == "word" else t.text for t in span)
 
 
-def _object_span(tokens: Sequence[Token], i1: int, i2: int, nouns: frozenset[str]) -> bool:
+def _object_span(tokens: Sequence[Token], i1: int, i2: int, nouns: frozenset[str],
+                 whole: Sequence[Token] = ()) -> bool:
     """Whether tokens[i1:i2] is one object's name of one to six words ("marbles", "toy trucks", "yo-yos"): a
     noun of its text (counted or headed by a determiner) or a plural as its last word, after a number, a
     function word that is no subject ("on stickers", "of the toy trucks") or a possessive; before it only words no
@@ -1156,7 +1159,7 @@ def _object_span(tokens: Sequence[Token], i1: int, i2: int, nouns: frozenset[str
         # a name with a phrase that places or qualifies it ("rabbits in the back shed", "the factory that makes
         # frozen pizza"): its head part is an object's name, and nothing but the phrase follows it
         nxt = tokens[i2] if i2 < len(tokens) else None
-        return _object_span(tokens, i1, at, nouns) and not (nxt is not None and nxt.kind == "word"
+        return _object_span(tokens, i1, at, nouns, whole) and not (nxt is not None and nxt.kind == "word"
                                                              and not _fixed(nxt.key))
     if not 1 <= len(span) <= 6 or span[-1].kind != "word":
         return False
@@ -1184,6 +1187,12 @@ def _object_span(tokens: Sequence[Token], i1: int, i2: int, nouns: frozenset[str
         after is not None and (after.kind == "number" or after.key in _DETERMINERS))
     if any(t.kind == "word" and _selecting(t.key) for t in span):
         return False  # "the cheapest item" -> "the priciest thing": a word that picks one of several is no name
+    if any(t.kind == "word" and t.key in _GRADABLE for t in span) and (
+            span[-1].key in _GRADABLE or (i1 and tokens[i1 - 1].key in _DEFINITE
+                                          and not _introduced(whole or tokens, [t.key for t in span]))):
+        # "the fast vehicle", "5 [hot] drinks": a degree that picks one; not "a small tub", nor "the tiny rubber
+        # ducks" after "12 tiny rubber ducks" (the name of a kind the text brought in)
+        return False
     after_of = False  # a noun phrase follows "of" inside the name ("bottles of sparkling water"): verbs or not
     for k, tok in enumerate(span):
         if tok.kind == "punct" and tok.text == "-":
@@ -1211,8 +1220,8 @@ def _object_span(tokens: Sequence[Token], i1: int, i2: int, nouns: frozenset[str
         if k < len(span) - 1 and tok.key.endswith(("ing", "ed")) and tok.key in VERBS \
                 and not any(w in FUNCTION or w in MUST_AGREE or w in CURRENCY_WORDS for w in (tok.key, lemma(tok.key))):
             continue  # a verb form that qualifies the name's last word ("trading cards", "baked beans")
-        if tok.key in _NAME_ADJECTIVES and (inner or (k == 0 and headed and len(span) > 1)):
-            continue  # "a rusty old station wagon", "the old mill": a word of the name, renamed with it
+        if tok.key in _NAME_ADJECTIVES and inner:
+            continue  # "a rusty old station wagon": a word of the name, renamed with it ("the old vehicle" is not)
         if k == len(span) - 1 and len(span) > 1 and _plural_noun_not_verb(tok.key):
             continue  # "chopped fresh spinach leaves": a plural noun that is also a verb's form
         if _fixed(tok.key) and not (headed and not any(w in FUNCTION or w in MUST_AGREE or w in CURRENCY_WORDS
@@ -1227,10 +1236,23 @@ def _object_span(tokens: Sequence[Token], i1: int, i2: int, nouns: frozenset[str
 
 # words of price that pick one of several things ("the cheap one"); superlatives pick one too (_selecting)
 _SELECTING = frozenset("cheap expensive pricey pricy costly dear inexpensive affordable".split())
+# adjectives of degree that pick one of several things by comparing them ("the fast vehicle", "the big container",
+# "the heavy load", "hot drinks"): never a word renamed as (or inside) an object's name (review 7)
+_DEFINITE = frozenset("the this that these those".split())
+_GRADABLE = frozenset("""big large huge giant tiny small fast quick slow long short tall heavy light hot cold warm cool
+    young full empty thick thin wide narrow high low deep shallow strong weak good bad early late hard soft loud quiet
+    rich poor dark bright wet dry clean dirty fresh stale ripe rotten raw cooked far near close distant""".split())
 # nouns that end in -est like a superlative
 _EST_NOUNS = frozenset("forest forests chest chests vest vests nest nests pest pests test tests guest guests "
                        "interest interests harvest harvests contest contests request requests protest protests quest "
                        "quests crest crests conquest digest west east".split())
+
+
+def _introduced(tokens: Sequence[Token], keys: list[str]) -> bool:
+    """Whether the text writes these words somewhere after no definite determiner ("12 tiny rubber ducks")."""
+    n = len(keys)
+    return any([t.key for t in tokens[k:k + n]] == keys and (k == 0 or tokens[k - 1].key not in _DEFINITE)
+               for k in range(len(tokens) - n + 1))
 
 
 def _selecting(key: str) -> bool:
@@ -1371,8 +1393,8 @@ def _pair(theirs: Sequence[Token], mine: Sequence[Token], asked: bool, mapping: 
             lead = 1 if theirs[i1].kind == mine[j1].kind == "word" and theirs[i1].key in PRONOUNS \
                 and mine[j1].key in PRONOUNS else 0
             kind = _span_kind(theirs, i1 + lead, I2, mine, j1 + lead, J2, texts)
-            objects = not lead and _object_span(theirs, i1, I2, texts.nouns[0]) \
-                and _object_span(mine, j1, J2, texts.nouns[1])
+            objects = not lead and _object_span(theirs, i1, I2, texts.nouns[0], texts.tokens[0]) \
+                and _object_span(mine, j1, J2, texts.nouns[1], texts.tokens[1])
             if kind is None and not objects:
                 continue
             try:
@@ -1399,20 +1421,20 @@ def _pair(theirs: Sequence[Token], mine: Sequence[Token], asked: bool, mapping: 
         nxt = ops[n + 1] if n + 1 < len(ops) else None
         if op == "equal" and nxt is not None and nxt[0] in ("delete", "insert"):
             end_r, end_m = (nxt[2], j2) if nxt[0] == "delete" else (i2, nxt[4])
-            if _qualified_at(theirs, i2 - 1, end_r) == i2 if nxt[0] == "delete" else \
-                    _qualified_at(mine, j2 - 1, end_m) == j2:
-                if _object_span(theirs, i2 - 1, end_r, texts.nouns[0]) \
-                        and _object_span(mine, j2 - 1, end_m, texts.nouns[1]):
-                    trial, found = mapping.copy(), []
-                    for r, m in zip(theirs[i1:i2 - 1], mine[j1:j2 - 1], strict=True):
-                        one(trial, r, m, found)
-                    mapping.update(trial)
-                    numbers.extend(found)
-                    # the same thing, placed or not: no object of another kind (no constants or category of
-                    # its own), so not among the renamed objects
-                    mapping.update(span_rename(i2 - 1, end_r, j2 - 1, end_m))
-                    done = n + 1
-                    continue
+            phrase = _qualified_at(theirs, i2 - 1, end_r) == i2 if nxt[0] == "delete" else \
+                _qualified_at(mine, j2 - 1, end_m) == j2
+            if phrase and _object_span(theirs, i2 - 1, end_r, texts.nouns[0], texts.tokens[0]) \
+                    and _object_span(mine, j2 - 1, end_m, texts.nouns[1], texts.tokens[1]):
+                trial, found = mapping.copy(), []
+                for r, m in zip(theirs[i1:i2 - 1], mine[j1:j2 - 1], strict=True):
+                    one(trial, r, m, found)
+                mapping.update(trial)
+                numbers.extend(found)
+                # the same thing, placed or not: no object of another kind (no constants or category of its own),
+                # so not among the renamed objects
+                mapping.update(span_rename(i2 - 1, end_r, j2 - 1, end_m))
+                done = n + 1
+                continue
         dropped = " ".join(t.text for t in theirs[i1:i2])
         added = " ".join(t.text for t in mine[j1:j2])
         # two pieces of one name around a word or two the diff kept ("box [of] candy" -> "small tub [of] ice
@@ -1433,8 +1455,9 @@ def _pair(theirs: Sequence[Token], mine: Sequence[Token], asked: bool, mapping: 
                 continue
             # an object's name of another word count that keeps its last word ("each double-decker bus" -> "each
             # bus"), renamed as a whole like any object: the words dropped or added and the kept noun are one rename
-            if nxt is not None and nxt[0] == "equal" and _object_span(theirs, i1, i2 + 1, texts.nouns[0]) \
-                    and _object_span(mine, j1, j2 + 1, texts.nouns[1]):
+            if nxt is not None and nxt[0] == "equal" \
+                    and _object_span(theirs, i1, i2 + 1, texts.nouns[0], texts.tokens[0]) \
+                    and _object_span(mine, j1, j2 + 1, texts.nouns[1], texts.tokens[1]):
                 mapping.update(span_rename(i1, i2 + 1, j1, j2 + 1))
                 mapping.objects.add(_span_key(theirs[i1:i2 + 1]))
                 skip = 1
@@ -1456,8 +1479,8 @@ def _pair(theirs: Sequence[Token], mine: Sequence[Token], asked: bool, mapping: 
                 numbers.extend(found)
                 continue
         # an object of one or more words renamed as a whole ("marbles" -> "toy trucks")
-        if op == "replace" and _object_span(theirs, i1, i2, texts.nouns[0]) \
-                and _object_span(mine, j1, j2, texts.nouns[1]):
+        if op == "replace" and _object_span(theirs, i1, i2, texts.nouns[0], texts.tokens[0]) \
+                and _object_span(mine, j1, j2, texts.nouns[1], texts.tokens[1]):
             try:
                 trial = span_rename(i1, i2, j1, j2)
             except _Refused as why:
@@ -1481,14 +1504,27 @@ def _pair(theirs: Sequence[Token], mine: Sequence[Token], asked: bool, mapping: 
             mapping.update(trial)
             break
         else:
+            # a possessive pronoun renamed and a kinship noun widened into the kept word after it ("his [aunt]" ->
+            # "her great-[aunt]"): the pronouns paired, the kinship nouns one rename, as "her teacher" -> "his
+            # great-aunt" is
+            nxt = ops[n + 1] if n + 1 < len(ops) else None
+            widened = next((w for w in (1, 2) if op == "replace" and nxt is not None and nxt[0] == "equal"
+                            and w <= nxt[2] - nxt[1] and theirs[i1].kind == mine[j1].kind == "word"
+                            and theirs[i1].key in PRONOUNS and mine[j1].key in PRONOUNS
+                            and _span_kind(theirs, i1 + 1, i2 + w, mine, j1 + 1, j2 + w, texts) == "kin"), None)
+            if widened is not None:
+                mapping.update(span_rename(i1, i2 + widened, j1, j2 + widened, 1))
+                skip = widened
+                continue
             # a compound name whose first words change and whose noun stays ("the rowing boat" -> "the pedal
             # boat", "the science museum" -> "the natural history museum"): one rename where the noun is named no
             # other way in either text (not "a 5 kg box ... the heavy box"), and no word of it picks one thing of
             # several (_selecting: "the cheapest item" -> "the priciest item" is refused in _object_span)
             nxt = ops[n + 1] if n + 1 < len(ops) else None
             if op == "replace" and nxt is not None and nxt[0] == "equal" \
-                    and _object_span(theirs, i1, i2 + 1, texts.nouns[0]) \
-                    and _object_span(mine, j1, j2 + 1, texts.nouns[1]) \
+                    and not any(t.key in _GRADABLE for t in (*theirs[i1:i2], *mine[j1:j2])) \
+                    and _object_span(theirs, i1, i2 + 1, texts.nouns[0], texts.tokens[0]) \
+                    and _object_span(mine, j1, j2 + 1, texts.nouns[1], texts.tokens[1]) \
                     and _named_one_way(texts.tokens[0], theirs[i2], theirs[i2 - 1]) \
                     and _named_one_way(texts.tokens[1], mine[j2], mine[j2 - 1]):
                 mapping.update(span_rename(i1, i2 + 1, j1, j2 + 1))
@@ -1806,10 +1842,12 @@ def _people_agree(mapping: _Mapping, texts: _Texts) -> str | None:
             # she"): it may be whom the pronoun stands for, on both sides alike
             named_r = _named_before(dict.fromkeys(texts.names[0], ""), texts, r, 0)
             named_m = _named_before(dict.fromkeys(texts.names[1], ""), texts, m, 1)
+            # only where it is the one name before the pronoun ("Yaa works ... she is paid"; not "Emeka sold 30
+            # pies to Mia, and she sold ...": Mia is the routed problem's she; review 7)
             could |= {q for p, q in mapping.forward.items()
-                      if p in named_r and p not in theirs and mine.get(q) == gb}
+                      if named_r == {p} and p not in theirs and mine.get(q) == gb}
             might |= {q for p, q in mapping.forward.items()
-                      if q in named_m and q not in mine and theirs.get(p) == ga}
+                      if named_m and named_m <= set(q.split()) and q not in mine and theirs.get(p) == ga}
         if could == might and (could or ga == gb):  # no person of the gender: a pronoun for a noun ("a farmer")
             continue
         ref_r, ref_m = _whole_name(ref_r, theirs), _whole_name(ref_m, mine)
@@ -1851,7 +1889,10 @@ def _span_words_renamed(mapping: _Mapping) -> str | None:
                 if table.get(word, word) != word:
                     return (f"{mapping._word(key, other)!r} is renamed as a whole, and its word {word!r} alone as "
                             f"{table[word]!r} elsewhere")
-        head = key.split(" ")[-1]
+        words = key.split(" ")
+        # the name's own noun, before a phrase that places or qualifies it ("goldfish in the big tank": goldfish)
+        at = next((k for k in range(1, len(words)) if words[k] in _QUALIFYING or words[k] in _RELATIVE), len(words))
+        head = next((w for w in (words[at - 1], words[-1]) if mapping.forward.get(w) == w), words[at - 1])
         if " " in key and not key.startswith("<") and other != key and mapping.forward.get(head) == head:
             # "toy trucks" -> "marbles" in one place and "toy trucks" kept in another: another object asked about
             return (f"{key!r} is renamed as a whole ({other!r}), and its word {head!r} kept as it is "
