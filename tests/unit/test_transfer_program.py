@@ -366,3 +366,13 @@ def test_a_name_tells_the_number_from_a_constant_only_by_the_numbers_own_clause(
     assert derive("eggs_in_carton = 12\ncartons = 12 / eggs_in_carton\nprint(int(cartons * 3))\n", eggs, "3") is None
     pages = "Tom reads 60 pages in 2 hours. How many minutes does he spend on each page?"
     assert derive("factor = 60\nprint(2 * factor / 60)\n", pages, "2") is None
+    # a price is what its own clause says a thing sells or costs for (seventh session): `price = 2` is Kč2, the bare
+    # 2 is "twice"; a price named in the clause that writes "twice" tells nothing
+    milk = ("Mehmet milks 5 goats twice a day, and each milking gives 3 liters from every animal. The milk sells for "
+            "$2 a liter. How many dollars does the milk from one week bring in?")
+    form = derive("animals = 5\nliters = 3\nprice = 2\nprint(animals * 2 * liters * 7 * price)\n", milk, "420")
+    assert form is not None and verify_program(form.bind(["6", "4", "3"])).answer == "1008"
+    mixed = ("Mehmet milks 5 goats twice a day at a price of $2 a liter, and each milking gives 3 liters from every "
+             "animal. How many dollars does the milk from one week bring in?")
+    assert derive("animals = 5\nliters = 3\nprice = 2\nprint(animals * 2 * liters * 7 * price)\n", mixed, "420") \
+        is None

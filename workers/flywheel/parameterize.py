@@ -240,6 +240,8 @@ def _over_constants(program: str, numbers: Sequence[QuestionNumber], question: s
 
 # words of a program's name that tie it to no clause of the question
 _NAME_FILLER = frozenset("per num number count total each of in on the a an to for is".split())
+_PRICE_NAMES = frozenset("price cost fee fare".split())
+_PRICE_WORDS = frozenset("sell sells sold cost costs charge charges charged".split())
 
 
 def _forms(word: str) -> set[str]:
@@ -262,7 +264,10 @@ def _names_its_clause(name: set[str], question: str, at: int, explaining: Sequen
             theirs |= words
         offset += len(clause)
     name_forms = {f for w in name - _NAME_FILLER for f in _forms(w)}
-    return bool(name_forms & mine) and not name_forms & theirs
+    # a price is what its clause says a thing sells, costs or is charged for ("The milk sells for Kč2 a liter":
+    # `price = 2`); the alias counts for the number's own clause only, never to clear an explaining one
+    said = name_forms | {f for w in name & _PRICE_NAMES for f in _PRICE_WORDS}
+    return bool(said & mine) and not name_forms & theirs
 
 
 def substitute(program: str, numbers: Sequence[QuestionNumber],
