@@ -276,6 +276,35 @@ def test_many_alike_sentences_end_in_a_refusal_not_a_search_without_end() -> Non
      "many kg does Tom lift in all?"),
     ("A cafe sells iced tea for $3 and cocoa for $4. Ana buys 5 hot drinks. How many dollars does she pay?",
      "A cafe sells iced tea for $3 and cocoa for $4. Ana buys 5 cold drinks. How many dollars does she pay?"),
+    # the second review (NOTE-review7b): a compound name's changed word kept elsewhere in the text; a compound that
+    # only "the" brings in (it may pick one of the things named before); ", where" tied to the last place; a person
+    # noun before the pronoun; more nouns of money's direction; "a third grader" as a fraction
+    ("Ana has 3 dogs and 2 cats. Each dog eats 2 cups of food a day and each cat eats 1 cup. She fills the dog bowl "
+     "for 5 days. How many cups go into the dog bowl?",
+     "Ana has 3 dogs and 2 cats. Each dog eats 2 cups of food a day and each cat eats 1 cup. She fills the cat bowl "
+     "for 5 days. How many cups go into the cat bowl?"),
+    ("A farm has 12 chickens and 8 ducks. Each bird eats 3 cups of feed a day. The farmer fills the chicken feeder "
+     "every morning. How many cups go into the chicken feeder each day?",
+     "A farm has 12 chickens and 8 ducks. Each bird eats 3 cups of feed a day. The farmer fills the duck feeder "
+     "every morning. How many cups go into the duck feeder each day?"),
+    ("Ana walks uphill at 2 miles per hour and downhill at 4 miles per hour. The uphill trail is 8 miles long. How "
+     "many hours does Ana spend on the uphill trail?",
+     "Ana walks uphill at 3 miles per hour and downhill at 6 miles per hour. The downhill trail is 12 miles long. How "
+     "many hours does Ana spend on the downhill trail?"),
+    ("Tom earns $15 an hour in summer and $10 an hour in winter. His summer job lasts 40 hours. How many dollars does "
+     "his summer job pay?", "Tom earns $15 an hour in summer and $10 an hour in winter. His winter job lasts 40 "
+     "hours. How many dollars does his winter job pay?"),
+    ("Ana can walk to school along a 3 mile road or a 4 mile trail. She takes the scenic route to school 5 days a "
+     "week. How many miles does she walk to school in a week?",
+     "Ana can walk to school along a 3 mile road or a 4 mile trail. She takes the direct route to school 5 days a "
+     "week. How many miles does she walk to school in a week?"),
+    ("Tom and his 2 sisters visit the science museum and the aquarium, where each ticket costs $9. How many dollars "
+     "do they spend on tickets?", "Tom and his 2 sisters visit the science museum and the aquarium. Each ticket "
+     "costs $9. How many dollars do they spend on tickets?"),
+    ("Emeka baked 30 cookies for the teacher. Then she baked 20 more cookies. How many cookies did Emeka bake?",
+     "Ana baked 30 cookies for the teacher. Then she baked 20 more cookies. How many cookies did Ana bake?"),
+    ("Ana pays $500 for a TV. Ana's rebate is $60. How many dollars does the TV cost Ana?",
+     "Ana pays $500 for a TV. Ana's surcharge is $60. How many dollars does the TV cost Ana?"),
     ("Tom gets a weekly allowance of 5 dollars. How many dollars does Tom get in 8 weeks?",
      "Tom gets a daily allowance of 5 dollars. How many dollars does Tom get in 8 weeks?"),
     ("Tom has 6 ripe apples and 4 rotten apples. How many apples can Tom eat?",

@@ -146,8 +146,8 @@ def test_a_pronoun_choosing_among_more_names_of_its_gender_than_the_routed_one_i
     assert got.aligned and got.values == ["5"], got.reason
 
 
-# statements joined by a word other than "and" (seventh session): ", while", ", where", ", but", ", so" (and "while"
-# without a comma) join two statements as "and" does; "and already has" leaves its subject out
+# statements joined by a word other than "and" (seventh session): ", while", ", but", ", so" (and "while" without a
+# comma) join two statements as "and" does; "and already has" leaves its subject out
 CINEMA = ("Joaquin takes 8 children from his tutor's class to the cinema. Each child's ticket costs $12, and each "
           "child also gets a box of candy for $3. Joaquin pays with 150 dollars. How many dollars of change does "
           "Joaquin get?")
@@ -157,11 +157,11 @@ SWIM = ("Twice a week, Aroha drives her coach to swimming lessons and waits at t
         "while the drive takes 15 minutes each way. How many hours does Aroha spend on this in 10 weeks?")
 
 
-def test_statements_joined_by_while_where_or_and_already_align_with_the_same_statements_apart() -> None:
-    got = align("Wiremu takes 7 children from his teacher's class to the cinema, where each child's ticket costs $11. "
-                "Each child also gets a pretzel for $4, and Wiremu pays with 300 dollars. How many dollars of change "
-                "does Wiremu get?", CINEMA)
-    assert got.aligned and got.values == ["7", "11", "4", "300"], got.reason
+def test_statements_joined_by_while_or_and_already_align_with_the_same_statements_apart() -> None:
+    # ", where" does not join: it ties its clause to the last place named (NOTE-review7b 3)
+    assert not align("Wiremu takes 7 children from his teacher's class to the cinema, where each child's ticket costs "
+                     "$11. Each child also gets a pretzel for $4, and Wiremu pays with 300 dollars. How many dollars "
+                     "of change does Wiremu get?", CINEMA).aligned
     got = align("Kwabena wants a pair of roller skates that costs $420 and already has $60. Every month he saves $20 "
                 "from his paper round while his great-uncle adds $10. If nothing else changes, how many months will "
                 "it take Kwabena to have enough?", WISH)

@@ -230,6 +230,13 @@ def test_a_fraction_or_a_multiple_spelled_in_words_explains_its_constants() -> N
     deposit = "Ana orders 15 cakes at $8 each and pays a fifth of the price now. How much does she still owe?"
     assert unexplained_constants("print(kvp_0 * kvp_1 - kvp_0 * kvp_1 // 5)", deposit) == []
     assert unexplained_constants("print(kvp_0 * kvp_1 - kvp_0 * kvp_1 // 5 * 5)", deposit) == ["5"]
+    # "a third grader" is no fraction (NOTE-review7b): a tricycle's 3 stays unexplained
+    assert unexplained_constants("print(kvp_0 * 3)", "A third grader builds 4 tricycles. How many wheels?") == ["3"]
+    assert unexplained_constants("print(kvp_0 - kvp_0 // 3)", "Ana has 12 pens and gives a third of them away.") \
+        == []
+    # "a third of" explains one 3, not a tricycle's 3 wheels besides
+    assert unexplained_constants("print((kvp_0 - kvp_0 // 3) * 3)", "Ana has 12 tricycles and sells a third of "
+                                 "them. How many wheels are left?") == ["3"]
     assert unexplained_constants("print(kvp_0 * 3 // 2)", "Ana walks two and a half miles a day. How far?") == ["3"]
     # the one form or the other, never both (NOTE-review7 4): where the program writes 1.5, a 3 is a tricycle's
     tricycles = ("Lena fits wheels on 30 tricycles on Friday and, paid time and a half on Saturday, on 10 tricycles. "

@@ -52,11 +52,12 @@ name, kinship noun or object the diff splits into pieces renamed as a whole (`me
 compound given names, a text's only person's gender from its pronouns, object names of up to six words; the list
 with its conditions is in docs/FLYWHEEL.md.
 
-Seventh session (issue 38): statements joined by ", while", ", where", ", but", ", so" are clauses as with "and";
+Seventh session (issue 38): statements joined by ", while", ", but", ", so" are clauses as with "and";
 "twice a week" is a frequency and a duration a standing fact; a pronoun stands for no person named only after it;
 an object's name may end in a phrase that places or qualifies it ("rabbits in the back shed"), its first words may
-change where its noun is named no other way ("rowing boat" -> "pedal boat"), and no superlative or word of price
-is part of one ("the cheapest item"); docs/FLYWHEEL.md has the conditions and the near misses.
+change where it names a kind of its own ("a rowing boat" -> "a pedal boat"), and no superlative, word of price or
+word of degree picks one thing by it ("the cheapest item", "the fast vehicle"); docs/FLYWHEEL.md has the
+conditions and the near misses two adversarial reviews tried.
 
 `align` never raises on odd text: what does not align is a refusal with its reason."""
 
@@ -106,6 +107,8 @@ MUST_AGREE = frozenset("""
     sum difference product average profit loss cost costs price prices change tax tip discount interest fee rate
     bonus bonuses deduction deductions fine fines penalty penalties refund refunds salary salaries wage wages rent
     rents debt debts savings allowance allowances income expense expenses commission commissions loan loans credit
+    rebate rebates surcharge surcharges cashback reimbursement reimbursements toll tolls dues subsidy subsidies markup
+    markdown withdrawal withdrawals overdraft
     cent cents dollar dollars penny pennies nickel nickels dime dimes euro euros pound pounds money
     second seconds minute minutes hour hours day days week weeks month months year years decade decades
     mile miles kilometer kilometers meter meters centimeter centimeters foot feet inch inches yard yards
@@ -343,9 +346,10 @@ def _clause_break(tokens: Sequence[Token], k: int) -> bool:
     return _is_name(nxt) and not _is_name(prev) and nxt.text[:1].isupper()
 
 
-# words other than "and" that join two statements after a comma ("..., while the drive takes 15 minutes", "..., where
-# each ticket costs $5", "..., but 4 of them are away", "..., so he scales it up"; "while" without a comma too)
-_JOINERS = frozenset("while whereas where but so".split())
+# words other than "and" that join two statements after a comma ("..., while the drive takes 15 minutes", "..., but 4
+# of them are away", "..., so he scales it up"; "while" without a comma too); not ", where", which ties its clause
+# to the last place named ("the museum and the aquarium, where each ticket costs $9": review 7b)
+_JOINERS = frozenset("while whereas but so".split())  # not "where": it ties its clause to the last place only
 # adverbs that may stand between "and" and the verb of a statement whose subject is left out ("and already has")
 _BEFORE_VERB = frozenset("then already also still now".split())
 _HAVE = frozenset("has have had".split())  # "... and has 3 left": a statement's verb as the verb tables' are
@@ -1523,6 +1527,8 @@ def _pair(theirs: Sequence[Token], mine: Sequence[Token], asked: bool, mapping: 
             nxt = ops[n + 1] if n + 1 < len(ops) else None
             if op == "replace" and nxt is not None and nxt[0] == "equal" \
                     and not any(t.key in _GRADABLE for t in (*theirs[i1:i2], *mine[j1:j2])) \
+                    and _a_kind_of_its_own(texts.tokens[0], theirs[i1:i2 + 1]) \
+                    and _a_kind_of_its_own(texts.tokens[1], mine[j1:j2 + 1]) \
                     and _object_span(theirs, i1, i2 + 1, texts.nouns[0], texts.tokens[0]) \
                     and _object_span(mine, j1, j2 + 1, texts.nouns[1], texts.tokens[1]) \
                     and _named_one_way(texts.tokens[0], theirs[i2], theirs[i2 - 1]) \
@@ -1535,6 +1541,20 @@ def _pair(theirs: Sequence[Token], mine: Sequence[Token], asked: bool, mapping: 
                 raise refusal
             done = end
     return numbers
+
+
+def _a_kind_of_its_own(tokens: Sequence[Token], name: Sequence[Token]) -> bool:
+    """Whether a compound name (changed words and the kept noun) names a kind of its own in its text: brought in
+    without "the" somewhere ("a rowing boat", not only "the scenic route", which may pick one of the things named
+    before), and none of its changed words written elsewhere in the text ("3 dogs ... the dog bowl": the bowl is
+    the dogs'; review 7b)."""
+    keys = [t.key for t in name]
+    if not _introduced(tokens, keys):
+        return False
+    inside = {k for k in range(len(tokens) - len(keys) + 1) if [t.key for t in tokens[k:k + len(keys)]] == keys}
+    covered = {k + n for k in inside for n in range(len(keys))}
+    changed = {lemma(t.key) for t in name[:-1] if t.kind == "word"}
+    return not any(t.kind == "word" and lemma(t.key) in changed and k not in covered for k, t in enumerate(tokens))
 
 
 def _named_one_way(tokens: Sequence[Token], noun: Token, before: Token) -> bool:
@@ -1844,10 +1864,12 @@ def _people_agree(mapping: _Mapping, texts: _Texts) -> str | None:
             named_m = _named_before(dict.fromkeys(texts.names[1], ""), texts, m, 1)
             # only where it is the one name before the pronoun ("Yaa works ... she is paid"; not "Emeka sold 30
             # pies to Mia, and she sold ...": Mia is the routed problem's she; review 7)
+            nouns_r = _person_nouns_before(texts, r, 0)
             could |= {q for p, q in mapping.forward.items()
-                      if named_r == {p} and p not in theirs and mine.get(q) == gb}
+                      if named_r == {p} and not nouns_r and p not in theirs and mine.get(q) == gb}
             might |= {q for p, q in mapping.forward.items()
-                      if named_m and named_m <= set(q.split()) and q not in mine and theirs.get(p) == ga}
+                      if named_m and named_m <= set(q.split()) and not _person_nouns_before(texts, m, 1)
+                      and q not in mine and theirs.get(p) == ga}
         if could == might and (could or ga == gb):  # no person of the gender: a pronoun for a noun ("a farmer")
             continue
         ref_r, ref_m = _whole_name(ref_r, theirs), _whole_name(ref_m, mine)
@@ -1858,6 +1880,13 @@ def _people_agree(mapping: _Mapping, texts: _Texts) -> str | None:
         return (f"the pronoun {m.text!r} may stand for another person than the routed problem's {r.text!r} "
                 f"(people of its gender: {sorted(could)} renamed, {sorted(might)} here)")
     return None
+
+
+def _person_nouns_before(texts: _Texts, tok: Token, side: int) -> bool:
+    """Whether a kinship, role or gendered noun stands before the token ("for the teacher. Then she": review 7b)."""
+    tokens, at = texts.tokens[side], texts.index[side][id(tok)]
+    return any(t.kind == "word" and (lemma(t.key) in KIN or lemma(t.key) in _PEOPLE or lemma(t.key) in GENDERED_NOUNS)
+               for t in tokens[:at])
 
 
 def _named_before(people: dict[str, str], texts: _Texts, tok: Token, side: int) -> set[str]:

@@ -46,6 +46,7 @@ PROGRAM_ROUTE_CANDIDATES = 8  # the best this many are aligned (by words, and as
 SHAPE_FLOOR = 0.5  # shape score a program-route candidate found by shape needs (docs/FLYWHEEL.md)
 _CARDINALS = {w: str(n) for n, w in enumerate("zero one two three four five six seven eight nine ten eleven "
                                              "twelve".split())}
+_ORDINAL_FRACTIONS = frozenset("third quarter".split())
 _DENOMINATORS = {**{w: n for n, ws in {"2": "half halves", "3": "third thirds", "4": "quarter quarters fourth fourths",
                                        "5": "fifth fifths", "6": "sixth sixths", "7": "seventh sevenths",
                                        "8": "eighth eighths", "9": "ninth ninths", "10": "tenth tenths"}.items()
@@ -67,11 +68,11 @@ def _spelled(routed_question: str, uses: Counter[str] | None = None) -> Counter[
             # the program writes the one form or the other: where it writes 1.5, the 3 and the 2 stay unexplained
             # (a tricycle's 3 wheels; review 7)
             out.update((f"{whole}.5",) if uses is not None and uses[f"{whole}.5"] else (str(2 * whole + 1), "2"))
-    for a, b in zip(words, words[1:], strict=False):
+    for a, b, c in zip(words, words[1:], [*words[2:], ""], strict=False):
         if a in _CARDINALS and b in _DENOMINATORS:
             out.update((_CARDINALS[a], _DENOMINATORS[b]))
-        elif a in ("a", "an") and b in _DENOMINATORS:  # "a fifth of the price": 5
-            out[_DENOMINATORS[b]] += 1
+        elif a in ("a", "an") and b in _DENOMINATORS and c == "of" and _DENOMINATORS[b] not in ("2", "3", "4"):
+            out[_DENOMINATORS[b]] += 1  # "a fifth of the price": 5 (a half, third or quarter: EXPLAINED's words)
         elif a in _CARDINALS and b == "times":
             out[_CARDINALS[a]] += 1
     return out
@@ -82,7 +83,15 @@ def unexplained_constants(body: str, routed_question: str, renamed: Iterable[str
     constant the objects may carry ("5 bicycles" -> "5 tricycles" keeps the 2 wheels of a bicycle). A word of an
     object the question renames (`renamed`: the alignment's objects, "double - decker bus") explains nothing: it
     is not in the question ("each double-decker bus" -> "each van" drops the "double")."""
-    words = Counter(re.findall(r"[a-z]+|%", routed_question.casefold()))
+    found = re.findall(r"[a-z]+|%", routed_question.casefold())
+    words = Counter(found)
+    # "third" and "quarter" as an ordinal or a coin ("a third grader", "the third day") explain no 3 or 4: only as
+    # a fraction, after a number word or "a"/"an", or before "of" (NOTE-review7b)
+    for k, word in enumerate(found):
+        if word in _ORDINAL_FRACTIONS and not ((k and (found[k - 1] in _CARDINALS or found[k - 1] in ("a", "an")))
+                                               and (k + 1 < len(found) and found[k + 1] == "of")
+                                               or (k and found[k - 1] in _CARDINALS and found[k - 1] != "one")):
+            words[word] -= 1
     for word in {w for name in renamed for w in re.findall(r"[a-z]+", name.casefold())}:
         for form in [k for k in words if k == word or lemma(k) == word]:
             del words[form]
