@@ -305,6 +305,28 @@ def test_many_alike_sentences_end_in_a_refusal_not_a_search_without_end() -> Non
      "Ana baked 30 cookies for the teacher. Then she baked 20 more cookies. How many cookies did Ana bake?"),
     ("Ana pays $500 for a TV. Ana's rebate is $60. How many dollars does the TV cost Ana?",
      "Ana pays $500 for a TV. Ana's surcharge is $60. How many dollars does the TV cost Ana?"),
+    # the third review (NOTE-review7c): a phrase that places a name dropped or added where another group of the
+    # same things is counted without the noun ("and 8 more live in the barn", "30 others", "the other 25")
+    ("Ana has 12 rabbits in the back shed, and 8 more live in the barn. Each rabbit in the back shed eats 2 carrots "
+     "a day. How many carrots do the rabbits in the back shed eat in a day?",
+     "Ana has 12 rabbits, and 8 more live in the barn. Each rabbit eats 2 carrots a day. How many carrots do the "
+     "rabbits eat in a day?"),
+    ("Ana has 12 rabbits, and 8 more live in the barn. Each rabbit eats 2 carrots a day. How many carrots do the "
+     "rabbits eat in a day?",
+     "Ana has 12 rabbits in the back shed, and 8 more live in the barn. Each rabbit in the back shed eats 2 carrots "
+     "a day. How many carrots do the rabbits in the back shed eat in a day?"),
+    ("A farm has 50 trees in the orchard and 30 others near the house. Each tree in the orchard gives 20 apples. How "
+     "many apples do the trees in the orchard give?",
+     "A farm has 50 trees and 30 others near the house. Each tree gives 20 apples. How many apples do the trees "
+     "give?"),
+    ("Ana keeps 12 rabbits in the back shed and 8 in the barn. Each rabbit in the back shed eats 2 carrots a day. "
+     "How many carrots do the rabbits in the back shed eat in a day?",
+     "Ana keeps 12 rabbits and 8 in the barn. Each rabbit eats 2 carrots a day. How many carrots do the rabbits eat "
+     "in a day?"),
+    ("There are 15 cars in the front lot and the other 25 are in the garage. Each car in the front lot pays $3 for "
+     "parking. How many dollars do the cars in the front lot pay?",
+     "There are 15 cars and the other 25 are in the garage. Each car pays $3 for parking. How many dollars do the "
+     "cars pay?"),
     ("Tom gets a weekly allowance of 5 dollars. How many dollars does Tom get in 8 weeks?",
      "Tom gets a daily allowance of 5 dollars. How many dollars does Tom get in 8 weeks?"),
     ("Tom has 6 ripe apples and 4 rotten apples. How many apples can Tom eat?",

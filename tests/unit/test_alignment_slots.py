@@ -1105,11 +1105,10 @@ def test_a_qualifying_phrase_that_tells_things_apart_or_holds_a_number_or_time_i
     assert not align("Ana bakes 5 pies. She sells 3 pies. How many pies are left?",
                      "Ana bakes 5 cakes for her aunt. She sells 3 cakes for her aunt. How many cakes for her aunt "
                      "are left?").aligned
-    # a phrase dropped from a name ("rabbits in the back shed" -> "rabbits") is one rename of the whole: the same
-    # rabbits, but a question that also names the bare "rabbits" where the routed problem has the phrase is refused
-    got = align("Sofia keeps 5 rabbits on her grandmother's farm. Each of them has 6 young. Sofia sells 2 of the "
-                "young. How many young does Sofia keep?", SHED)
-    assert got.aligned and got.values == ["5", "6", "2"] and got.objects == (), got.reason
+    # a phrase dropped from a name ("rabbits in the back shed" -> "rabbits") is no rename: it may take in another
+    # group of them that the text counts without the noun ("and 8 more live in the barn": NOTE-review7c)
+    assert not align("Sofia keeps 5 rabbits on her grandmother's farm. Each of them has 6 young. Sofia sells 2 of the "
+                     "young. How many young does Sofia keep?", SHED).aligned
     assert not align("Pedro keeps 7 rabbits and 5 rabbits in the barn. He sells 3 rabbits from the barn. How many "
                      "rabbits are in the back shed?", routed).aligned
     assert not align("Pedro keeps 7 rabbits in the back shed and 5 rabbits. He sells 3 rabbits from the barn. How "

@@ -383,3 +383,8 @@ def test_a_name_tells_the_number_from_a_constant_only_by_the_numbers_own_clause(
              "animal. How many dollars does the milk from one week bring in?")
     assert derive("animals = 5\nliters = 3\nprice = 2\nprint(animals * 2 * liters * 7 * price)\n", mixed, "420") \
         is None
+    # the alias holds for an amount of money only: "12 boxes of eggs that cost $1 per egg" has a price in the count's
+    # clause, and `price = 12` (worked out, 12 x $1) is no price of 12 boxes (NOTE-review7c)
+    eggs = ("Ana buys 12 boxes of eggs that cost $1 per egg, and each box holds a dozen eggs. She has a coupon for $5 "
+            "off each box. How many dollars does she pay?")
+    assert derive("price = 12\nprint(12 * (price - 5))\n", eggs, "84") is None

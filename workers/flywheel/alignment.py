@@ -1419,26 +1419,6 @@ def _pair(theirs: Sequence[Token], mine: Sequence[Token], asked: bool, mapping: 
         i1, j1, skip = i1 + skip, j1 + skip, 0
         if i1 >= i2 and j1 >= j2:
             continue
-        # a name kept and a phrase that places or qualifies it dropped or added after it ("rabbits in the back
-        # shed" -> "rabbits"): the name with its phrase is one rename, as "rabbits in the back shed" -> "guinea
-        # pigs" is (so the bare name elsewhere is another key: a question naming both is refused)
-        nxt = ops[n + 1] if n + 1 < len(ops) else None
-        if op == "equal" and nxt is not None and nxt[0] in ("delete", "insert"):
-            end_r, end_m = (nxt[2], j2) if nxt[0] == "delete" else (i2, nxt[4])
-            phrase = _qualified_at(theirs, i2 - 1, end_r) == i2 if nxt[0] == "delete" else \
-                _qualified_at(mine, j2 - 1, end_m) == j2
-            if phrase and _object_span(theirs, i2 - 1, end_r, texts.nouns[0], texts.tokens[0]) \
-                    and _object_span(mine, j2 - 1, end_m, texts.nouns[1], texts.tokens[1]):
-                trial, found = mapping.copy(), []
-                for r, m in zip(theirs[i1:i2 - 1], mine[j1:j2 - 1], strict=True):
-                    one(trial, r, m, found)
-                mapping.update(trial)
-                numbers.extend(found)
-                # the same thing, placed or not: no object of another kind (no constants or category of its own),
-                # so not among the renamed objects
-                mapping.update(span_rename(i2 - 1, end_r, j2 - 1, end_m))
-                done = n + 1
-                continue
         dropped = " ".join(t.text for t in theirs[i1:i2])
         added = " ".join(t.text for t in mine[j1:j2])
         # two pieces of one name around a word or two the diff kept ("box [of] candy" -> "small tub [of] ice
