@@ -1240,9 +1240,10 @@ def _object_span(tokens: Sequence[Token], i1: int, i2: int, nouns: frozenset[str
 
 # words of price that pick one of several things ("the cheap one"); superlatives pick one too (_selecting)
 _SELECTING = frozenset("cheap expensive pricey pricy costly dear inexpensive affordable".split())
-# adjectives of degree that pick one of several things by comparing them ("the fast vehicle", "the big container",
-# "the heavy load", "hot drinks"): never a word renamed as (or inside) an object's name (review 7)
 _DEFINITE = frozenset("the this that these those".split())
+# adjectives of degree that pick one of several things by comparing them ("the fast vehicle", "the big container",
+# "the heavy load", "hot drinks"): never renamed alone, changed in a compound name, or inside a name after "the"
+# that the text did not bring in without it (review 7)
 _GRADABLE = frozenset("""big large huge giant tiny small fast quick slow long short tall heavy light hot cold warm cool
     young full empty thick thin wide narrow high low deep shallow strong weak good bad early late hard soft loud quiet
     rich poor dark bright wet dry clean dirty fresh stale ripe rotten raw cooked far near close distant""".split())
@@ -1500,11 +1501,10 @@ def _pair(theirs: Sequence[Token], mine: Sequence[Token], asked: bool, mapping: 
                 mapping.update(span_rename(i1, i2 + widened, j1, j2 + widened, 1))
                 skip = widened
                 continue
-            # a compound name whose first words change and whose noun stays ("the rowing boat" -> "the pedal
-            # boat", "the science museum" -> "the natural history museum"): one rename where the noun is named no
-            # other way in either text (not "a 5 kg box ... the heavy box"), and no word of it picks one thing of
-            # several (_selecting: "the cheapest item" -> "the priciest item" is refused in _object_span)
-            nxt = ops[n + 1] if n + 1 < len(ops) else None
+            # a compound name whose first words change and whose noun stays ("a rowing boat" -> "a pedal boat", "a
+            # science museum" -> "a natural history museum"): one rename where it names a kind of its own in each
+            # text (_a_kind_of_its_own), the noun is named no other way (not "a 5 kg box ... the heavy box"), and no
+            # word of it is one of degree or picks one thing of several (_selecting, in _object_span)
             if op == "replace" and nxt is not None and nxt[0] == "equal" \
                     and not any(t.key in _GRADABLE for t in (*theirs[i1:i2], *mine[j1:j2])) \
                     and _a_kind_of_its_own(texts.tokens[0], theirs[i1:i2 + 1]) \
