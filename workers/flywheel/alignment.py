@@ -883,6 +883,17 @@ def _currency(tok: Token, symbols: frozenset[str]) -> str | None:
     return signs[0] if len(signs) == 1 else code  # "dollars" in a text that writes A$: aud
 
 
+def money_at(text: str, start: int) -> bool:
+    """Whether the number starting at character `start` is an amount of money: a currency sign or letter sign right
+    before it ("$2", "Kč2") or a currency word right after it ("2 dollars"), as alignment reads currencies."""
+    tokens = tokens_of(text)
+    at = next((k for k, t in enumerate(tokens) if t.start == start and t.kind == "number"), None)
+    if at is None:
+        return False
+    symbols = _symbols(tokens)
+    return any(0 <= k < len(tokens) and _currency(tokens[k], symbols) is not None for k in (at - 1, at + 1))
+
+
 def _symbols(tokens: Sequence[Token]) -> frozenset[str]:
     """The currency symbols a text writes that make an ambiguous word money ("£" for "pounds", "₩" for "won"), or
     stands for by writing "won" or "kip" right after an amount ("costs 7 won"), with "" (a word not ambiguous is
@@ -1840,8 +1851,8 @@ def _people_agree(mapping: _Mapping, texts: _Texts) -> str | None:
         might = {p for p, g in mine.items() if g == gb and p not in owned_m and p in before_m}
         if ga == gb:  # a name of no known gender renamed to one of the pronoun's ("Yaa ... she" -> "Anh Thu ...
             # she"): it may be whom the pronoun stands for, on both sides alike
-            named_r = _named_before(dict.fromkeys(texts.names[0], ""), texts, r, 0)
-            named_m = _named_before(dict.fromkeys(texts.names[1], ""), texts, m, 1)
+            named_r = _named_before(texts.names[0], texts, r, 0)
+            named_m = _named_before(texts.names[1], texts, m, 1)
             # only where it is the one name before the pronoun ("Yaa works ... she is paid"; not "Emeka sold 30
             # pies to Mia, and she sold ...": Mia is the routed problem's she; review 7)
             nouns_r = _person_nouns_before(texts, r, 0)
@@ -1869,8 +1880,8 @@ def _person_nouns_before(texts: _Texts, tok: Token, side: int) -> bool:
                for t in tokens[:at])
 
 
-def _named_before(people: dict[str, str], texts: _Texts, tok: Token, side: int) -> set[str]:
-    """The people (`people`'s keys, names of one or more words) a text names before the token `tok`."""
+def _named_before(people: Iterable[str], texts: _Texts, tok: Token, side: int) -> set[str]:
+    """The people (names of one or more words) a text names before the token `tok`."""
     tokens, at = texts.tokens[side], texts.index[side][id(tok)]
     seen = {lemma(t.key) for t in tokens[:at] if t.kind == "word"}
     return {p for p in people if p.split()[0] in seen}

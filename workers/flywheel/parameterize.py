@@ -20,14 +20,13 @@ from __future__ import annotations
 import io
 import re
 import tokenize
-import unicodedata
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation, localcontext
 from typing import Any
 
-from workers.flywheel.alignment import CURRENCY_PREFIXES, CURRENCY_WORDS
+from workers.flywheel.alignment import money_at
 from workers.flywheel.structure import QuestionNumber, question_numbers, singular, structure_of
 from workers.verify.answer_match import answers_match
 from workers.verify.programs import verify_program
@@ -268,19 +267,8 @@ def _names_its_clause(name: set[str], question: str, at: int, explaining: Sequen
     name_forms = {f for w in name - _NAME_FILLER for f in _forms(w)}
     # a price is what its clause says a thing sells, costs or is charged for ("The milk sells for Kč2 a liter":
     # `price = 2`); the alias counts for the number's own clause only, never to clear an explaining one
-    said = name_forms | ({f for w in name & _PRICE_NAMES for f in _PRICE_WORDS} if _money_at(question, at) else set())
+    said = name_forms | ({f for w in name & _PRICE_NAMES for f in _PRICE_WORDS} if money_at(question, at) else set())
     return bool(said & mine) and not name_forms & theirs
-
-
-def _money_at(question: str, at: int) -> bool:
-    """Whether the number at `at` is an amount of money: a currency sign or letter sign right before it ("$2",
-    "Kč2") or a currency word right after it ("2 dollars"); a count in a clause that also states a price is not
-    (NOTE-review7c: "12 boxes of eggs that cost $1 per egg": `price = 12` is no price of 12 boxes)."""
-    before = question[:at].rstrip()
-    if before and (unicodedata.category(before[-1]) == "Sc" or any(before.endswith(p) for p in CURRENCY_PREFIXES)):
-        return True
-    after = re.match(r"[\d.,/]*\s*([A-Za-z]+)", question[at:])
-    return after is not None and after.group(1).casefold() in CURRENCY_WORDS
 
 
 def substitute(program: str, numbers: Sequence[QuestionNumber],
