@@ -243,6 +243,12 @@ def test_a_fraction_or_a_multiple_spelled_in_words_explains_its_constants() -> N
                  "How many dollars does she earn at $2 a wheel?")
     assert unexplained_constants("wheels = 3\nprint(kvp_2 * wheels * kvp_0 + kvp_2 * 1.5 * wheels * kvp_1)",
                                  tricycles) == ["3"]
+    # "a thousand megabytes in a gigabyte" explains one 1000 (the eighth session); "a hundred thousand" no 100
+    card = "A card holds 56 gigabytes, and there are a thousand megabytes in a gigabyte. A photo takes 8 megabytes."
+    assert unexplained_constants("print(kvp_0 * 1000 // kvp_1)", card) == []
+    assert unexplained_constants("print(kvp_0 * 1000 // kvp_1 * 1000)", card) == ["1000"]
+    assert unexplained_constants("print(kvp_0 * 1000 // kvp_1)", card.replace("a thousand", "many")) == ["1000"]
+    assert unexplained_constants("print(kvp_0 * 100)", "A town of a hundred thousand people has 5 parks.") == ["100"]
     assert unexplained_constants("print(kvp_0 * 2.5 * 5)", "A starfish swims two and a half meters. How far?") \
         == ["5"]
 

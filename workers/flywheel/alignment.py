@@ -77,7 +77,9 @@ from typing import Any
 CURRENCY_PREFIXES = {"R": "zar", "kr": "sek", "zł": "pln", "Rs": "inr", "Rp": "idr", "RM": "myr", "CHF": "chf",
                      "KSh": "kes", "Ksh": "kes", "TSh": "tzs", "USh": "ugx", "Br": "etb", "Tk": "bdt", "Bs": "bob",
                      "US$": "usd", "A$": "aud", "C$": "cad", "NZ$": "nzd", "HK$": "hkd", "S$": "sgd", "R$": "brl",
-                     "MX$": "mxn", "GH₵": "ghs", "Kč": "czk", "Ft": "huf", "Kz": "aoa", "Nu": "btn"}
+                     "MX$": "mxn", "GH₵": "ghs", "Kč": "czk", "Ft": "huf", "Kz": "aoa", "Nu": "btn",
+                     "ден": "mkd", "лв": "bgn", "L": "hnl", "Q": "gtq", "S/": "pen", "KD": "kwd", "SR": "sar",
+                     "Dh": "aed", "DH": "aed"}
 # a sign of one country's currency whose word names several ("dollars", "shillings", "pesos"): the word stands for
 # the one such sign its text writes ("A$5 ... how many dollars": aud), so that "US$3 and HK$5" are two currencies
 # (review 38: a mix is refused) and "KSh12 ... how many shillings" one
@@ -166,10 +168,11 @@ VERBS = frozenset(f for b in _VERBS.split() for f in _forms(b)) | frozenset(_IRR
 # common nouns that name a person of a gender: people for the pronoun check
 GENDERED_NOUNS = {**dict.fromkeys("boy man brother son father dad uncle nephew husband grandfather grandpa king "
                                   "prince gentleman sir mr grandson stepbrother stepfather stepson godfather godson "
-                                  "landlord".split(), "m"),
+                                  "landlord fiancé headmaster grandnephew".split(), "m"),
                   **dict.fromkeys("girl woman sister daughter mother mom mum aunt niece wife grandmother grandma "
                                   "queen princess lady madam mrs ms miss granddaughter stepsister stepmother "
-                                  "stepdaughter godmother goddaughter landlady".split(), "f")}
+                                  "stepdaughter godmother goddaughter landlady fiancée headmistress grandniece".split(),
+                                  "f")}
 # kinship and role nouns: slots renamed consistently (uncle -> brother, teacher -> coach); a person for pronouns. A
 # closed table: a noun after a possessive is not guessed to be one ("his dog", "his parents": docs/FLYWHEEL.md)
 KIN = frozenset("brother sister uncle aunt cousin grandmother grandfather grandma grandpa mother father mom dad mum "
@@ -178,7 +181,8 @@ KIN = frozenset("brother sister uncle aunt cousin grandmother grandfather grandm
                 "godmother godfather godson goddaughter tutor landlord landlady flatmate housemate manager "
                 "partner coworker colleague classmate teammate bandmate mentor employer supervisor babysitter nanny "
                 "guardian fiance fiancee girlfriend boyfriend spouse grandparent godparent sibling "
-                "grandchild leader instructor trainer counselor counsellor captain".split())
+                "grandchild leader instructor trainer counselor counsellor captain fiancé fiancée chef "
+                "headteacher headmaster headmistress grandniece grandnephew".split())
 
 # common nouns for people by their work or place (and GENDERED_NOUNS): a thing renamed as one of them is not one
 # object for another, since the question's pronouns may stand for the person (review 38)
@@ -690,7 +694,8 @@ def _referents(tokens: Sequence[Token]) -> tuple[dict[int, str], dict[int, str]]
         if tok.kind == "word" and tok.key in PRONOUNS:
             genders.add(PRONOUNS[tok.key][0])
         if start and tok.kind == "word" and (tok.key in _ADVERBIAL_OPENERS if not phrase else not (
-                tok.key in VERBS or tok.key in _AUXILIARIES or tok.key in PRONOUNS or _is_name(tok))):
+                (tok.key in VERBS and not _before_subject(tokens, k)) or tok.key in _AUXILIARIES
+                or tok.key in PRONOUNS or _is_name(tok))):
             phrase = True  # still the sentence's opening
             continue
         if start and phrase and (tok.kind == "number" or tok.text in ",-"):
@@ -718,6 +723,12 @@ def _referents(tokens: Sequence[Token]) -> tuple[dict[int, str], dict[int, str]]
             named.append(last)
         start, phrase = False, False
     return inside, opening
+
+
+def _before_subject(tokens: Sequence[Token], k: int) -> bool:
+    """Whether the word at k stands right before a subject pronoun: no verb of its sentence then, but a noun or
+    a gerund of the phrase that opens it ("In still water he paddles", "After shopping she ...")."""
+    return k + 1 < len(tokens) and tokens[k + 1].key in ("he", "she", "they", "we", "i")
 
 
 def _object_of_subject(tokens: Sequence[Token], k: int, last: str) -> bool:
@@ -804,7 +815,9 @@ def _persons(tokens: Sequence[Token]) -> dict[str, str]:
     the gender of the pronouns that stand for it, where they agree), and the common nouns that name a person of a
     gender (sister, uncle)."""
     names = _person_names(tokens)
-    people = {lemma(t.key): g for t in tokens if _is_name(t) and (g := name_gender(t.key)) is not None}
+    # a name's first part before a lowercase one is no name of its own ("Ha-eun": not the "Ha" gender-guesser knows)
+    people = {lemma(t.key): g for k, t in enumerate(tokens) if _is_name(t) and (g := name_gender(t.key)) is not None
+              and not (k + 2 < len(tokens) and _hyphen_tail(tokens[k:k + 3], 2))}
     inside, opening = _referents(tokens)
     votes: dict[str, set[str]] = {}
     for k, tok in enumerate(tokens):
@@ -1178,11 +1191,16 @@ def _object_span(tokens: Sequence[Token], i1: int, i2: int, nouns: frozenset[str
                                                              and not _fixed(nxt.key))
     if not 1 <= len(span) <= 6 or span[-1].kind != "word":
         return False
-    prev = tokens[i1 - 1] if i1 else None
+    # a word of the name's age before it stands outside the span as the diff keeps it ("to pay for new sets of
+    # drums" -> "new footballs"): what comes before it decides
+    before = i1 - 1
+    while before > 0 and tokens[before].kind == "word" and tokens[before].key in _NAME_ADJECTIVES:
+        before -= 1
+    prev = tokens[before] if i1 else None
     # after a number, a possessive, "many", a function word that is no subject, or a verb's object ("sells
     # coconuts from a stall" -> "sells cans of soda from a stall"; "are baking flapjacks", an -ing form after an
     # auxiliary)
-    progressive = i1 >= 2 and tokens[i1 - 2].key in _AUXILIARIES
+    progressive = before >= 1 and tokens[before - 1].key in _AUXILIARIES
     if prev is None or not (prev.kind in ("number", "poss") or (prev.kind == "word" and (
             prev.key in ("many", "much", "dozen", "dozens") or (prev.key in FUNCTION and prev.key not in _SUBJECTS)
             or (prev.key in VERBS and prev.text[:1].islower() and (progressive or not prev.key.endswith("ing")))))):
@@ -1203,7 +1221,7 @@ def _object_span(tokens: Sequence[Token], i1: int, i2: int, nouns: frozenset[str
     if any(t.kind == "word" and _selecting(t.key) for t in span):
         return False  # "the cheapest item" -> "the priciest thing": a word that picks one of several is no name
     if any(t.kind == "word" and t.key in _GRADABLE for t in span) and (
-            span[-1].key in _GRADABLE or (i1 and tokens[i1 - 1].key in _DEFINITE
+            span[-1].key in _GRADABLE or (prev.key in _DEFINITE
                                           and not _introduced(whole or tokens, [t.key for t in span]))):
         # "the fast vehicle", "5 [hot] drinks": a degree that picks one; not "a small tub", nor "the tiny rubber
         # ducks" after "12 tiny rubber ducks" (the name of a kind the text brought in)
@@ -1632,6 +1650,12 @@ def _kin_part(span: Sequence[Token], k: int) -> bool:
     return key in ("twin", "best") and k + 1 < len(span)
 
 
+def _kin_noun(span: Sequence[Token], head: Token) -> bool:
+    """Whether a span ends in a kinship or role noun: its head in the table, or "best friend" (a friend alone may
+    be counted as a thing is: "20 TikTok friends")."""
+    return lemma(head.key) in KIN or (len(span) >= 2 and head.key == "friend" and span[-2].key == "best")
+
+
 def _kin_span(tokens: Sequence[Token], i1: int, i2: int, side: int, texts: _Texts) -> bool:
     """Whether tokens[i1:i2] is a kinship or role noun of one to five lowercase words ("uncle", "great aunt",
     "best friend", "half-brother", "mother-in-law") after a possessive: words no rule fixes (or _kin_part's where
@@ -1687,7 +1711,7 @@ def _span_kind(theirs: Sequence[Token], i1: int, i2: int, mine: Sequence[Token],
         return "person"  # one of them a name by a name list or its text, the other a name by its role at least
     head_r, head_m = _kin_head(theirs_span), _kin_head(mine_span)
     if _kin_span(theirs, i1, i2, 0, texts) and _kin_span(mine, j1, j2, 1, texts) and (
-            lemma(head_r.key) in KIN and lemma(head_m.key) in KIN) and (
+            _kin_noun(theirs_span, head_r) and _kin_noun(mine_span, head_m)) and (
             (head_r.key == lemma(head_r.key)) == (head_m.key == lemma(head_m.key))):
         return "kin"  # both kinship nouns, as many people ("great aunt" -> "uncle"; never "toy car" or "parents")
     return None
@@ -1849,18 +1873,18 @@ def _people_agree(mapping: _Mapping, texts: _Texts) -> str | None:
                  and p in before_r}
         could -= {mapping.forward.get(p, p) for p in owned_r}
         might = {p for p, g in mine.items() if g == gb and p not in owned_m and p in before_m}
-        if ga == gb:  # a name of no known gender renamed to one of the pronoun's ("Yaa ... she" -> "Anh Thu ...
-            # she"): it may be whom the pronoun stands for, on both sides alike
-            named_r = _named_before(texts.names[0], texts, r, 0)
-            named_m = _named_before(texts.names[1], texts, m, 1)
-            # only where it is the one name before the pronoun ("Yaa works ... she is paid"; not "Emeka sold 30
-            # pies to Mia, and she sold ...": Mia is the routed problem's she; review 7)
-            nouns_r = _person_nouns_before(texts, r, 0)
-            could |= {q for p, q in mapping.forward.items()
-                      if named_r == {p} and not nouns_r and p not in theirs and mine.get(q) == gb}
-            might |= {q for p, q in mapping.forward.items()
-                      if named_m and named_m <= set(q.split()) and not _person_nouns_before(texts, m, 1)
-                      and q not in mine and theirs.get(p) == ga}
+        # a name of no known gender renamed to one of the pronoun's ("Yaa ... she" -> "Anh Thu ... she", "Tahmina
+        # ... her" -> "Vusi ... his"): it may be whom the pronoun stands for, on both sides alike
+        named_r = _named_before(texts.names[0], texts, r, 0)
+        named_m = _named_before(texts.names[1], texts, m, 1)
+        # only where it is the one name before the pronoun ("Yaa works ... she is paid"; not "Emeka sold 30
+        # pies to Mia, and she sold ...": Mia is the routed problem's she; review 7)
+        nouns_r = _person_nouns_before(texts, r, 0)
+        could |= {q for p, q in mapping.forward.items()
+                  if named_r == {p} and not nouns_r and p not in theirs and mine.get(q) == gb}
+        might |= {q for p, q in mapping.forward.items()
+                  if named_m and named_m <= set(q.split()) and not _person_nouns_before(texts, m, 1)
+                  and q not in mine and theirs.get(p) == ga}
         if could == might and (could or ga == gb):  # no person of the gender: a pronoun for a noun ("a farmer")
             continue
         ref_r, ref_m = _whole_name(ref_r, theirs), _whole_name(ref_m, mine)
@@ -1876,7 +1900,8 @@ def _people_agree(mapping: _Mapping, texts: _Texts) -> str | None:
 def _person_nouns_before(texts: _Texts, tok: Token, side: int) -> bool:
     """Whether a kinship, role or gendered noun stands before the token ("for the teacher. Then she": review 7b)."""
     tokens, at = texts.tokens[side], texts.index[side][id(tok)]
-    return any(t.kind == "word" and (lemma(t.key) in KIN or lemma(t.key) in _PEOPLE or lemma(t.key) in GENDERED_NOUNS)
+    return any(t.kind == "word" and t.key == lemma(t.key)  # one person: "the students" are no "she"
+               and (lemma(t.key) in KIN or lemma(t.key) in _PEOPLE or lemma(t.key) in GENDERED_NOUNS)
                for t in tokens[:at])
 
 

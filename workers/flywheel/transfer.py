@@ -47,6 +47,7 @@ SHAPE_FLOOR = 0.5  # shape score a program-route candidate found by shape needs 
 _CARDINALS = {w: str(n) for n, w in enumerate("zero one two three four five six seven eight nine ten eleven "
                                              "twelve".split())}
 _ORDINAL_FRACTIONS = frozenset("third quarter".split())
+_POWERS = {"hundred": "100", "thousand": "1000", "million": "1000000"}
 _DENOMINATORS = {**{w: n for n, ws in {"2": "half halves", "3": "third thirds", "4": "quarter quarters fourth fourths",
                                        "5": "fifth fifths", "6": "sixth sixths", "7": "seventh sevenths",
                                        "8": "eighth eighths", "9": "ninth ninths", "10": "tenth tenths"}.items()
@@ -55,7 +56,7 @@ _DENOMINATORS = {**{w: n for n, ws in {"2": "half halves", "3": "third thirds", 
 
 def _spelled(routed_question: str, uses: Counter[str] | None = None) -> Counter[str]:
     """The constants a fraction or a multiple spelled in words states, each as often as the text spells it: "three
-    fifths" (3 and 5), "four times" (4), "a fifth" (5), "time and a half" (3 and 2, or 1.5 where `uses`, the
+    fifths" (3 and 5), "four times" (4), "a fifth" (5), "a thousand" (1000), "time and a half" (3 and 2, or 1.5 where `uses`, the
     program's constants, has 1.5), "two and a half" (5 and 2, or 2.5). Those words must agree, so the constants
     hold for the renamed question too; a number word elsewhere ("two shops") explains nothing (a program's 2 may
     still be a bicycle's wheels), and one spelled 4 explains one 4 of the program, not a car's 4 wheels besides
@@ -75,6 +76,8 @@ def _spelled(routed_question: str, uses: Counter[str] | None = None) -> Counter[
             out[_DENOMINATORS[b]] += 1  # "a fifth of the price": 5 (a half, third or quarter: EXPLAINED's words)
         elif a in _CARDINALS and b == "times":
             out[_CARDINALS[a]] += 1
+        elif a in ("a", "one") and b in _POWERS and c not in _POWERS:
+            out[_POWERS[b]] += 1  # "a thousand megabytes in a gigabyte": 1000 (not "a hundred thousand")
     return out
 
 
