@@ -58,10 +58,9 @@ def _spelled(routed_question: str, uses: Counter[str] | None = None) -> Counter[
     """The constants a fraction or a multiple spelled in words states, each as often as the text spells it: "three
     fifths" (3 and 5), "four times" (4), "a fifth" (5), "a thousand" (1000), "time and a half" (3 and 2, or 1.5
     where `uses`, the program's constants, has 1.5), "two and a half" (5 and 2, or 2.5). Those words must agree,
-    so the constants
-    hold for the renamed question too; a number word elsewhere ("two shops") explains nothing (a program's 2 may
-    still be a bicycle's wheels), and one spelled 4 explains one 4 of the program, not a car's 4 wheels besides
-    ("four times as many cars ... wheels")."""
+    so the constants hold for the renamed question too; a number word elsewhere ("two shops") explains nothing (a
+    program's 2 may still be a bicycle's wheels), and one spelled 4 explains one 4 of the program, not a car's 4
+    wheels besides ("four times as many cars ... wheels")."""
     words = re.findall(r"[a-z]+", routed_question.casefold())
     out: Counter[str] = Counter()
     for k in range(len(words) - 3):  # "time and a half" (3/2 or 1.5), "two and a half" (5/2 or 2.5)
