@@ -1261,3 +1261,20 @@ def test_a_hyphenated_name_with_a_lowercase_part_takes_no_gender_from_its_first_
     assert align(routed.replace("Mwajuma", "Ha-eun").replace("her fiancée", "his landlady"), routed).aligned
     assert not align(routed.replace("Mwajuma takes", "Ha-eun takes").replace("must Mwajuma", "must Mia"),
                      routed).aligned
+
+
+SHEARING = ("Duc Anh shears merino sheep for 5 hours a day and is paid $4 an animal. He shears 19 an hour. How many "
+            "dollars does Duc Anh earn from 3 days of shearing?")
+
+
+def test_a_bare_object_after_a_verb_no_table_knows_renames_as_a_whole() -> None:
+    """"Duc Anh shears merino sheep": "shears" is in no verb list, but a lowercase -s word right after a person's
+    name or "he"/"she" is a verb by its place; "shearing" asked after "he shears" is the activity, no category;
+    and "Duc Anh", whose words gender-guesser gives two genders, takes the gender of "He"."""
+    mine = SHEARING.replace("Duc Anh", "Abdul Rahman").replace("merino sheep", "big woolly rams")
+    got = align(mine.replace("19", "12"), SHEARING)
+    assert got.aligned and got.values == ["5", "4", "12", "3"], got.reason
+    # another activity asked, a woman's pronoun for him, another person asked: refused
+    assert not align(mine.replace("of shearing", "of milking"), SHEARING).aligned
+    assert not align(mine.replace("He shears", "She shears"), SHEARING).aligned
+    assert not align(mine.replace("does Abdul Rahman earn", "does Tom earn"), SHEARING).aligned

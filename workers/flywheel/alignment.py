@@ -802,7 +802,7 @@ def _person_names(tokens: Sequence[Token]) -> frozenset[str]:
             continue
         appositive = nxt is not None and nxt.text == "," and after is not None and after.key in ("the", "a")
         acts = nxt is not None and (nxt.kind == "poss" or (nxt.kind == "word" and (
-            nxt.key in _AFTER_PERSON or nxt.key in VERBS)))
+            nxt.key in _AFTER_PERSON or nxt.key in VERBS or _verb_by_place(tokens, end + 1))))
         ends = prev is not None and not (prev.kind == "punct" and prev.text in _SENTENCE_END) and (
             nxt is None or nxt.kind == "punct" or (nxt.kind == "word" and nxt.key in FUNCTION))
         if appositive or acts or ends:
@@ -818,6 +818,13 @@ def _persons(tokens: Sequence[Token]) -> dict[str, str]:
     # a name's first part before a lowercase one is no name of its own ("Ha-eun": not the "Ha" gender-guesser knows)
     people = {lemma(t.key): g for k, t in enumerate(tokens) if _is_name(t) and (g := name_gender(t.key)) is not None
               and not (k + 2 < len(tokens) and _hyphen_tail(tokens[k:k + 3], 2))}
+    # a name of two words whose words gender-guesser gives two genders ("Duc Anh"): its pronouns decide, for both
+    mixed = [(lemma(tokens[k].key), lemma(tokens[k + 1].key)) for k in range(len(tokens) - 1)
+             if _is_name(tokens[k]) and _is_name(tokens[k + 1])
+             and len({people.get(lemma(t.key)) for t in tokens[k:k + 2]} - {None}) > 1]
+    for pair in mixed:
+        for w in pair:
+            people.pop(w, None)
     inside, opening = _referents(tokens)
     votes: dict[str, set[str]] = {}
     for k, tok in enumerate(tokens):
@@ -826,6 +833,10 @@ def _persons(tokens: Sequence[Token]) -> dict[str, str]:
             if ref in names and ref not in people:
                 votes.setdefault(ref, set()).add(PRONOUNS[tok.key][0])
     people |= {name: next(iter(g)) for name, g in votes.items() if len(g) == 1}
+    for pair in mixed:
+        voted = {people[w] for w in pair if w in people}
+        if len(voted) == 1:
+            people |= dict.fromkeys(pair, voted.pop())
     people |= _sole_referent_genders(tokens, names)
     people |= _only_person_gender(tokens, names)
     return people | {lemma(t.key): GENDERED_NOUNS[lemma(t.key)] for t in tokens
@@ -1203,7 +1214,8 @@ def _object_span(tokens: Sequence[Token], i1: int, i2: int, nouns: frozenset[str
     progressive = before >= 1 and tokens[before - 1].key in _AUXILIARIES
     if prev is None or not (prev.kind in ("number", "poss") or (prev.kind == "word" and (
             prev.key in ("many", "much", "dozen", "dozens") or (prev.key in FUNCTION and prev.key not in _SUBJECTS)
-            or (prev.key in VERBS and prev.text[:1].islower() and (progressive or not prev.key.endswith("ing")))))):
+            or (prev.key in VERBS and prev.text[:1].islower() and (progressive or not prev.key.endswith("ing")))
+            or _verb_by_place(tokens, before, whole)))):
         return False
     # its noun: the last word, or the word before "of" ("cans of soda": cans)
     heads = [span[-1].key] + [span[k - 1].key for k in range(1, len(span) - 1) if span[k].key == "of"]
@@ -1265,6 +1277,22 @@ def _object_span(tokens: Sequence[Token], i1: int, i2: int, nouns: frozenset[str
     # noun it qualifies ("5 toy truck wheels")
     participle = nxt is not None and len(nxt.key) > 4 and nxt.key.endswith("ed") and not nxt.key.endswith("eed")
     return not (nxt is not None and nxt.kind == "word" and not _fixed(nxt.key) and not participle)
+
+
+def _verb_by_place(tokens: Sequence[Token], k: int, whole: Sequence[Token] = ()) -> bool:
+    """Whether the word at k is a verb no table knows by its place: a lowercase -s form right after "he", "she" or
+    a person's name ("she hems skirts", "Duc Anh shears merino sheep"), no word a rule fixes. The name is one by a
+    name list, by a name before it, or by being capitalized inside a sentence of the text (`whole`): a word
+    capitalized only at a sentence's start may qualify a noun ("Car tires cost $50": review 3)."""
+    tok, name = tokens[k], tokens[k - 1] if k >= 1 else None
+    if name is None or tok.kind != "word" or not tok.text[:1].islower() or not tok.key.endswith("s") \
+            or len(tok.key) <= 3 or _fixed(tok.key):
+        return False
+    text = whole or tokens
+    return name.key in ("he", "she") or (_is_name(name) and (
+        name_gender(name.key) is not None or (k >= 2 and _is_name(tokens[k - 2]))
+        or any(t.key == name.key and i and not (text[i - 1].kind == "punct" and text[i - 1].text in _SENTENCE_END)
+               for i, t in enumerate(text))))
 
 
 # words of price that pick one of several things ("the cheap one"); superlatives pick one too (_selecting)
@@ -2061,8 +2089,16 @@ def _asked_only_nouns(theirs: Sequence[Sequence[Token]], asked: int, texts: _Tex
     sentence = theirs[asked]
     asks = next((k for k, t in enumerate(sentence) if t.key in ("how", "what")), 0)
     return [t.text for k, t in enumerate(sentence) if t.kind == "word" and lemma(t.key) in texts.nouns[0]
-            and lemma(t.key) not in stated and not _fixed(t.key)
+            and lemma(t.key) not in stated and not _fixed(t.key) and not _gerund_of(t.key, stated)
             and not (0 < k < asks and sentence[k - 1].key == "the" and sentence[k + 1].key == "of")]
+
+
+def _gerund_of(key: str, stated: set[str]) -> bool:
+    """Whether a word is the -ing form of a verb the statements write ("3 days of shearing" after "he shears"): the
+    activity, no category of things."""
+    stems = {key[:-3], key[:-3] + "e", key[:-4]}  # shear-ing, bak-ing (bake), shopp-ing (shop)
+    return key.endswith("ing") and len(key) > 5 and any(w in stems or w[:-1] in stems or w[:-2] in stems
+                                                        for w in stated)
 
 
 def align(question: str, routed: str) -> Alignment:
