@@ -1278,3 +1278,17 @@ def test_a_bare_object_after_a_verb_no_table_knows_renames_as_a_whole() -> None:
     assert not align(mine.replace("of shearing", "of milking"), SHEARING).aligned
     assert not align(mine.replace("He shears", "She shears"), SHEARING).aligned
     assert not align(mine.replace("does Abdul Rahman earn", "does Tom earn"), SHEARING).aligned
+
+
+def test_a_colour_that_ends_the_clause_after_a_name_is_no_noun_the_name_qualifies() -> None:
+    routed = ("Aigerim is painting her mother's little room under the stairs green. She mixes the green from blue and "
+              "yellow paint in the ratio 4 to 6, and the job needs 30 liters of green. How many liters of blue paint "
+              "does Aigerim need?")
+    got = align(routed.replace("Aigerim", "Nikhil").replace("She", "He").replace("her mother's little room under "
+                "the stairs", "his aunt's bedroom").replace("30", "20"), routed)
+    assert got.aligned and got.values == ["4", "6", "20"], got.reason
+    assert align(routed.replace("little room under the stairs", "bedroom door"), routed).aligned
+    # the colour changed in one place only, or a content word that is no colour after the name (it may be the noun
+    # the name qualifies): refused
+    assert not align(routed.replace("stairs green", "stairs blue"), routed).aligned
+    assert not align(routed.replace("little room under the stairs green", "bedroom walls"), routed).aligned

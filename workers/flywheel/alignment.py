@@ -1197,9 +1197,7 @@ def _object_span(tokens: Sequence[Token], i1: int, i2: int, nouns: frozenset[str
     if span and span[-1].kind == "word" and (at := _qualified_at(tokens, i1, i2)) is not None:
         # a name with a phrase that places or qualifies it ("rabbits in the back shed", "the factory that makes
         # frozen pizza"): its head part is an object's name, and nothing but the phrase follows it
-        nxt = tokens[i2] if i2 < len(tokens) else None
-        return _object_span(tokens, i1, at, nouns, whole) and not (nxt is not None and nxt.kind == "word"
-                                                             and not _fixed(nxt.key))
+        return _object_span(tokens, i1, at, nouns, whole) and not _noun_may_follow(tokens, i2, participle=False)
     if not 1 <= len(span) <= 6 or span[-1].kind != "word":
         return False
     # a word of the name's age before it stands outside the span as the diff keeps it ("to pay for new sets of
@@ -1272,11 +1270,23 @@ def _object_span(tokens: Sequence[Token], i1: int, i2: int, nouns: frozenset[str
         if _fixed(tok.key) and not (headed and not any(w in FUNCTION or w in MUST_AGREE or w in CURRENCY_WORDS
                                                         for w in (tok.key, lemma(tok.key)))):
             return False
+    return not _noun_may_follow(tokens, i2)
+
+
+def _noun_may_follow(tokens: Sequence[Token], i2: int, participle: bool = True) -> bool:
+    """Whether the word after a name may be the noun it qualifies ("5 toy truck wheels"): a content word no rule
+    fixes, other than (where `participle`) a participle that qualifies the whole name ("4 rain jackets priced
+    at") or a colour that ends the clause, saying what the thing is made ("painting her aunt's bedroom green.")."""
     nxt = tokens[i2] if i2 < len(tokens) else None
-    # a participle after it qualifies the whole name ("4 rain jackets priced at"); another content word may be the
-    # noun it qualifies ("5 toy truck wheels")
-    participle = nxt is not None and len(nxt.key) > 4 and nxt.key.endswith("ed") and not nxt.key.endswith("eed")
-    return not (nxt is not None and nxt.kind == "word" and not _fixed(nxt.key) and not participle)
+    if nxt is None or nxt.kind != "word" or _fixed(nxt.key):
+        return False
+    after = tokens[i2 + 1] if i2 + 1 < len(tokens) else None
+    if nxt.key in _COLOURS and (after is None or after.kind == "punct" or after.key in FUNCTION):
+        return False
+    return not (participle and len(nxt.key) > 4 and nxt.key.endswith("ed") and not nxt.key.endswith("eed"))
+
+
+_COLOURS = frozenset("white black red green blue yellow orange purple pink brown grey gray silver gold".split())
 
 
 def _verb_by_place(tokens: Sequence[Token], k: int, whole: Sequence[Token] = ()) -> bool:
