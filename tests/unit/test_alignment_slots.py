@@ -1292,3 +1292,18 @@ def test_a_colour_that_ends_the_clause_after_a_name_is_no_noun_the_name_qualifie
     # the name qualifies): refused
     assert not align(routed.replace("stairs green", "stairs blue"), routed).aligned
     assert not align(routed.replace("little room under the stairs green", "bedroom walls"), routed).aligned
+
+
+def test_an_object_pronoun_never_stands_for_its_own_clauses_subject() -> None:
+    """"his son-in-law rolls the fleeces for him": "him" is not the son-in-law ("himself" would be), so renaming the
+    son-in-law to a noun of no gender leaves the same one man "him" may stand for; "rolls" after a kinship noun is
+    a verb by its place; a two-word name is one person for the names near a pronoun ("Duc Anh ... He")."""
+    routed = ("Duc Anh shears sheep for farmers, and his son-in-law rolls the fleeces for him. He shears 19 an hour "
+              "for 5 hours a day. How many sheep does Duc Anh shear in 3 days?")
+    mine = routed.replace("Duc Anh", "Iñaki").replace("son-in-law", "piano teacher").replace("19", "12")
+    got = align(mine, routed)
+    assert got.aligned and got.values == ["12", "5", "3"], got.reason
+    # "him" in a clause of its own after the son-in-law's may stand for him: refused where the gender is lost
+    other = routed.replace("rolls the fleeces for him", "rolls the fleeces, and Duc Anh pays him")
+    assert not align(other.replace("Duc Anh", "Iñaki").replace("son-in-law", "piano teacher"), other).aligned
+    assert not align(mine.replace("does Iñaki shear", "does Tom shear"), routed).aligned

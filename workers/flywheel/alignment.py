@@ -948,6 +948,31 @@ class _Texts:
                    (_persons(theirs), _persons(mine)), (_person_names(theirs), _person_names(mine)),
                    (_symbols(theirs), _symbols(mine)), (theirs, mine))
 
+    def clause_subject(self, tok: Token, side: int) -> frozenset[str]:
+        """For an object pronoun ("him", "her" before no content word), the people its own clause's subject names
+        ("his son-in-law rolls the fleeces for him": son-in-law), as words and as the span of a kinship noun: an
+        object pronoun never stands for its own clause's subject ("himself" would). Else none."""
+        tokens, k = self.tokens[side], self.index[side][id(tok)]
+        nxt = tokens[k + 1] if k + 1 < len(tokens) else None
+        if tok.key not in ("him", "her") or (tok.key == "her" and nxt is not None and nxt.kind == "word"
+                                              and nxt.key not in FUNCTION):
+            return frozenset()
+        start = k
+        while start > 0 and not (tokens[start - 1].kind == "punct" and tokens[start - 1].text in ".?!,;") \
+                and tokens[start - 1].key not in _CLAUSE_OPENERS:
+            start -= 1
+        verb = next((j for j in range(start, k) if tokens[j].kind == "word" and tokens[j].text[:1].islower()
+                     and (tokens[j].key in VERBS or _verb_by_place(tokens, j))), None)
+        if verb is None or verb == start:
+            return frozenset()
+        subject = tokens[start:verb]
+        if any(t.kind == "word" and t.key in PRONOUNS and t.key not in ("his", "her") for t in subject):
+            return frozenset()
+        words = {lemma(t.key) for t in subject if t.kind == "word" and (
+            lemma(t.key) in KIN or lemma(t.key) in GENDERED_NOUNS or _is_name(t))}
+        kin = [t for t in subject if t.kind == "word" or t.text == "-"]
+        return frozenset(words | ({_span_key(kin[1:])} if kin and kin[0].key in ("his", "her") else set()))
+
     def possessed(self, tok: Token, side: int) -> frozenset[str]:
         """The kinship or gendered noun right after a possessive pronoun ("her uncle" -> uncle), as its word and as
         the span of words it ends ("her great-aunt" -> aunt, "great - aunt"), else none."""
@@ -1286,19 +1311,25 @@ def _noun_may_follow(tokens: Sequence[Token], i2: int, participle: bool = True) 
     return not (participle and len(nxt.key) > 4 and nxt.key.endswith("ed") and not nxt.key.endswith("eed"))
 
 
+# words that open a clause of its own inside a sentence (clause_subject)
+_CLAUSE_OPENERS = frozenset("and but while who which that then so".split())
 _COLOURS = frozenset("white black red green blue yellow orange purple pink brown grey gray silver gold".split())
 
 
 def _verb_by_place(tokens: Sequence[Token], k: int, whole: Sequence[Token] = ()) -> bool:
-    """Whether the word at k is a verb no table knows by its place: a lowercase -s form right after "he", "she" or
-    a person's name ("she hems skirts", "Duc Anh shears merino sheep"), no word a rule fixes. The name is one by a
-    name list, by a name before it, or by being capitalized inside a sentence of the text (`whole`): a word
-    capitalized only at a sentence's start may qualify a noun ("Car tires cost $50": review 3)."""
+    """Whether the word at k is a verb no table knows by its place: a lowercase -s form right after "he", "she", a
+    kinship noun or a person's name ("she hems skirts", "Duc Anh shears merino sheep"), no word a rule fixes. The
+    name is one by a name list, by a name before it, or by being capitalized inside a sentence of the text
+    (`whole`): a word capitalized only at a sentence's start may qualify a noun ("Car tires cost $50": review 3)."""
     tok, name = tokens[k], tokens[k - 1] if k >= 1 else None
     if name is None or tok.kind != "word" or not tok.text[:1].islower() or not tok.key.endswith("s") \
             or len(tok.key) <= 3 or _fixed(tok.key):
         return False
     text = whole or tokens
+    if k >= 5 and [t.key for t in tokens[k - 4:k]] == ["-", "in", "-", "law"]:
+        name = tokens[k - 5]  # "his son-in-law rolls"
+    if name.kind == "word" and name.key == lemma(name.key) and (name.key in KIN or name.key in GENDERED_NOUNS):
+        return True  # "his uncle rolls the fleeces": one person's kinship noun
     return name.key in ("he", "she") or (_is_name(name) and (
         name_gender(name.key) is not None or (k >= 2 and _is_name(tokens[k - 2]))
         or any(t.key == name.key and i and not (text[i - 1].kind == "punct" and text[i - 1].text in _SENTENCE_END)
@@ -1873,7 +1904,17 @@ def _named_near(texts: _Texts, tok: Token, side: int, people: dict[str, str], ge
     ends = [k for k in range(at) if tokens[k].kind == "punct" and tokens[k].text in _SENTENCE_END]
     back = 1 if texts.referent(tok, side) else 2  # a name before it in its sentence: that sentence only
     start = ends[-back] + 1 if len(ends) >= back else 0
-    return {lemma(t.key) for t in tokens[start:at] if _is_name(t) and people.get(lemma(t.key)) == gender}
+    found = {_joined_name(lemma(t.key), people) for t in tokens[start:at] if _is_name(t)}
+    return {p for p in found if people.get(p) == gender}
+
+
+def _joined_name(word: str, people: dict[str, str]) -> str:
+    """The person a word of a name stands for: itself, or the one name of several words it is part of ("duc" and
+    "anh" of "duc anh")."""
+    if word in people:
+        return word
+    whole = [p for p in people if word in p.split(" ")]
+    return whole[0] if len(whole) == 1 else word
 
 
 def _people_agree(mapping: _Mapping, texts: _Texts) -> str | None:
@@ -1904,6 +1945,8 @@ def _people_agree(mapping: _Mapping, texts: _Texts) -> str | None:
         ref_r, ref_m = texts.referent(r, 0, opening=True), texts.referent(m, 1, opening=True)
         # a possessive's own noun is not whom it stands for ("her uncle": her is not the uncle)
         owned_r, owned_m = texts.possessed(r, 0), texts.possessed(m, 1)
+        # nor is an object pronoun's own clause's subject ("his son-in-law rolls the fleeces for him")
+        owned_r, owned_m = owned_r | texts.clause_subject(r, 0), owned_m | texts.clause_subject(m, 1)
         # a person the text first names after the pronoun is not whom it stands for ("He saves $5 while his uncle
         # adds $3": not the uncle)
         before_r, before_m = _named_before(theirs, texts, r, 0), _named_before(mine, texts, m, 1)
