@@ -1307,3 +1307,17 @@ def test_an_object_pronoun_never_stands_for_its_own_clauses_subject() -> None:
     other = routed.replace("rolls the fleeces for him", "rolls the fleeces, and Duc Anh pays him")
     assert not align(other.replace("Duc Anh", "Iñaki").replace("son-in-law", "piano teacher"), other).aligned
     assert not align(mine.replace("does Iñaki shear", "does Tom shear"), routed).aligned
+
+
+def test_an_objects_name_that_keeps_its_noun_is_no_person_a_pronoun_may_stand_for() -> None:
+    """"a school uniform skirt takes him 30 minutes" -> "a skirt takes her 20 minutes": the renamed subject keeps
+    its noun, so it names the same kind of thing as the routed problem's, no person; a subject renamed to another
+    noun may still name one ("The box has 40 pens. She" -> "The waitress has 40 pens. She")."""
+    routed = ("Tamati does alterations in his neighbor's shop. Taking up the hem of a school uniform skirt takes him "
+              "30 minutes, and he charges $19 for each one. On Saturday he hems school uniform skirts for 4 hours "
+              "straight. How many dollars does Tamati earn on Saturday?")
+    mine = (routed.replace("Tamati", "Anh Thu").replace("his", "her").replace("him", "her")
+            .replace(" he ", " she ").replace("school uniform skirt", "skirt").replace("30", "20"))
+    got = align(mine, routed)
+    assert got.aligned and got.values == ["20", "19", "4"], got.reason
+    assert not align(mine.replace("skirt", "dress"), routed).aligned

@@ -1930,7 +1930,8 @@ def _people_agree(mapping: _Mapping, texts: _Texts) -> str | None:
     mine = _joined(texts.persons[1], mapping.forward.values())
     # a subject noun renamed as an object may name a person where the routed one named a thing ("The box has 40
     # pens. She takes 5" -> "The waitress has 40 pens. She takes 5"): the question's pronouns may stand for it
-    renamed = {m for r, m in mapping.forward.items() if r in mapping.objects and m != r and r not in _PEOPLE}
+    renamed = {m for r, m in mapping.forward.items() if r in mapping.objects and m != r and r not in _PEOPLE
+               and m.split(" ")[-1] != r.split(" ")[-1]}  # "school uniform skirt" -> "skirt": the same thing
     tokens = texts.tokens[1]
     suspects = [(k, lemma(t.key)) for k, t in enumerate(tokens) if lemma(t.key) in renamed
                 and (lemma(t.key) in _PEOPLE or _as_subject(tokens, k))]
