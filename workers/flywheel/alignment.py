@@ -733,8 +733,9 @@ def _before_subject(tokens: Sequence[Token], k: int) -> bool:
 
 def _object_of_subject(tokens: Sequence[Token], k: int, last: str) -> bool:
     """Whether the pronoun at k is the object of a verb whose subject is the name right before the verb ("Tariq
-    gives her 5 snails", "Ana helps him"): an object pronoun never stands for its own clause's subject. "her"
-    before a content word is a possessive ("Mia rode her bike") and stays Mia's."""
+    gives her 5 snails", "Ana helps him") or before its "to" ("asks Jim to give him"): an object pronoun never
+    stands for its own clause's subject. "her" before a content word is a possessive ("Mia rode her bike") and
+    stays Mia's."""
     tok = tokens[k]
     if tok.key not in ("him", "her") or k < 2 or not last:
         return False
@@ -742,6 +743,8 @@ def _object_of_subject(tokens: Sequence[Token], k: int, last: str) -> bool:
     if tok.key == "her" and nxt is not None and nxt.kind == "word" and nxt.key not in FUNCTION:
         return False
     verb, subject = tokens[k - 1], tokens[k - 2]
+    if subject.key == "to" and k >= 3:  # "Tom asks Jim to give him": Jim gives, so him is not Jim (NOTE-review8b)
+        subject = tokens[k - 3]
     return verb.kind == "word" and verb.key in VERBS and _is_name(subject) and lemma(subject.key) == last
 
 
@@ -949,9 +952,12 @@ class _Texts:
                    (_symbols(theirs), _symbols(mine)), (theirs, mine))
 
     def clause_subject(self, tok: Token, side: int) -> frozenset[str]:
-        """For an object pronoun ("him", "her" before no content word), the people its own clause's subject names
-        ("his son-in-law rolls the fleeces for him": son-in-law), as words and as the span of a kinship noun: an
-        object pronoun never stands for its own clause's subject ("himself" would). Else none."""
+        """For an object pronoun ("him", "her" before no content word), the person its own clause's subject names,
+        where that subject is one kinship noun after "his"/"her" or one name ("his son-in-law rolls the fleeces for
+        him": son-in-law): an object pronoun never stands for its own clause's subject ("himself" would). Only the
+        subject's head, never its owner ("Sara's uncle gives her": her may be Sara), and none where another verb or
+        "to" stands between the clause's verb and the pronoun ("Tom says Bob owes him", "asks Jim to give him") or
+        the clause opens with no word the scan knows (NOTE-review8b). Else none."""
         tokens, k = self.tokens[side], self.index[side][id(tok)]
         nxt = tokens[k + 1] if k + 1 < len(tokens) else None
         if tok.key not in ("him", "her") or (tok.key == "her" and nxt is not None and nxt.kind == "word"
@@ -961,17 +967,24 @@ class _Texts:
         while start > 0 and not (tokens[start - 1].kind == "punct" and tokens[start - 1].text in ".?!,;") \
                 and tokens[start - 1].key not in _CLAUSE_OPENERS:
             start -= 1
-        verb = next((j for j in range(start, k) if tokens[j].kind == "word" and tokens[j].text[:1].islower()
-                     and (tokens[j].key in VERBS or _verb_by_place(tokens, j))), None)
-        if verb is None or verb == start:
+        verbs = [j for j in range(start, k) if tokens[j].kind == "word" and tokens[j].text[:1].islower()
+                 and (tokens[j].key in VERBS or tokens[j].key in _AUXILIARIES or _verb_by_place(tokens, j))]
+        if not verbs or any(tokens[j].key == "to" for j in range(verbs[0], k)) or any(
+                j != verbs[0] and tokens[j].key not in _AUXILIARIES for j in verbs):
             return frozenset()
-        subject = tokens[start:verb]
-        if any(t.kind == "word" and t.key in PRONOUNS and t.key not in ("his", "her") for t in subject):
-            return frozenset()
-        words = {lemma(t.key) for t in subject if t.kind == "word" and (
-            lemma(t.key) in KIN or lemma(t.key) in GENDERED_NOUNS or _is_name(t))}
-        kin = [t for t in subject if t.kind == "word" or t.text == "-"]
-        return frozenset(words | ({_span_key(kin[1:])} if kin and kin[0].key in ("his", "her") else set()))
+        subject = [t for t in tokens[start:verbs[0]] if t.kind == "word" or t.text == "-"]
+        if len(subject) >= 2 and subject[0].key in ("his", "her") and self._one_kin(subject[1:]):
+            return frozenset({lemma(_kin_head(subject[1:]).key), _span_key(subject[1:])})
+        if 1 <= len(subject) <= 3 and all(_is_name(t) for t in subject):
+            return frozenset({lemma(t.key) for t in subject})
+        return frozenset()
+
+    @staticmethod
+    def _one_kin(span: Sequence[Token]) -> bool:
+        """Whether the words are one kinship noun ("uncle", "son - in - law", "piano teacher")."""
+        head = _kin_head(span)
+        return lemma(head.key) in KIN and all(t.kind == "word" and t.text[:1].islower() and t.key not in PRONOUNS
+                                              or t.text == "-" for t in span)
 
     def possessed(self, tok: Token, side: int) -> frozenset[str]:
         """The kinship or gendered noun right after a possessive pronoun ("her uncle" -> uncle), as its word and as
@@ -1312,7 +1325,8 @@ def _noun_may_follow(tokens: Sequence[Token], i2: int, participle: bool = True) 
 
 
 # words that open a clause of its own inside a sentence (clause_subject)
-_CLAUSE_OPENERS = frozenset("and but while who which that then so".split())
+_CLAUSE_OPENERS = frozenset("and but while who which that then so when if because after before until since as "
+                            "once although though unless whereas where or".split())
 _COLOURS = frozenset("white black red green blue yellow orange purple pink brown grey gray silver gold".split())
 
 
