@@ -1250,16 +1250,11 @@ def test_a_plural_person_noun_is_no_one_a_singular_pronoun_may_stand_for() -> No
                      .replace("20", "30"), routed).aligned
 
 
-def test_a_hyphenated_name_with_a_lowercase_part_takes_no_gender_from_its_first_part() -> None:
-    """"Ha-eun": gender-guesser knows "Ha" as a man's name; the woman's "her" decides."""
-    routed = ("Mwajuma takes the train to visit her fiancée, and a return ticket costs ₺27. A railcard that costs ₺45 "
-              "takes a third off every ticket. How many return trips must Mwajuma make before the railcard has paid "
-              "for itself?")
-    got = align(routed.replace("Mwajuma", "Ha-eun").replace("fiancée", "landlady").replace("27", "60"), routed)
-    assert got.aligned and got.values == ["60", "45"], got.reason
-    # "his" makes Ha-eun a man here, which changes no arithmetic; another person asked about is refused
-    assert align(routed.replace("Mwajuma", "Ha-eun").replace("her fiancée", "his landlady"), routed).aligned
-    assert not align(routed.replace("Mwajuma takes", "Ha-eun takes").replace("must Mwajuma", "must Mia"),
+def test_a_hyphenated_name_keeps_the_gender_of_its_first_part() -> None:
+    """NOTE-review8 5: taking no gender from "Ha" of "Ha-eun" let the pronouns make her a man, and "He" then stood
+    for her where it stands for Vusi (15 served, 25 true); the rule was withdrawn."""
+    routed = "Ha-eun gives Tom 5 apples. She had 20 apples. How many apples does she have now?"
+    assert not align("Ha-eun gives Vusi 5 apples. He had 20 apples. How many apples does he have now?",
                      routed).aligned
 
 

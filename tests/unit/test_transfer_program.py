@@ -394,3 +394,37 @@ def test_a_name_tells_the_number_from_a_constant_only_by_the_numbers_own_clause(
     eggs = ("Ana buys 12 boxes of eggs that cost $1 per egg, and each box holds a dozen eggs. She has a coupon for $5 "
             "off each box. How many dollars does she pay?")
     assert derive("price = 12\nprint(12 * (price - 5))\n", eggs, "84") is None
+
+
+def _program_route(routed: str, program: str, question: str) -> str | None:
+    """The program route's steps on one candidate, as transfer.by_program takes them with the gate on: the routed
+    problem's form, the alignment, the form's numbers, the constants a renamed object may carry, the bound program
+    and the answer gate. None where a step refuses."""
+    from workers.flywheel.transfer import unexplained_constants
+
+    answer = verify_program(program).answer
+    form = derive(program, routed, answer)
+    alignment = align(question, routed)
+    if form is None or not alignment.aligned:
+        return None
+    if form.numbers and tuple(b.routed for b in sorted(alignment.bindings, key=lambda b: b.param)) != form.numbers:
+        return None
+    if alignment.objects and unexplained_constants(form.body, routed, alignment.objects):
+        return None
+    got = verify_program(form.bind(alignment.values))
+    if not got.ran_cleanly or answer_out_of_domain(got.answer, answer):
+        return None
+    return str(got.answer)
+
+
+def test_the_eighth_reviews_questions_are_refused_or_answered_right() -> None:
+    """NOTE-review8's 70 attacks on the eighth session's rules (tests/fixtures/review8_cases.py): two-word names whose
+    words have two genders ("Mary Thomas ... He"), labels read as letter signs ("In Q1 ... In Q2 twice as many"),
+    category nouns in -ing ("How much bedding"), "a thousand phones" explaining a conversion's 1000, milligrams
+    renamed to micrograms, a kept name whose pronoun changes gender ("Mia gives Vusi ... He"); each is refused or
+    answered right."""
+    from tests.fixtures.review8_cases import CASES
+
+    wrong = [(name, got, right) for name, routed, program, question, right in CASES
+             if (got := _program_route(routed, program, question)) is not None and got != str(right)]
+    assert not wrong

@@ -85,17 +85,45 @@ CURRENCY_PREFIXES = {"R": "zar", "kr": "sek", "zł": "pln", "Rs": "inr", "Rp": "
 # (review 38: a mix is refused) and "KSh12 ... how many shillings" one
 _CURRENCY_FAMILY = {"aud": "usd", "cad": "usd", "nzd": "usd", "hkd": "usd", "sgd": "usd", "tzs": "kes", "ugx": "kes",
                     "mxn": "php", "rs": "inr"}  # ₨: the rupee of Pakistan, Nepal, Sri Lanka ... (not ₹)
-_PREFIX = "|".join(sorted(map(re.escape, CURRENCY_PREFIXES), key=len, reverse=True))
-# a number: optional sign, digits with optional thousands commas, optional decimals, optional /denominator; not part
-# of a word, another number or a range ("v2", "5-10" and "1.2.3" are not numbers), except after a currency prefix
-_AFTER_PREFIX = "|".join(f"(?<=(?<![^\\W\\d_]){re.escape(p)})" for p in CURRENCY_PREFIXES)
 # an amount after a letter sign with a full stop before three digits ("Rp15.000", "kr1.500") is fifteen thousand
 # where those signs are written, not 15: no number, and its sign no sign
 _DOT_THOUSANDS = r"(?![\d,]*\.\d{3}(?!\d))"
-NUMBER = re.compile(rf"(?:(?<![\w.\-/])|(?:{_AFTER_PREFIX}){_DOT_THOUSANDS})-?(?:\d{{1,3}}(?:,\d{{3}})+|\d+)"
-                    r"(?:\.\d+|/\d+)?(?![\w/]|[.,]\d)")
-_TOKEN = re.compile(rf"(?P<number>{NUMBER.pattern})|(?P<prefix>(?<![^\W\d_])(?:{_PREFIX})(?=\d){_DOT_THOUSANDS})"
-                    r"|(?P<word>[^\W\d_]+)|(?P<poss>(?<=[^\W\d_])'s?(?![^\W\d_]))|(?P<punct>\S)")
+# letter signs that also label things ("Q1" a quarter, "L2" a level, "DH2" a hitter): a sign only in a text that
+# writes its currency's word ("L19 ... lempiras"; NOTE-review8 2: "In Q1 ... In Q2 twice as many" bound the
+# program's 2 to the label). "R" (rand) is a sign without its word, as it was before this rule.
+_LABEL_LIKE = {"L": "hnl", "Q": "gtq", "KD": "kwd", "SR": "sar", "Dh": "aed", "DH": "aed"}
+
+
+def _patterns(prefixes: Iterable[str]) -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """The number and token patterns where these letter signs are signs. A number: optional sign, digits with
+    optional thousands commas, optional decimals, optional /denominator; not part of a word, another number or a
+    range ("v2", "5-10" and "1.2.3" are not numbers), except after a currency prefix."""
+    signs = sorted(prefixes, key=len, reverse=True)
+    after = "|".join(f"(?<=(?<![^\\W\\d_]){re.escape(p)})" for p in signs)
+    number = re.compile(rf"(?:(?<![\w.\-/])|(?:{after}){_DOT_THOUSANDS})-?(?:\d{{1,3}}(?:,\d{{3}})+|\d+)"
+                        r"(?:\.\d+|/\d+)?(?![\w/]|[.,]\d)")
+    prefix = "|".join(map(re.escape, signs))
+    token = re.compile(rf"(?P<number>{number.pattern})|(?P<prefix>(?<![^\W\d_])(?:{prefix})(?=\d){_DOT_THOUSANDS})"
+                       r"|(?P<word>[^\W\d_]+)|(?P<poss>(?<=[^\W\d_])'s?(?![^\W\d_]))|(?P<punct>\S)")
+    return number, token
+
+
+NUMBER, _TOKEN = _patterns(CURRENCY_PREFIXES)
+_NUMBER_UNLABELED, _TOKEN_UNLABELED = _patterns(p for p in CURRENCY_PREFIXES if p not in _LABEL_LIKE)
+
+
+def _labels_only(text: str) -> bool:
+    """Whether the text writes a label-like letter sign before digits without its currency's word anywhere."""
+    words = {w.casefold() for w in re.findall(r"[^\W\d_]+", text)}
+    return any(re.search(rf"(?<![^\W\d_]){re.escape(sign)}(?=\d)", text)
+               and not any(CURRENCY_WORDS.get(w) == code for w in words)
+               for sign, code in _LABEL_LIKE.items())
+
+
+def number_pattern(text: str) -> re.Pattern[str]:
+    """The pattern of the numbers of a text (NUMBER, less the label-like signs where the text names no currency of
+    theirs)."""
+    return _NUMBER_UNLABELED if _labels_only(text) else NUMBER
 _SENTENCE_END = frozenset(".!?")
 _ASK_WORDS = frozenset("how what find calculate compute determine which".split())
 _DETERMINERS = frozenset("a an the his her their its my your our".split())
@@ -130,6 +158,8 @@ MUST_AGREE = frozenset("""
     litres milliliter milliliters millilitre millilitres teaspoon teaspoons tablespoon tablespoons fortnight
     century centuries millennium km m cm mm kg g mg ml l lb lbs oz ft yd mi hr hrs min mins sec secs mph kph
     celsius fahrenheit kelvin degree degrees
+    byte bytes kilobyte kilobytes megabyte megabytes gigabyte gigabytes terabyte terabytes kb mb gb tb
+    milligram milligrams microgram micrograms microliter microliters nanosecond nanoseconds millisecond milliseconds
     january february march april may june july august september october november december
     monday tuesday wednesday thursday friday saturday sunday
     wheel wheels leg legs
@@ -292,8 +322,9 @@ class Token:
 
 def tokens_of(text: str) -> tuple[Token, ...]:
     """The tokens of a text; a currency prefix written with letters ("kr" in "kr90") is a sign, as "$" is."""
+    pattern = _TOKEN_UNLABELED if _labels_only(text) else _TOKEN
     return tuple(Token(m.group(0), "punct" if m.lastgroup == "prefix" else str(m.lastgroup), m.start())
-                 for m in _TOKEN.finditer(text))
+                 for m in pattern.finditer(text))
 
 
 def number_value(text: str) -> Decimal | None:
@@ -808,7 +839,10 @@ def _person_names(tokens: Sequence[Token]) -> frozenset[str]:
             nxt.key in _AFTER_PERSON or nxt.key in VERBS or _verb_by_place(tokens, end + 1))))
         ends = prev is not None and not (prev.kind == "punct" and prev.text in _SENTENCE_END) and (
             nxt is None or nxt.kind == "punct" or (nxt.kind == "word" and nxt.key in FUNCTION))
-        if appositive or acts or ends:
+        # the one given to, between a verb and an amount ("Mia gives Yaa 5 apples", "pays Vusi $5": NOTE-review8)
+        given = prev is not None and prev.kind == "word" and prev.text[:1].islower() and prev.key in VERBS \
+            and nxt is not None and (nxt.kind == "number" or (nxt.kind == "punct" and nxt.text not in ".,;:!?"))
+        if appositive or acts or ends or given:
             out.add(lemma(tok.key))
     return frozenset(out)
 
@@ -818,16 +852,14 @@ def _persons(tokens: Sequence[Token]) -> dict[str, str]:
     the gender of the pronouns that stand for it, where they agree), and the common nouns that name a person of a
     gender (sister, uncle)."""
     names = _person_names(tokens)
-    # a name's first part before a lowercase one is no name of its own ("Ha-eun": not the "Ha" gender-guesser knows)
-    people = {lemma(t.key): g for k, t in enumerate(tokens) if _is_name(t) and (g := name_gender(t.key)) is not None
-              and not (k + 2 < len(tokens) and _hyphen_tail(tokens[k:k + 3], 2))}
-    # a name of two words whose words gender-guesser gives two genders ("Duc Anh"): its pronouns decide, for both
-    mixed = [(lemma(tokens[k].key), lemma(tokens[k + 1].key)) for k in range(len(tokens) - 1)
-             if _is_name(tokens[k]) and _is_name(tokens[k + 1])
-             and len({people.get(lemma(t.key)) for t in tokens[k:k + 2]} - {None}) > 1]
-    for pair in mixed:
-        for w in pair:
-            people.pop(w, None)
+    people = {lemma(t.key): g for t in tokens if _is_name(t) and (g := name_gender(t.key)) is not None}
+    # a name of two words whose words gender-guesser gives two genders is its first word's ("Duc Anh": Duc's, as
+    # "Mary Thomas" is Mary's; NOTE-review8 1: the pronouns deciding let "He" be Mary Thomas)
+    for k in range(len(tokens) - 1):
+        first, second = lemma(tokens[k].key), lemma(tokens[k + 1].key)
+        if _is_name(tokens[k]) and _is_name(tokens[k + 1]) and first in people and second in people \
+                and people[first] != people[second]:
+            people[second] = people[first]
     inside, opening = _referents(tokens)
     votes: dict[str, set[str]] = {}
     for k, tok in enumerate(tokens):
@@ -836,10 +868,6 @@ def _persons(tokens: Sequence[Token]) -> dict[str, str]:
             if ref in names and ref not in people:
                 votes.setdefault(ref, set()).add(PRONOUNS[tok.key][0])
     people |= {name: next(iter(g)) for name, g in votes.items() if len(g) == 1}
-    for pair in mixed:
-        voted = {people[w] for w in pair if w in people}
-        if len(voted) == 1:
-            people |= dict.fromkeys(pair, voted.pop())
     people |= _sole_referent_genders(tokens, names)
     people |= _only_person_gender(tokens, names)
     return people | {lemma(t.key): GENDERED_NOUNS[lemma(t.key)] for t in tokens
@@ -1268,8 +1296,11 @@ def _object_span(tokens: Sequence[Token], i1: int, i2: int, nouns: frozenset[str
         after is not None and (after.kind == "number" or after.key in _DETERMINERS))
     if any(t.kind == "word" and _selecting(t.key) for t in span):
         return False  # "the cheapest item" -> "the priciest thing": a word that picks one of several is no name
+    # after "the", the name of one thing the text brings in nowhere else among no other things it could pick from
+    # ("to fix the noisy old hot water boiler", "up the road to the old mill")
+    alone = prev.key in _DEFINITE and len(span) > 1 and _nothing_to_pick(whole or tokens, span[-1])
     if any(t.kind == "word" and t.key in _GRADABLE for t in span) and (
-            span[-1].key in _GRADABLE or (prev.key in _DEFINITE
+            span[-1].key in _GRADABLE or (prev.key in _DEFINITE and not alone
                                           and not _introduced(whole or tokens, [t.key for t in span]))):
         # "the fast vehicle", "5 [hot] drinks": a degree that picks one; not "a small tub", nor "the tiny rubber
         # ducks" after "12 tiny rubber ducks" (the name of a kind the text brought in)
@@ -1301,7 +1332,7 @@ def _object_span(tokens: Sequence[Token], i1: int, i2: int, nouns: frozenset[str
         if k < len(span) - 1 and tok.key.endswith(("ing", "ed")) and tok.key in VERBS \
                 and not any(w in FUNCTION or w in MUST_AGREE or w in CURRENCY_WORDS for w in (tok.key, lemma(tok.key))):
             continue  # a verb form that qualifies the name's last word ("trading cards", "baked beans")
-        if tok.key in _NAME_ADJECTIVES and inner:
+        if tok.key in _NAME_ADJECTIVES and (inner or (k == 0 and alone)):
             continue  # "a rusty old station wagon": a word of the name, renamed with it ("the old vehicle" is not)
         if k == len(span) - 1 and len(span) > 1 and _plural_noun_not_verb(tok.key):
             continue  # "chopped fresh spinach leaves": a plural noun that is also a verb's form
@@ -1363,6 +1394,33 @@ _GRADABLE = frozenset("""big large huge giant tiny small fast quick slow long sh
 _EST_NOUNS = frozenset("forest forests chest chests vest vests nest nests pest pests test tests guest guests "
                        "interest interests harvest harvests contest contests request requests protest protests quest "
                        "quests crest crests conquest digest west east".split())
+
+
+def _nothing_to_pick(tokens: Sequence[Token], head: Token) -> bool:
+    """Whether the text brings in no thing other than the name's own (its head noun) with "a", "an", "one" or a
+    number: no thing a word of degree or age after "the" could pick from ("a van ... a truck. The fast vehicle",
+    "a jar with 40 candies and a tin ... the big container", "a 3 mile road or a 4 mile trail ... the long route"
+    all bring in others). A thing is the last word no rule fixes of the words after the article or number, up to a
+    function word, punctuation or a capitalized word; people (kinship, role and gendered nouns) are no things, and a
+    name whose noun names a person is never alone ("a son ... and a daughter ... the big child")."""
+    own = lemma(head.key)
+    if own in KIN or own in _PEOPLE or own in GENDERED_NOUNS:
+        return False
+    for j, t in enumerate(tokens):
+        if not (t.kind == "number" or (t.kind == "word" and t.key in ("a", "an", "one"))):
+            continue
+        run: list[Token] = []
+        for u in tokens[j + 1:]:
+            if u.kind == "number" or u.text == "-" or (u.kind == "word" and u.key not in FUNCTION
+                                                        and u.text[:1].islower()):
+                run.append(u)
+                continue
+            break
+        things = [u for u in run if u.kind == "word" and not _fixed(u.key)]
+        if things and lemma(things[-1].key) != own and not any(
+                w in KIN or w in _PEOPLE or w in GENDERED_NOUNS for w in (lemma(things[-1].key),)):
+            return False
+    return True
 
 
 def _introduced(tokens: Sequence[Token], keys: list[str]) -> bool:
@@ -1958,6 +2016,16 @@ def _people_agree(mapping: _Mapping, texts: _Texts) -> str | None:
     for r, m, _ in mapping.pronouns:
         ga, gb = PRONOUNS[r.key][0], PRONOUNS[m.key][0]
         ref_r, ref_m = texts.referent(r, 0, opening=True), texts.referent(m, 1, opening=True)
+        # whom the routed pronoun stands for, renamed: a person of the other gender in the question, or the same
+        # name kept while the pronoun's gender changes, is someone the question's pronoun cannot stand for, so it
+        # stands for another person ("Mia gives Tom 5 apples. She had 20" -> "Mia gives Vusi 5 apples. He had 20":
+        # he is Vusi; NOTE-review8)
+        whole_r = _whole_name(ref_r, theirs)
+        image = mapping.forward.get(whole_r, whole_r)
+        if whole_r and theirs.get(whole_r) == ga and (mine.get(image) not in (None, gb) or (ga != gb
+                                                                                          and image == whole_r)):
+            return (f"the pronoun {m.text!r} cannot stand for {image!r}, whom the routed problem's {r.text!r} "
+                    "stands for: it stands for another person")
         # a possessive's own noun is not whom it stands for ("her uncle": her is not the uncle)
         owned_r, owned_m = texts.possessed(r, 0), texts.possessed(m, 1)
         # nor is an object pronoun's own clause's subject ("his son-in-law rolls the fleeces for him")
@@ -2157,16 +2225,26 @@ def _asked_only_nouns(theirs: Sequence[Sequence[Token]], asked: int, texts: _Tex
     sentence = theirs[asked]
     asks = next((k for k, t in enumerate(sentence) if t.key in ("how", "what")), 0)
     return [t.text for k, t in enumerate(sentence) if t.kind == "word" and lemma(t.key) in texts.nouns[0]
-            and lemma(t.key) not in stated and not _fixed(t.key) and not _gerund_of(t.key, stated)
+            and lemma(t.key) not in stated and not _fixed(t.key) and not _gerund_of(sentence, k, theirs, asked)
             and not (0 < k < asks and sentence[k - 1].key == "the" and sentence[k + 1].key == "of")]
 
 
-def _gerund_of(key: str, stated: set[str]) -> bool:
-    """Whether a word is the -ing form of a verb the statements write ("3 days of shearing" after "he shears"): the
-    activity, no category of things."""
+def _gerund_of(sentence: Sequence[Token], k: int, theirs: Sequence[Sequence[Token]], asked: int) -> bool:
+    """Whether the asked word at k is the -ing form of a verb a statement uses as a verb, after "of" and a time
+    noun ("3 days of shearing" after "he shears"): the activity over a time, no category of things. The verb must be
+    one by the table or by its place ("he shears", "Duc Anh shears"), and the phrase a time's ("bedding",
+    "clothing", "seating", "lighting" name categories: NOTE-review8 3)."""
+    key = sentence[k].key
+    if not key.endswith("ing") or len(key) <= 5 or k < 2 or sentence[k - 1].key != "of" \
+            or lemma(sentence[k - 2].key) not in _TIME_NOUNS:
+        return False
     stems = {key[:-3], key[:-3] + "e", key[:-4]}  # shear-ing, bak-ing (bake), shopp-ing (shop)
-    return key.endswith("ing") and len(key) > 5 and any(w in stems or w[:-1] in stems or w[:-2] in stems
-                                                        for w in stated)
+    forms = {f for stem in stems for f in (stem + "s", stem + "es", stem + "ed", stem + "d")}
+    return any(t.key in forms and t.text[:1].islower() and (t.key in VERBS or _verb_by_place(clause, j))
+               for i, clause in enumerate(theirs) if i != asked for j, t in enumerate(clause))
+
+
+_TIME_NOUNS = frozenset("minute hour day week month year weekend morning afternoon evening night".split())
 
 
 def align(question: str, routed: str) -> Alignment:

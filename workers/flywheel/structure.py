@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from workers.flywheel.alignment import NUMBER as _NUMBER
-from workers.flywheel.alignment import number_value
+from workers.flywheel.alignment import number_pattern, number_value
 
 _WORD = re.compile(r"[a-z]+")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
@@ -60,7 +60,7 @@ def singular(word: str) -> str:
 
 def question_numbers(question: str) -> tuple[QuestionNumber, ...]:
     out = []
-    for match in _NUMBER.finditer(question):
+    for match in number_pattern(question).finditer(question):
         text = match.group(0).replace(",", "")
         value = number_value(text)
         if value is None:  # a fraction over zero

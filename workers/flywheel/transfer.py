@@ -69,15 +69,18 @@ def _spelled(routed_question: str, uses: Counter[str] | None = None) -> Counter[
             # the program writes the one form or the other: where it writes 1.5, the 3 and the 2 stay unexplained
             # (a tricycle's 3 wheels; review 7)
             out.update((f"{whole}.5",) if uses is not None and uses[f"{whole}.5"] else (str(2 * whole + 1), "2"))
-    for a, b, c in zip(words, words[1:], [*words[2:], ""], strict=False):
+    for k, (a, b, c) in enumerate(zip(words, words[1:], [*words[2:], ""], strict=False)):
         if a in _CARDINALS and b in _DENOMINATORS:
             out.update((_CARDINALS[a], _DENOMINATORS[b]))
         elif a in ("a", "an") and b in _DENOMINATORS and c == "of" and _DENOMINATORS[b] not in ("2", "3", "4"):
             out[_DENOMINATORS[b]] += 1  # "a fifth of the price": 5 (a half, third or quarter: EXPLAINED's words)
         elif a in _CARDINALS and b == "times":
             out[_CARDINALS[a]] += 1
-        elif a in ("a", "one") and b in _POWERS and c not in _POWERS:
-            out[_POWERS[b]] += 1  # "a thousand megabytes in a gigabyte": 1000 (not "a hundred thousand")
+        elif a in ("a", "one") and b in _POWERS and k + 4 < len(words) and words[k + 3] == "in" \
+                and words[k + 4] in ("a", "an", "one", "each", "every"):
+            # a measure's size in another ("a thousand megabytes in a gigabyte"): 1000; not "a thousand phones" or
+            # "a hundred and fifty children", whose number a renamed object may carry (NOTE-review8 4)
+            out[_POWERS[b]] += 1
     return out
 
 
