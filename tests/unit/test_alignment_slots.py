@@ -1354,20 +1354,14 @@ def test_the_eighth_reviews_pronouns_that_change_whom_they_stand_for_are_refused
     assert not align(question, routed).aligned
 
 
-def test_a_name_after_the_with_a_word_of_degree_renames_where_the_text_has_nothing_else_to_pick() -> None:
-    """"to fix the noisy old hot water boiler" -> "the blocked sink", "to the old mill" -> "the lighthouse": a word of
-    degree or age after "the" picks nothing where the text brings in no other thing with a/an/one or a number;
-    "a van ... a truck. The fast vehicle" still does (review 7)."""
+def test_a_name_after_the_with_a_word_of_degree_is_no_rename_even_where_nothing_else_seems_to_be_picked() -> None:
+    """NOTE-review8c: a rule that let "the noisy old hot water boiler" -> "the blocked sink" rename where the text
+    brought in no other thing with a/an/one or a number was withdrawn: texts bring in the other things by
+    possessives, "the X and the Y", names and bare plurals ("Ana's car ... her van. The fast vehicle" -> "The slow
+    truck": 180 served, 120 true)."""
     plumber = ("A plumber charges $80 to come out and $15 for every half hour of work. Arash calls one to fix the "
                "noisy old hot water boiler in his flat, and the job takes 4 hours. How many dollars does Arash pay?")
-    got = align(plumber.replace("noisy old hot water boiler", "blocked sink").replace("Arash", "Kofi")
-                .replace("4 hours", "3 hours"), plumber)
-    assert got.aligned and got.values == ["80", "15", "3"], got.reason
-    mill = ("Leilani and her niece ride up the road to the old mill. Going up at 12 kilometers an hour takes them 55 "
-            "minutes. How many minutes does the ride up take them?")
-    got = align(mill.replace("old mill", "lighthouse").replace("55", "60"), mill)
-    assert got.aligned and got.values == ["12", "60"], got.reason
-    # another thing brought in before: the name may pick one of them
-    assert not align(plumber.replace("in his flat", "and a cold water tap in his flat")
-                     .replace("noisy old hot water boiler", "blocked sink"),
-                     plumber.replace("in his flat", "and a cold water tap in his flat")).aligned
+    assert not align(plumber.replace("noisy old hot water boiler", "blocked sink"), plumber).aligned
+    cars = ("Ana's car goes 40 miles an hour and her van goes 60 miles an hour. The fast vehicle leaves at noon. How "
+            "many miles does the fast vehicle go in 3 hours?")
+    assert not align(cars.replace("fast vehicle", "slow truck"), cars).aligned

@@ -418,11 +418,12 @@ def _program_route(routed: str, program: str, question: str) -> str | None:
 
 
 def test_the_eighth_reviews_questions_are_refused_or_answered_right() -> None:
-    """NOTE-review8's 70 attacks on the eighth session's rules (tests/fixtures/review8_cases.py): two-word names whose
-    words have two genders ("Mary Thomas ... He"), labels read as letter signs ("In Q1 ... In Q2 twice as many"),
-    category nouns in -ing ("How much bedding"), "a thousand phones" explaining a conversion's 1000, milligrams
-    renamed to micrograms, a kept name whose pronoun changes gender ("Mia gives Vusi ... He"); each is refused or
-    answered right."""
+    """NOTE-review8's 70 and NOTE-review8c's 40 attacks on the eighth session's rules
+    (tests/fixtures/review8_cases.py): two-word names whose words have two genders ("Mary Thomas ... He"), labels
+    read as letter signs ("In Q1 ... In Q2 twice as many"), category nouns in -ing ("How much bedding"), "a thousand
+    phones" explaining a conversion's 1000, milligrams renamed to micrograms, a kept name whose pronoun changes
+    gender ("Mia gives Vusi ... He"), "the fast vehicle" picking one of things brought in by possessives; each is
+    refused or answered right."""
     from tests.fixtures.review8_cases import CASES
 
     wrong = [(name, got, right) for name, routed, program, question, right in CASES

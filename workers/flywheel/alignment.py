@@ -1296,11 +1296,8 @@ def _object_span(tokens: Sequence[Token], i1: int, i2: int, nouns: frozenset[str
         after is not None and (after.kind == "number" or after.key in _DETERMINERS))
     if any(t.kind == "word" and _selecting(t.key) for t in span):
         return False  # "the cheapest item" -> "the priciest thing": a word that picks one of several is no name
-    # after "the", the name of one thing the text brings in nowhere else among no other things it could pick from
-    # ("to fix the noisy old hot water boiler", "up the road to the old mill")
-    alone = prev.key in _DEFINITE and len(span) > 1 and _nothing_to_pick(whole or tokens, span[-1])
     if any(t.kind == "word" and t.key in _GRADABLE for t in span) and (
-            span[-1].key in _GRADABLE or (prev.key in _DEFINITE and not alone
+            span[-1].key in _GRADABLE or (prev.key in _DEFINITE
                                           and not _introduced(whole or tokens, [t.key for t in span]))):
         # "the fast vehicle", "5 [hot] drinks": a degree that picks one; not "a small tub", nor "the tiny rubber
         # ducks" after "12 tiny rubber ducks" (the name of a kind the text brought in)
@@ -1332,7 +1329,7 @@ def _object_span(tokens: Sequence[Token], i1: int, i2: int, nouns: frozenset[str
         if k < len(span) - 1 and tok.key.endswith(("ing", "ed")) and tok.key in VERBS \
                 and not any(w in FUNCTION or w in MUST_AGREE or w in CURRENCY_WORDS for w in (tok.key, lemma(tok.key))):
             continue  # a verb form that qualifies the name's last word ("trading cards", "baked beans")
-        if tok.key in _NAME_ADJECTIVES and (inner or (k == 0 and alone)):
+        if tok.key in _NAME_ADJECTIVES and inner:
             continue  # "a rusty old station wagon": a word of the name, renamed with it ("the old vehicle" is not)
         if k == len(span) - 1 and len(span) > 1 and _plural_noun_not_verb(tok.key):
             continue  # "chopped fresh spinach leaves": a plural noun that is also a verb's form
@@ -1394,33 +1391,6 @@ _GRADABLE = frozenset("""big large huge giant tiny small fast quick slow long sh
 _EST_NOUNS = frozenset("forest forests chest chests vest vests nest nests pest pests test tests guest guests "
                        "interest interests harvest harvests contest contests request requests protest protests quest "
                        "quests crest crests conquest digest west east".split())
-
-
-def _nothing_to_pick(tokens: Sequence[Token], head: Token) -> bool:
-    """Whether the text brings in no thing other than the name's own (its head noun) with "a", "an", "one" or a
-    number: no thing a word of degree or age after "the" could pick from ("a van ... a truck. The fast vehicle",
-    "a jar with 40 candies and a tin ... the big container", "a 3 mile road or a 4 mile trail ... the long route"
-    all bring in others). A thing is the last word no rule fixes of the words after the article or number, up to a
-    function word, punctuation or a capitalized word; people (kinship, role and gendered nouns) are no things, and a
-    name whose noun names a person is never alone ("a son ... and a daughter ... the big child")."""
-    own = lemma(head.key)
-    if own in KIN or own in _PEOPLE or own in GENDERED_NOUNS:
-        return False
-    for j, t in enumerate(tokens):
-        if not (t.kind == "number" or (t.kind == "word" and t.key in ("a", "an", "one"))):
-            continue
-        run: list[Token] = []
-        for u in tokens[j + 1:]:
-            if u.kind == "number" or u.text == "-" or (u.kind == "word" and u.key not in FUNCTION
-                                                        and u.text[:1].islower()):
-                run.append(u)
-                continue
-            break
-        things = [u for u in run if u.kind == "word" and not _fixed(u.key)]
-        if things and lemma(things[-1].key) != own and not any(
-                w in KIN or w in _PEOPLE or w in GENDERED_NOUNS for w in (lemma(things[-1].key),)):
-            return False
-    return True
 
 
 def _introduced(tokens: Sequence[Token], keys: list[str]) -> bool:
