@@ -984,8 +984,8 @@ class _Texts:
         where that subject is one kinship noun after "his"/"her" or one name ("his son-in-law rolls the fleeces for
         him": son-in-law): an object pronoun never stands for its own clause's subject ("himself" would). Only the
         subject's head, never its owner ("Sara's uncle gives her": her may be Sara), and none where another verb or
-        "to" stands between the clause's verb and the pronoun ("Tom says Bob owes him", "asks Jim to give him") or
-        the clause opens with no word the scan knows (NOTE-review8b). Else none."""
+        "to" stands between the clause's verb and the pronoun ("Tom says Bob owes him", "asks Jim to give him";
+        NOTE-review8b). Else none."""
         tokens, k = self.tokens[side], self.index[side][id(tok)]
         nxt = tokens[k + 1] if k + 1 < len(tokens) else None
         if tok.key not in ("him", "her") or (tok.key == "her" and nxt is not None and nxt.kind == "word"
@@ -2032,7 +2032,8 @@ def _people_agree(mapping: _Mapping, texts: _Texts) -> str | None:
 
 
 def _person_nouns_before(texts: _Texts, tok: Token, side: int) -> bool:
-    """Whether a kinship, role or gendered noun stands before the token ("for the teacher. Then she": review 7b)."""
+    """Whether a singular kinship, role or gendered noun stands before the token ("for the teacher. Then she":
+    review 7b; "the 30 students" are no "she")."""
     tokens, at = texts.tokens[side], texts.index[side][id(tok)]
     return any(t.kind == "word" and t.key == lemma(t.key)  # one person: "the students" are no "she"
                and (lemma(t.key) in KIN or lemma(t.key) in _PEOPLE or lemma(t.key) in GENDERED_NOUNS)

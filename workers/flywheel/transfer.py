@@ -56,7 +56,7 @@ _DENOMINATORS = {**{w: n for n, ws in {"2": "half halves", "3": "third thirds", 
 
 def _spelled(routed_question: str, uses: Counter[str] | None = None) -> Counter[str]:
     """The constants a fraction or a multiple spelled in words states, each as often as the text spells it: "three
-    fifths" (3 and 5), "four times" (4), "a fifth" (5), "a thousand" (1000), "time and a half" (3 and 2, or 1.5
+    fifths" (3 and 5), "four times" (4), "a fifth" (5), "a thousand X in a Y" (1000), "time and a half" (3 and 2, or 1.5
     where `uses`, the program's constants, has 1.5), "two and a half" (5 and 2, or 2.5). Those words must agree,
     so the constants hold for the renamed question too; a number word elsewhere ("two shops") explains nothing (a
     program's 2 may still be a bicycle's wheels), and one spelled 4 explains one 4 of the program, not a car's 4
