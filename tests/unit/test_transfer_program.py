@@ -398,18 +398,14 @@ def test_a_name_tells_the_number_from_a_constant_only_by_the_numbers_own_clause(
 
 def _program_route(routed: str, program: str, question: str) -> str | None:
     """The program route's steps on one candidate, as transfer.by_program takes them with the gate on: the routed
-    problem's form, the alignment, the form's numbers, the constants a renamed object may carry, the bound program
-    and the answer gate. None where a step refuses."""
-    from workers.flywheel.transfer import unexplained_constants
+    problem's form, the alignment, transfer.form_refusal (the form's numbers, the constants a renamed object may
+    carry), the bound program and the answer gate. None where a step refuses."""
+    from workers.flywheel.transfer import form_refusal
 
     answer = verify_program(program).answer
     form = derive(program, routed, answer)
     alignment = align(question, routed)
-    if form is None or not alignment.aligned:
-        return None
-    if form.numbers and tuple(b.routed for b in sorted(alignment.bindings, key=lambda b: b.param)) != form.numbers:
-        return None
-    if alignment.objects and unexplained_constants(form.body, routed, alignment.objects):
+    if form is None or not alignment.aligned or form_refusal(form, alignment, routed) is not None:
         return None
     got = verify_program(form.bind(alignment.values))
     if not got.ran_cleanly or answer_out_of_domain(got.answer, answer):

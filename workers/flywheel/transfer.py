@@ -212,6 +212,19 @@ def _tried(routed: Routed, alignment: Alignment | None, outcome: str) -> dict[st
             **({"alignment": alignment.as_dict()} if alignment is not None else {})}
 
 
+def form_refusal(form: ParameterizedProgram, alignment: Alignment, routed_question: str) -> str | None:
+    """Why an aligned question may not bind the routed problem's form, or None: the alignment bound other numbers
+    than the form's, or it renames objects and the program has constants of its own ("5 bicycles ... wheels" ->
+    "5 tricycles": the 2 is the object's)."""
+    if form.numbers and tuple(b.routed for b in sorted(alignment.bindings, key=lambda b: b.param)) != form.numbers:
+        return "the routed problem's numbers are not the form's"
+    constants = unexplained_constants(form.body, routed_question, alignment.objects)
+    if alignment.objects and constants:
+        return (f"the question renames objects ({', '.join(alignment.objects)}) and the program has constants of "
+                f"its own ({', '.join(constants)})")
+    return None
+
+
 def by_program(rt: Runtime, request: AnswerRequest, routed: Routed | None) -> ProgramTry:
     """The program route: the first candidate the question aligns with whose form answers. Without the gate (or
     with an answer key, which decides) the form of the block the router picked is also bound by position when the
@@ -229,15 +242,9 @@ def by_program(rt: Runtime, request: AnswerRequest, routed: Routed | None) -> Pr
         if form is None:
             tried.append(_tried(candidate, alignment, "the block carries no parameterized program"))
             continue
-        if form.numbers and tuple(b.routed for b in sorted(alignment.bindings, key=lambda b: b.param)) \
-                != form.numbers:
-            tried.append(_tried(candidate, alignment, "the routed problem's numbers are not the form's"))
-            continue
-        constants = unexplained_constants(form.body, candidate.question, alignment.objects)
-        if alignment.objects and constants:  # "5 bicycles ... wheels" -> "5 tricycles": the 2 is the object's
-            tried.append(_tried(candidate, alignment, f"the question renames objects ({', '.join(alignment.objects)})"
-                                                      f" and the program has constants of its own "
-                                                      f"({', '.join(constants)})"))
+        refusal = form_refusal(form, alignment, candidate.question)
+        if refusal is not None:
+            tried.append(_tried(candidate, alignment, refusal))
             continue
         answer, outcome = _bound(form, alignment.values, candidate, expected, verifier, gate,
                                  f"alignment with the routed problem (kept {alignment.kept:.2f})")
