@@ -1368,8 +1368,7 @@ def _verb_by_place(tokens: Sequence[Token], k: int, whole: Sequence[Token] = ())
             or len(tok.key) <= 3 or _fixed(tok.key):
         return False
     text = whole or tokens
-    if k >= 5 and [t.key for t in tokens[k - 4:k]] == ["-", "in", "-", "law"]:
-        name = tokens[k - 5]  # "his son-in-law rolls"
+    name = _kin_head(tokens[max(0, k - 5):k])  # "his son-in-law rolls": son
     if name.kind == "word" and name.key == lemma(name.key) and (name.key in KIN or name.key in GENDERED_NOUNS):
         return True  # "his uncle rolls the fleeces": one person's kinship noun
     return name.key in ("he", "she") or (_is_name(name) and (
