@@ -8,16 +8,14 @@ import dataclasses
 
 import pytest
 
-from bench import flywheel_data as first
 from bench import flywheel_fresh_data as fresh
-from bench import flywheel_gsm_data as gsm
 from bench import flywheel_pool2_data as pool2
 from bench import flywheel_pool3_data as pool3
 from bench import flywheel_pool4_data as pool4
 from bench import flywheel_pool5_data as pool5
 from bench import flywheel_pool6_data as pool6
 from bench import flywheel_varied_data as varied
-from tests.fixtures.families import ngrams, statements
+from tests.fixtures.families import alt_statements, earlier_statements, ngrams, statements
 
 pytestmark = pytest.mark.unit
 
@@ -44,11 +42,8 @@ def test_the_pool_adds_currencies_names_and_kin_no_earlier_pool_has() -> None:
 def _earlier_statements() -> list[tuple[str, str]]:
     """(name, statements) of every family of every earlier pool: the first set, the GSM-style set, varied, fresh,
     pools 2, 3, 4 and 5 (their reordered statements too)."""
-    pooled = (*varied.FAMILIES, *fresh.FRESH_FAMILIES, *pool2.POOL2_FAMILIES, *pool3.POOL3_FAMILIES,
-              *pool4.POOL4_FAMILIES, *pool5.POOL5_FAMILIES)
-    alts = [(f.name, f.alt[: len(f.alt) - len(f.question)]) for f in pooled if f.alt is not None]
-    return ([(f.name, statements(f)) for f in pooled] + alts
-            + [(f.name, " ".join(f.statements)) for f in gsm.FAMILIES] + [(f.name, f.question) for f in first.FAMILIES])
+    return earlier_statements((*varied.FAMILIES, *fresh.FRESH_FAMILIES, *pool2.POOL2_FAMILIES, *pool3.POOL3_FAMILIES,
+                              *pool4.POOL4_FAMILIES, *pool5.POOL5_FAMILIES))
 
 
 def test_pool_families_are_not_the_earlier_pools() -> None:
@@ -65,7 +60,7 @@ def test_pool_families_are_not_the_earlier_pools() -> None:
         assert family.alt.endswith(family.question), family.name
         assert family.paraphrase is not None, family.name
         assert not ngrams(statements(family)) & old, family.name
-        assert not ngrams(family.alt[: len(family.alt) - len(family.question)]) & old, family.name
+        assert not ngrams(alt_statements(family)) & old, family.name
 
 
 def test_the_soundness_check_catches_a_wrong_program() -> None:
