@@ -76,6 +76,7 @@ class ServeLoadBenchRequest:
     decode_tokens: int = 384
     step_tokens: int | None = None  # KVGRAFT_SERVING_STEP_TOKENS for the batched pods (None: not changed)
     step_tokens_max: int | None = None  # KVGRAFT_SERVING_STEP_TOKENS_MAX for the batched pods (None: not changed)
+    step_ratio: float | None = None  # KVGRAFT_SERVING_STEP_RATIO for the batched pods (None: not changed)
     split_cells: int = 3072  # KVGRAFT_SERVING_SPLIT_CELLS for the kvgraft_split arm
 
 
@@ -385,6 +386,8 @@ def run_serve_load_bench(request: ServeLoadBenchRequest, progress: Progress = No
                     arm_settings[batched]["KVGRAFT_SERVING_STEP_TOKENS"] = str(request.step_tokens)
                 if request.step_tokens_max is not None:
                     arm_settings[batched]["KVGRAFT_SERVING_STEP_TOKENS_MAX"] = str(request.step_tokens_max)
+                if request.step_ratio is not None:
+                    arm_settings[batched]["KVGRAFT_SERVING_STEP_RATIO"] = str(request.step_ratio)
             changed = {"every_arm": base, **{arm: arm_settings[arm] for arm in request.arms if arm in arm_settings}}
             say(f"settings changed: {json.dumps(changed)}")
             scope.enter_context(environment(base, unset=["KVGRAFT_BROKER_URL"]))

@@ -63,7 +63,9 @@ def service_status(request: Request, who: Staff) -> dict[str, Any]:
     return {**_health(r), "checks_failed": r.failed, "store": rt.blocks.url, "broker": bool(rt.settings.broker_url),
             "blocks_signed": rt.settings.block_key is not None, "block_signing": rt.settings.block_signing,
             "block_encryption": rt.settings.block_encryption,
-            "batching": serving.batching.as_dict() if serving is not None else None}
+            "batching": serving.batching.as_dict() if serving is not None else None,
+            "step_costs": serving.batching.step_costs.as_dict()
+            if serving is not None and serving.batching.step_costs is not None else None}
 
 
 @router.get("/metrics", tags=["operators"], response_class=PlainTextResponse)

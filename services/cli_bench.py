@@ -555,6 +555,10 @@ def bench_serve_load(
     step_tokens_max: Annotated[int | None, typer.Option(min=0, help="KVGRAFT_SERVING_STEP_TOKENS_MAX for the "
                                                                     "batched pods: the budget per decoding row up to "
                                                                     "this (default: not changed).")] = None,
+    step_ratio: Annotated[float | None, typer.Option(min=0, help="KVGRAFT_SERVING_STEP_RATIO for the batched "
+                                                                 "pods: the budget chosen from step costs measured "
+                                                                 "at the pod's start (0: the budget as set; "
+                                                                 "default: not changed).")] = None,
     split_cells: Annotated[int, typer.Option(min=1, help="KVGRAFT_SERVING_SPLIT_CELLS for the kvgraft_split arm: "
                                                          "the attention row-cells an extra decode call must "
                                                          "save.")] = 3072,
@@ -586,7 +590,8 @@ def bench_serve_load(
             model=model_name(model), concurrency=levels, requests=requests, prompt_tokens=(prompts[0], prompts[1]),
             max_tokens=(outputs[0], outputs[1]), arms=tuple(a.strip() for a in arms.split(",") if a.strip()),
             long_tokens=long_tokens, threads=threads, workload=workload, step_tokens=step_tokens,
-            step_tokens_max=step_tokens_max, split_cells=split_cells, prefill_tokens=prefill_tokens,
+            step_tokens_max=step_tokens_max, step_ratio=step_ratio, split_cells=split_cells,
+            prefill_tokens=prefill_tokens,
             decode_tokens=decode_tokens), progress=progress)
 
     record = _measured(body, json_out)

@@ -68,6 +68,11 @@ class Settings(BaseSettings):
     # the budget grows with the completions decoding: KVGRAFT_SERVING_STEP_TOKENS per decoding row, in multiples of
     # it up to this many tokens (0 or the budget itself: constant), where the same check found every level exact
     serving_step_tokens_max: int = Field(32, ge=0)
+    # the budget from measured costs (0: KVGRAFT_SERVING_STEP_TOKENS as set): the serving engine measures at its
+    # start what a decode row and prefill sub-calls cost here and uses the largest of KVGRAFT_SERVING_STEP_TOKENS
+    # and its halvings (down to 4) whose step beside a decoder takes at most this many times the decoder's step
+    # alone (docs/ENGINE.md, "The budget from measured costs"); the `batch` check then decides that budget
+    serving_step_ratio: float = 4.0
     # a decode step whose sequences' KV lengths differ is split into calls of similar lengths where that saves more
     # attention cells (rows x the view each row is padded to) than this many per extra call (0: one call per step),
     # only where this host's `batch` check found decoding split by length exact (docs/ENGINE.md)
@@ -127,6 +132,14 @@ class Settings(BaseSettings):
     def _some_seqs(cls, value: int, info: ValidationInfo) -> int:
         if not 1 <= value <= 64:
             raise ValueError(f"KVGRAFT_{(info.field_name or '').upper()} must be 1 to 64")
+        return value
+
+    @field_validator("serving_step_ratio")
+    @classmethod
+    def _a_ratio_of_steps(cls, value: float) -> float:
+        if value != 0 and not 1 < value <= 100:
+            raise ValueError("KVGRAFT_SERVING_STEP_RATIO must be 0 (the budget as set) or above 1 (at most 100): a "
+                             "step beside a prompt's sub-call cannot cost less than the decode step alone")
         return value
 
     @model_validator(mode="before")

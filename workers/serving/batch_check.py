@@ -25,7 +25,7 @@ from __future__ import annotations
 import socket
 import time
 from collections import Counter
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -37,6 +37,7 @@ from engine.graft import GraftEngine
 from engine.logits import Divergence, LogitsRows, compare, merge
 from engine.prepare import file_type_name, weight_tensor_types
 from engine.sampling import SamplingParams
+from engine.stepcost import StepCosts, measure_step_costs
 from store.repository import latest_attestation, record_attestation
 from workers.flywheel.prompts import recurrence_query, style_for, tokens_of
 from workers.gate_records import divergence_fields
@@ -426,6 +427,9 @@ class BatchPolicy:
     # allowed, why
     split_cells: int = 0
     split_reason: str | None = None
+    # KVGRAFT_SERVING_STEP_RATIO (0: the budget as set) and the step costs measured for it at this start
+    step_ratio: float = 0.0
+    step_costs: StepCosts | None = field(default=None, compare=False)
 
     @property
     def graft_reason(self) -> str | None:
@@ -442,7 +446,8 @@ class BatchPolicy:
         """What a team's response shows (no attestation id: ids count every team's attestations)."""
         return {"batching": "on" if self.max_seqs > 1 else "off", "reason": self.reason,
                 "max_seqs": self.max_seqs, "pad_rows": self.pad_to > 1, "prefill_step_tokens": self.step_tokens,
-                "prefill_step_tokens_max": self.step_tokens_max, "split_cells": self.split_cells}
+                "prefill_step_tokens_max": self.step_tokens_max, "prefill_step_ratio": self.step_ratio,
+                "split_cells": self.split_cells}
 
 
 def weights_of(engine: GraftEngine) -> dict[str, object]:
@@ -456,23 +461,54 @@ def step_budget(engine: GraftEngine, step_tokens: int) -> int:
     return step_tokens if 0 < step_tokens < engine.config.prefill_chunk else 0
 
 
+def measured_sizes(step_tokens: int) -> list[int]:
+    """The budgets a measured choice picks from: `step_tokens` and its halvings down to 4 (or `step_tokens` alone
+    where it is 4 or less)."""
+    sizes, size = [], step_tokens
+    while size >= min(4, step_tokens) and size > 0:
+        sizes.append(size)
+        size //= 2
+    return sorted(sizes)
+
+
+def measured_budget(engine: GraftEngine, step_tokens: int, step_ratio: float) -> tuple[int, StepCosts]:
+    """The budget per decoding row chosen from this machine's measured step costs: the largest of `step_tokens`
+    and its halvings whose step beside a decoder stays within `step_ratio` times the decoder's step alone."""
+    costs = measure_step_costs(engine, measured_sizes(step_tokens))
+    chosen = costs.budget(step_ratio)
+    log.info("serve.step_budget_measured", asked=step_tokens, ratio=step_ratio, chosen=chosen,
+             decode_ms=costs.decode_ms, sub_call_ms=costs.sub_call_ms, measure_ms=costs.measure_ms)
+    return chosen, costs
+
+
+def _budget_max(engine: GraftEngine, max_seqs: int, budget: int, step_tokens_max: int) -> int:
+    """The top level of the budget grown with the decoding rows (0: constant): levels past half the grid's chunk
+    split nothing, and past max_seqs - 1 decoders none is used."""
+    levels = [b for b in budget_levels(budget, step_tokens_max)
+              if 2 * b <= engine.config.prefill_chunk][:max(1, max_seqs - 1)]
+    return levels[-1] if len(levels) > 1 else 0
+
+
 def batching_policy(rt: Runtime, engine: GraftEngine, max_seqs: int, step_tokens: int = 0,
-                    split_cells: int = 0, step_tokens_max: int = 0) -> BatchPolicy:
+                    split_cells: int = 0, step_tokens_max: int = 0, step_ratio: float = 0.0) -> BatchPolicy:
     """Batching of up to `max_seqs` sequences where this host's `batch` attestation (recorded now if there is
     none) found it exact; else one completion at a time, saying why. With a prefill step budget
     (KVGRAFT_SERVING_STEP_TOKENS), the budget where the same check found sub-calls exact (else 0, saying why); with
-    a split by length (KVGRAFT_SERVING_SPLIT_CELLS), the split where the check found it exact (else 0, saying
-    why)."""
+    `step_ratio` (KVGRAFT_SERVING_STEP_RATIO) that budget is the most a step may take, and the one the check is
+    asked about is chosen from step costs measured on this host before the check (measured_budget; recorded with
+    the verdict and reused with it, so a restart neither measures again nor meets another verdict); with a split
+    by length (KVGRAFT_SERVING_SPLIT_CELLS), the split where the check found it exact (else 0, saying why)."""
     if max_seqs <= 1:
         return BatchPolicy(1, "KVGRAFT_SERVING_MAX_SEQS is 1", None)
     budget = step_budget(engine, step_tokens)
-    # levels past half the grid's chunk split nothing, and past max_seqs - 1 decoders none is used
-    levels = [b for b in budget_levels(budget, step_tokens_max)
-              if 2 * b <= engine.config.prefill_chunk][:max(1, max_seqs - 1)]
-    budget_max = levels[-1] if len(levels) > 1 else 0
-    # the budget asked is part of what the check measures: another budget, another verdict
-    profile = engine.batch_profile(max_seqs, check=CHECK_VERSION + (f"+step-{budget}" if budget else "")
-                                   + (f"-{budget_max}" if budget_max else "")
+    ratio = step_ratio if budget else 0.0
+    budget_max = _budget_max(engine, max_seqs, budget, step_tokens_max)
+    costs: StepCosts | None = None
+    # the budget asked is part of what the check measures: another budget, another verdict; a measured budget is
+    # keyed by what it is chosen from (the most a step may take, its growth and the ratio)
+    asked = (f"+step-{budget}-{step_tokens_max}-ratio-{ratio:g}" if ratio else
+             (f"+step-{budget}" if budget else "") + (f"-{budget_max}" if budget_max else ""))
+    profile = engine.batch_profile(max_seqs, check=CHECK_VERSION + asked
                                    + (f"+split2-{split_cells}" if split_cells else ""))
     host = socket.gethostname()
     with rt.session() as s:
@@ -487,7 +523,12 @@ def batching_policy(rt: Runtime, engine: GraftEngine, max_seqs: int, step_tokens
             step_reason = (known.profile or {}).get("step_tokens_reason")
             split = int((known.profile or {}).get("split_cells", 0))
             split_reason = (known.profile or {}).get("split_cells_reason")
+            if ratio and (known.profile or {}).get("step_costs"):
+                costs = StepCosts.from_dict(known.profile["step_costs"])
     if known is None:
+        if ratio:
+            budget, costs = measured_budget(engine, budget, ratio)
+            budget_max = _budget_max(engine, max_seqs, budget, step_tokens_max)
         check = batch_check(engine, max_seqs, budget, split_cells, budget_max)
         exact, reason, pad_to, grafts = check.exact, check.summary(), check.pad_to, check.grafts_exact
         allowed, allowed_max = check.allowed_step_tokens, check.allowed_step_tokens_max
@@ -503,6 +544,8 @@ def batching_policy(rt: Runtime, engine: GraftEngine, max_seqs: int, step_tokens
                          "weights": weights_of(engine), "step_tokens_asked": budget, "step_tokens": allowed,
                          "step_tokens_max_asked": budget_max, "step_tokens_max": allowed_max,
                          "step_tokens_reason": step_reason, "split_cells_asked": split_cells,
+                         "step_tokens_setting": step_tokens, "step_ratio": ratio,
+                         "step_costs": costs.as_dict() if costs else None,
                          "split_cells": split, "split_cells_reason": split_reason},
                 profile_id=profile.id, host=host,
                 status="attested" if check.exact else "functional", floor_equal=check.reproducible,
@@ -515,5 +558,5 @@ def batching_policy(rt: Runtime, engine: GraftEngine, max_seqs: int, step_tokens
         if split_reason:
             log.warning("serve.split_refused", split_cells=split_cells, reason=split_reason)
         return BatchPolicy(max_seqs, None, attestation_id, pad_to, grafts, allowed, step_reason, allowed_max,
-                           split, split_reason)
+                           split, split_reason, ratio, costs)
     return BatchPolicy(1, f"batch_not_exact: {reason}", attestation_id)

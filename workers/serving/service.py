@@ -151,7 +151,7 @@ class Serving:
             engine = self.engine()
             self._left("model")
             batching = batching_policy(self.rt, engine, s.serving_max_seqs, s.serving_step_tokens,
-                                       s.serving_split_cells, s.serving_step_tokens_max)
+                                       s.serving_split_cells, s.serving_step_tokens_max, s.serving_step_ratio)
             self._left("batch")
             composition_verdict(self.rt, engine)
             self._left("composition")
