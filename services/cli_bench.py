@@ -607,6 +607,42 @@ def bench_serve_load(
         **{f"cancel {k}": v for k, v in record.get("cancel", {}).items()}, **record["ratios"]}))
 
 
+@bench_app.command("serve-bound")
+def bench_serve_bound(
+    models: Annotated[str, typer.Option(help="Comma-separated models (known names or prepared copies such as "
+                                        "smollm2-135m-q8_0, made by `kvgraft models prepare`).")
+                      ] = "smollm2-135m,smollm2-135m-q8_0",
+    concurrency: Annotated[int, typer.Option(min=1, max=64, help="The serve-load level whose requests are "
+                                             "measured.")] = 8,
+    requests: Annotated[int | None, typer.Option(min=1, help="Requests (default the concurrency, at least 4).")
+                        ] = None,
+    workload: Annotated[str, typer.Option(help="serve-load's workload preset: specified or decode.")] = "specified",
+    rows: Annotated[int | None, typer.Option(min=1, max=64, help="Rows of the measured decode call (default the "
+                                             "concurrency).")] = None,
+    threads: Annotated[int | None, typer.Option(min=1, help="Threads (default the engine's).")] = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """The most output tokens/s any schedule could serve serve-load's workload at with each model's kernels here:
+    its prompts' prefill work (less what the prompt cache could restore) plus its output caps at the cost of a
+    row of a full decode call, measured in-process (bench/serve_bound.py says why it bounds)."""
+    from bench.serve_bound import ServeBoundRequest, run_serve_bound
+
+    def body() -> dict[str, Any]:
+        names = tuple(m.strip() for m in models.split(",") if m.strip())
+        return run_serve_bound(ServeBoundRequest(models=names or (model_name(None),),
+                                                 concurrency=concurrency, requests=requests, workload=workload,
+                                                 rows=rows, threads=threads),
+                               progress=_progress("serve-bound", json_out))
+
+    record = _measured(body, json_out)
+    if record is None:
+        return
+    table = [{"model": name, **{k: v for k, v in m.items() if not isinstance(v, dict)}}
+             for name, m in record["models"].items()]
+    out.print(records_table(f"bench serve-bound: {record['workload']} workload, {record['requests']} requests",
+                            table, list(table[0].keys())))
+
+
 @bench_app.command("deposit-privacy")
 def bench_deposit_privacy(
     model: Annotated[str, typer.Option(help="Model whose prefix states are deposited.")] = "tiny",
