@@ -6,13 +6,13 @@ With a joining prompt beside a decoder, one step is the decoder's call plus one 
 the decoder's gap grows from `decode_ms` to `decode_ms + sub_call_ms[s]`. The sub-call is measured where a long
 prompt's is dearest: deep in its context (its rows attend to every cell before them); the decode row is measured
 shallow, where a chat's answer usually starts. Both in a one-sequence context of the engine's configuration, each
-the median of a few calls, the cells each call adds removed again so every repeat computes the same call. Only
-times are taken here: which sub-call sizes are exact is the `batch` check's to decide, and it is asked about the
-budget this chooses."""
+the fastest of a few calls (the cells each call adds removed again, so every repeat computes the same call): a
+call can only be slowed, by other work on the machine or by a serving engine's completion it waits behind, so
+the fastest is the one least disturbed. Only times are taken here: which sub-call sizes are exact is the `batch`
+check's to decide, and it is asked about the budget this chooses."""
 
 from __future__ import annotations
 
-import statistics
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -29,8 +29,8 @@ REPEATS = 5
 
 @dataclass(frozen=True)
 class StepCosts:
-    """Median milliseconds of one decode row at `decode_depth` and of a prefill sub-call of each size at
-    `sub_call_depth`, on this machine now."""
+    """Milliseconds (the fastest of REPEATS calls) of one decode row at `decode_depth` and of a prefill sub-call of
+    each size at `sub_call_depth`, on this machine now."""
 
     decode_depth: int
     sub_call_depth: int
@@ -61,14 +61,14 @@ class StepCosts:
                 "measure_ms": self.measure_ms}
 
 
-def _median_ms(ctx: LlamaContext, tokens: Sequence[int], pos0: int, outputs: Sequence[int]) -> float:
+def _fastest_ms(ctx: LlamaContext, tokens: Sequence[int], pos0: int, outputs: Sequence[int]) -> float:
     times = []
     for _ in range(REPEATS):
         t0 = time.perf_counter()
         ctx.decode(tokens, pos0=pos0, outputs=outputs)
         times.append((time.perf_counter() - t0) * 1000)
         ctx.truncate(pos0)  # the next repeat computes the same call
-    return round(statistics.median(times), 3)
+    return round(min(times), 3)
 
 
 def measure_step_costs(engine: GraftEngine, sizes: Sequence[int]) -> StepCosts:
@@ -83,7 +83,7 @@ def measure_step_costs(engine: GraftEngine, sizes: Sequence[int]) -> StepCosts:
     tokens = sample_tokens(engine, deep + max(sizes), start=3)
     with engine.open_context() as ctx:
         engine.prefill(ctx, tokens[:shallow], origin=0)
-        decode_ms = _median_ms(ctx, tokens[shallow:shallow + 1], shallow, [0])
+        decode_ms = _fastest_ms(ctx, tokens[shallow:shallow + 1], shallow, [0])
         engine.prefill(ctx, tokens[shallow:deep], pos0=shallow, origin=0)
-        sub = {s: _median_ms(ctx, tokens[deep:deep + s], deep, []) for s in sorted(set(sizes))}
+        sub = {s: _fastest_ms(ctx, tokens[deep:deep + s], deep, []) for s in sorted(set(sizes))}
     return StepCosts(shallow, deep, decode_ms, sub, round((time.perf_counter() - t0) * 1000, 1))
