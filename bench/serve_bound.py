@@ -1,20 +1,23 @@
-"""`kvgraft bench serve-bound`: the most output tokens/s any schedule could serve `kvgraft bench serve-load`'s
-workload at with each model's kernels on this machine, measured in-process, for the issue's throughput targets.
+"""`kvgraft bench serve-bound`: the most output tokens/s kvgraft's schedule could serve one level of `kvgraft bench
+serve-load`'s workload at (that level run alone on a fresh pod: `serve-load --concurrency C`) with each model's
+kernels on this machine, measured in-process, for the issue's throughput targets.
 
 On a CPU every computation of a process shares the same cores, so no schedule overlaps prefill with decoding:
-the workload's time is at least its prefill work plus its decode work. Prefill work: each request's chat prompt
-prefilled alone on the serving grid in a one-sequence context (whole chunks, flash attention as served), less the
-prefix each could restore from an earlier request of its team at a grid boundary (the prompt cache at its best).
-Decode work: the requests' `max_tokens` summed (no answer is longer), each token at the cost of one row of a
-decode call of `rows` rows 16 cells deep (the cheapest a row gets: more cells cost more). Aggregate output
-tokens/s = output tokens / time, and it grows with the output tokens, so the summed caps give the bound. Batching
-several prompts' prefill into one call is not counted: with the weights' kernels here a longer call changes a
-token's cost by a few percent (docs/BENCHMARKS.md), which the record's `prefill_chunk_gain` measures as 512-token
+the level's time is at least its prefill work plus its decode work. Prefill work: each request's chat prompt
+prefilled alone on the serving grid in a one-sequence context (whole chunks, flash attention as served, after a
+warm-up call), less the prefix it could restore from an earlier request of its team at a grid boundary (the
+prompt cache at its best within the level; levels run before it on the same pod could leave more). Decode work:
+the requests' `max_tokens` summed (no answer is longer), each token at the cost of one row of a decode call of
+`rows` rows 16 cells deep (the fastest of a few calls; more cells cost more). Aggregate output tokens/s = output
+tokens / time, and it grows with the output tokens, so the summed caps give the bound. It bounds schedules that
+decode in calls of their own, as kvgraft's does; one that puts decode rows into a prompt's prefill call (as
+llama-server's mixed batches do) pays about a prefill token per row instead, which `max_tokens_per_s_decode_free`
+bounds as well. Batching several prompts' prefill into one call is not counted: with the weights' kernels here a
+longer call changes a token's cost by a few percent, which the record's `prefill_chunk_gain` measures as 512-token
 calls against the grid's for the first long prompt."""
 
 from __future__ import annotations
 
-import statistics
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
@@ -52,10 +55,19 @@ def _shared_prefix(a: Sequence[int], b: Sequence[int], grid: int) -> int:
     return n // grid * grid
 
 
+def restorable_starts(prompts: Sequence[Sequence[int]], teams: Sequence[str], grid: int) -> list[int]:
+    """Where each prompt's prefill could start: the longest prefix, cut to the grid, it shares with an earlier
+    prompt of the same team (a team restores only its own prefixes)."""
+    return [max([_shared_prefix(p, prompts[j], grid) for j in range(i) if teams[j] == teams[i]] + [0])
+            for i, p in enumerate(prompts)]
+
+
 def _prefill_s(engine: GraftEngine, prompts: Sequence[Sequence[int]], starts: Sequence[int]) -> float:
-    """Seconds to prefill each prompt from its start (the restorable prefix skipped) on the grid, one at a time."""
+    """Seconds to prefill each prompt from its start (the restorable prefix skipped) on the grid, one at a time,
+    after one untimed call (the weights paged in)."""
     total = 0.0
     with engine.open_context() as ctx:
+        engine.prefill(ctx, prompts[0][:engine.config.prefill_chunk], origin=0)
         for tokens, start in zip(prompts, starts, strict=True):
             ctx.clear()
             if start:  # the restored prefix's cells, computed outside the timing (a restore costs no compute)
@@ -79,8 +91,8 @@ def _chunk_gain(engine: GraftEngine, tokens: Sequence[int]) -> float:
 
 
 def _decode_row_ms(engine: GraftEngine, rows: int) -> float:
-    """Milliseconds per row of a decode call of `rows` rows (one per sequence, 16 cells deep): the median call of
-    REPEATS, each sequence's added cell removed before the next."""
+    """Milliseconds per row of a decode call of `rows` rows (one per sequence, 16 cells deep): the fastest call
+    of REPEATS (a call can only be slowed), each sequence's added cell removed before the next."""
     prompt = sample_tokens(engine, 16)
     with (engine.open_batch_context(rows) if rows > 1 else engine.open_context()) as ctx:
         for s in range(rows):
@@ -92,7 +104,7 @@ def _decode_row_ms(engine: GraftEngine, rows: int) -> float:
             times.append((time.perf_counter() - t0) * 1000)
             for s in range(rows):
                 ctx.truncate(16, seq_id=s)
-    return round(statistics.median(times) / rows, 3)
+    return round(min(times) / rows, 3)
 
 
 def run_serve_bound(request: ServeBoundRequest, progress: Progress = None) -> dict[str, Any]:
@@ -117,8 +129,7 @@ def run_serve_bound(request: ServeBoundRequest, progress: Progress = None) -> di
             prompts = [list(chat_prompt(engine, [(m["role"], m["content"]) for m in r.messages]).tokens)
                        for r in reqs]
             grid = engine.config.prefill_chunk
-            starts = [max([_shared_prefix(p, prompts[j], grid) for j in range(i) if reqs[j].team == reqs[i].team]
-                          + [0]) for i, p in enumerate(prompts)]
+            starts = restorable_starts(prompts, [r.team for r in reqs], grid)
             say(f"{model}: prefill of {len(prompts)} prompts ({sum(map(len, prompts))} tokens)")
             prefill_s = _prefill_s(engine, prompts, starts)
             say(f"{model}: decode rows of 1 and {rows}")

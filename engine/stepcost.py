@@ -40,7 +40,7 @@ class StepCosts:
 
     def step_ratio(self, size: int) -> float:
         """A decoder's step beside a sub-call of `size` tokens over its step alone."""
-        return (self.decode_ms + self.sub_call_ms[size]) / self.decode_ms
+        return (self.decode_ms + self.sub_call_ms[size]) / max(self.decode_ms, 1e-3)  # (a clock's 0 ms)
 
     def budget(self, ratio: float) -> int:
         """The largest measured size whose step stays within `ratio` times the decode step alone; the smallest

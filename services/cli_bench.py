@@ -622,9 +622,10 @@ def bench_serve_bound(
     threads: Annotated[int | None, typer.Option(min=1, help="Threads (default the engine's).")] = None,
     json_out: JsonOpt = False,
 ) -> None:
-    """The most output tokens/s any schedule could serve serve-load's workload at with each model's kernels here:
-    its prompts' prefill work (less what the prompt cache could restore) plus its output caps at the cost of a
-    row of a full decode call, measured in-process (bench/serve_bound.py says why it bounds)."""
+    """The most output tokens/s kvgraft's schedule could serve one serve-load level at (that level alone on a fresh
+    pod) with each model's kernels here: its prompts' prefill work (less what the prompt cache could restore
+    within the level) plus its output caps at the cost of a row of a full decode call, measured in-process
+    (bench/serve_bound.py says why it bounds)."""
     from bench.serve_bound import ServeBoundRequest, run_serve_bound
 
     def body() -> dict[str, Any]:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from bench.serve_bound import ServeBoundRequest, _shared_prefix, run_serve_bound
+from bench.serve_bound import ServeBoundRequest, _shared_prefix, restorable_starts, run_serve_bound
 
 pytestmark = [pytest.mark.unit, pytest.mark.timeout(300)]
 
@@ -17,6 +17,16 @@ def test_a_shared_prefix_ends_on_the_grid() -> None:
     assert _shared_prefix([1, 2, 3, 4, 5], [1, 2, 3, 9], 2) == 2
     assert _shared_prefix([1, 2, 3, 4], [1, 2, 3, 4], 2) == 4
     assert _shared_prefix([1, 2], [7, 2], 1) == 0 and _shared_prefix([], [1], 4) == 0
+
+
+def test_a_prompt_restores_only_from_an_earlier_prompt_of_its_own_team() -> None:
+    head = list(range(10))
+    prompts = [head + [50, 51], head + [60], head + [70, 71], [1, 2, 3], head + [80]]
+    teams = ["a", "b", "a", "b", "b"]
+    # the first of each team restores nothing; the third shares 10 tokens (8 on the grid) with the first; the
+    # fourth shares nothing with the second; the fifth shares with the second, not with the others' (team a)
+    assert restorable_starts(prompts, teams, 4) == [0, 0, 8, 0, 8]
+    assert restorable_starts(prompts, ["a", "b", "c", "d", "e"], 4) == [0, 0, 0, 0, 0]
 
 
 def test_the_bound_is_the_prefill_work_plus_the_output_caps_at_a_rows_cost(data_dir: Path) -> None:

@@ -67,26 +67,28 @@ def test_the_policy_uses_the_budget_the_measured_costs_choose_and_records_them(
 
     config = EngineConfig(n_ctx=512, prefill_chunk=64, flash_attn=False, threads=2)
     with open_runtime(load_settings()) as rt, GraftEngine.load("tiny-q4_1", config, cache_dir=kvgraft_cache) as e:
-        loose = batching_policy(rt, e, 4, 8, step_ratio=100.0)
-        tight = batching_policy(rt, e, 4, 8, step_ratio=1.0001)
-        fixed = batching_policy(rt, e, 4, 8)
+        loose = batching_policy(rt, e, 4, 8, step_tokens_max=32, step_ratio=100.0)
+        tight = batching_policy(rt, e, 4, 8, step_tokens_max=32, step_ratio=1.0001)
+        fixed = batching_policy(rt, e, 4, 8, step_tokens_max=32)
 
         def no_second_measurement(*_a: object) -> None:
             raise AssertionError("measured again")
         monkeypatch.setattr(batch_check, "measure_step_costs", no_second_measurement)
         monkeypatch.setattr(batch_check, "batch_check", no_second_measurement)
-        again = batching_policy(rt, e, 4, 8, step_ratio=1.0001)
+        again = batching_policy(rt, e, 4, 8, step_tokens_max=32, step_ratio=1.0001)
         with rt.session() as s:
             rows = [s.get(AttestationRow, p.attestation_id) for p in (loose, tight)]
     assert again == tight and again.step_costs == tight.step_costs
     assert (loose.step_tokens, tight.step_tokens, fixed.step_tokens) == (8, 4, 8)
+    # the levels follow the budget chosen (4 per decoding row: 4, 8, 12 for 3 decoders), not the setting's 8
+    assert (loose.step_tokens_max, tight.step_tokens_max, fixed.step_tokens_max) == (24, 12, 24)
     assert loose.step_costs is not None and set(loose.step_costs.sub_call_ms) == {4, 8}
     assert fixed.step_costs is None and fixed.as_dict()["prefill_step_ratio"] == 0.0
     assert tight.as_dict()["prefill_step_ratio"] == 1.0001
     for row, chosen in zip(rows, (8, 4), strict=True):
         assert row is not None and row.status == "attested"
         assert (row.profile["step_tokens_setting"], row.profile["step_tokens_asked"],
-                row.profile["step_tokens"]) == (8, chosen, chosen)
+                row.profile["step_tokens"], row.profile["step_tokens_max_asked"]) == (8, chosen, chosen, 3 * chosen)
         assert set(row.profile["step_costs"]["sub_call_ms"]) == {"4", "8"}
 
 
@@ -99,3 +101,26 @@ def test_a_ratio_a_step_cannot_meet_is_refused(ratio: str, monkeypatch: pytest.M
         load_settings()
     monkeypatch.setenv("KVGRAFT_SERVING_STEP_RATIO", "0")
     assert load_settings().serving_step_ratio == 0
+
+
+def test_a_measurement_that_cannot_run_keeps_the_budget_as_set_for_the_check_to_decide(
+        data_dir: Path, kvgraft_cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A measurement that fails (here llama.cpp refusing the call) or has one candidate is no reason to serve one
+    at a time: the budget as set goes to the check, which decides it as it would without a ratio."""
+    from engine.errors import DecodeError
+    from workers.runtime import open_runtime
+    from workers.serving import batch_check
+    from workers.serving.batch_check import batching_policy, measured_budget
+    from workers.settings import load_settings
+
+    def refused(*_a: object) -> None:
+        raise DecodeError("a decode of 100 tokens exceeds n_batch 64")
+    config = EngineConfig(n_ctx=512, prefill_chunk=64, flash_attn=False, threads=2)
+    with open_runtime(load_settings()) as rt, GraftEngine.load("tiny-q4_1", config, cache_dir=kvgraft_cache) as e:
+        assert measured_budget(e, 7, 4.0) == (7, None)  # one candidate: nothing to measure
+        assert measured_budget(e, 8, 4.0)[1] is not None
+        monkeypatch.setattr(batch_check, "measure_step_costs", refused)
+        assert measured_budget(e, 8, 4.0) == (8, None)
+        policy = batching_policy(rt, e, 4, 8, step_ratio=4.0)
+    assert policy.max_seqs == 4 and policy.step_tokens == 8 and policy.step_costs is None
+    assert StepCosts(128, 1024, 0.0, {4: 1.0}, 1.0).budget(4.0) == 4  # a clock's 0 ms divides nothing by zero

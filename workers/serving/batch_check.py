@@ -471,11 +471,20 @@ def measured_sizes(step_tokens: int) -> list[int]:
     return sorted(sizes)
 
 
-def measured_budget(engine: GraftEngine, step_tokens: int, step_ratio: float) -> tuple[int, StepCosts]:
+def measured_budget(engine: GraftEngine, step_tokens: int, step_ratio: float) -> tuple[int, StepCosts | None]:
     """The budget per decoding row chosen from this machine's measured step costs: the largest of `step_tokens`
-    and its halvings whose step beside a decoder stays within `step_ratio` times the decoder's step alone."""
-    costs = measure_step_costs(engine, measured_sizes(step_tokens))
-    chosen = costs.budget(step_ratio)
+    and its halvings whose step beside a decoder stays within `step_ratio` times the decoder's step alone.
+    `step_tokens` unmeasured where it is the one candidate, or where the measurement cannot run here (the check
+    still decides whichever budget it is asked about)."""
+    sizes = [s for s in measured_sizes(step_tokens) if 2 * s < min(engine.config.n_ctx, engine.config.n_batch)]
+    if len(sizes) < 2:
+        return step_tokens, None
+    try:
+        costs = measure_step_costs(engine, sizes)
+        chosen = costs.budget(step_ratio)
+    except (EngineError, ArithmeticError) as exc:
+        log.warning("serve.step_budget_measure_failed", asked=step_tokens, error=f"{type(exc).__name__}: {exc}")
+        return step_tokens, None
     log.info("serve.step_budget_measured", asked=step_tokens, ratio=step_ratio, chosen=chosen,
              decode_ms=costs.decode_ms, sub_call_ms=costs.sub_call_ms, measure_ms=costs.measure_ms)
     return chosen, costs
@@ -506,7 +515,7 @@ def batching_policy(rt: Runtime, engine: GraftEngine, max_seqs: int, step_tokens
     costs: StepCosts | None = None
     # the budget asked is part of what the check measures: another budget, another verdict; a measured budget is
     # keyed by what it is chosen from (the most a step may take, its growth and the ratio)
-    asked = (f"+step-{budget}-{step_tokens_max}-ratio-{ratio:g}" if ratio else
+    asked = (f"+step-{budget}-{step_tokens_max}-ratio-{ratio!r}" if ratio else
              (f"+step-{budget}" if budget else "") + (f"-{budget_max}" if budget_max else ""))
     profile = engine.batch_profile(max_seqs, check=CHECK_VERSION + asked
                                    + (f"+split2-{split_cells}" if split_cells else ""))
@@ -523,6 +532,7 @@ def batching_policy(rt: Runtime, engine: GraftEngine, max_seqs: int, step_tokens
             step_reason = (known.profile or {}).get("step_tokens_reason")
             split = int((known.profile or {}).get("split_cells", 0))
             split_reason = (known.profile or {}).get("split_cells_reason")
+            budget = int((known.profile or {}).get("step_tokens_asked", budget))  # what the check was asked
             if ratio and (known.profile or {}).get("step_costs"):
                 costs = StepCosts.from_dict(known.profile["step_costs"])
     if known is None:
