@@ -668,3 +668,5 @@ def test_a_batch_check_that_fails_serves_one_at_a_time_and_says_why(data_dir: Pa
         assert batching["batching"] == "off" and batching["max_seqs"] == 1
         assert batching["reason"].startswith("batch_not_exact:") and "attestation" not in batching["reason"]
         assert api["app"].state.serving.scheduler.core.max_seqs == 1
+        # the step costs measured before the check stay visible to operators (GET /v1/status) with batching off
+        assert batching["prefill_step_ratio"] == 4.0 and api["app"].state.serving.batching.step_costs is not None

@@ -569,4 +569,4 @@ def batching_policy(rt: Runtime, engine: GraftEngine, max_seqs: int, step_tokens
             log.warning("serve.split_refused", split_cells=split_cells, reason=split_reason)
         return BatchPolicy(max_seqs, None, attestation_id, pad_to, grafts, allowed, step_reason, allowed_max,
                            split, split_reason, ratio, costs)
-    return BatchPolicy(1, f"batch_not_exact: {reason}", attestation_id)
+    return BatchPolicy(1, f"batch_not_exact: {reason}", attestation_id, step_ratio=ratio, step_costs=costs)
