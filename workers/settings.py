@@ -68,11 +68,13 @@ class Settings(BaseSettings):
     # the budget grows with the completions decoding: KVGRAFT_SERVING_STEP_TOKENS per decoding row, in multiples of
     # it up to this many tokens (0 or the budget itself: constant), where the same check found every level exact
     serving_step_tokens_max: int = Field(32, ge=0)
-    # the budget from measured costs (0: KVGRAFT_SERVING_STEP_TOKENS as set): the serving engine measures at its
-    # start what a decode row and prefill sub-calls cost here and uses the largest of KVGRAFT_SERVING_STEP_TOKENS
-    # and its halvings (down to 4) whose step beside a decoder takes at most this many times the decoder's step
-    # alone (docs/ENGINE.md, "The budget from measured costs"); the `batch` check then decides that budget
-    serving_step_ratio: float = 4.0
+    # the budget from measured costs (0, the default: KVGRAFT_SERVING_STEP_TOKENS as set): the serving engine
+    # measures at its first start on a host what a decode row and prefill sub-calls cost here and uses the largest
+    # of KVGRAFT_SERVING_STEP_TOKENS and its halvings (down to 4) whose step beside a decoder takes at most this many
+    # times the decoder's step alone (docs/ENGINE.md, "The budget from measured costs"); the `batch` check then
+    # decides that budget. Off by default: the choice, which every team's responses show, is a timing, and other
+    # work on the machine at that start can move it
+    serving_step_ratio: float = 0.0
     # a decode step whose sequences' KV lengths differ is split into calls of similar lengths where that saves more
     # attention cells (rows x the view each row is padded to) than this many per extra call (0: one call per step),
     # only where this host's `batch` check found decoding split by length exact (docs/ENGINE.md)

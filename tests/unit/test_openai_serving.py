@@ -663,7 +663,7 @@ def test_a_batch_check_that_fails_serves_one_at_a_time_and_says_why(data_dir: Pa
         return replace(check, positions_equal=check.positions - 1)
 
     monkeypatch.setattr(batch_check, "batch_check", inexact)
-    for api in _serve(monkeypatch):
+    for api in _serve(monkeypatch, KVGRAFT_SERVING_STEP_RATIO="4"):
         batching = _complete(api, max_tokens=2)["kvgraft"]["batching"]
         assert batching["batching"] == "off" and batching["max_seqs"] == 1
         assert batching["reason"].startswith("batch_not_exact:") and "attestation" not in batching["reason"]
