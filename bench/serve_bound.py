@@ -27,13 +27,12 @@ from bench.serve_load import WORKLOADS, ServeLoadBenchRequest, workload
 from engine.graft import GraftEngine
 from engine.native import DecodeRow
 from engine.prepare import file_type_name
+from engine.stepcost import fastest_ms
 from engine.texts import sample_tokens
 from workers.serving.chat import chat_prompt
 from workers.settings import engine_config, load_settings
 
 Progress = Callable[[str], None] | None
-REPEATS = 5
-
 
 @dataclass(frozen=True)
 class ServeBoundRequest:
@@ -91,20 +90,13 @@ def _chunk_gain(engine: GraftEngine, tokens: Sequence[int]) -> float:
 
 
 def _decode_row_ms(engine: GraftEngine, rows: int) -> float:
-    """Milliseconds per row of a decode call of `rows` rows (one per sequence, 16 cells deep): the fastest call
-    of REPEATS (a call can only be slowed), each sequence's added cell removed before the next."""
+    """Milliseconds per row of a decode call of `rows` rows (one per sequence, 16 cells deep): the fastest of a few
+    calls (engine.stepcost.fastest_ms)."""
     prompt = sample_tokens(engine, 16)
     with (engine.open_batch_context(rows) if rows > 1 else engine.open_context()) as ctx:
         for s in range(rows):
             ctx.decode(prompt, pos0=0, seq_id=s)
-        times = []
-        for _ in range(REPEATS):
-            t0 = time.perf_counter()
-            ctx.decode_rows([DecodeRow(prompt[-1], 16, s, True) for s in range(rows)])
-            times.append((time.perf_counter() - t0) * 1000)
-            for s in range(rows):
-                ctx.truncate(16, seq_id=s)
-    return round(min(times) / rows, 3)
+        return round(fastest_ms(ctx, [DecodeRow(prompt[-1], 16, s, True) for s in range(rows)]) / rows, 3)
 
 
 def run_serve_bound(request: ServeBoundRequest, progress: Progress = None) -> dict[str, Any]:

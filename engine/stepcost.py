@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.graft import GraftEngine
-from engine.native import LlamaContext
+from engine.native import DecodeRow, LlamaContext
 from engine.texts import sample_tokens
 
 DECODE_DEPTH = 128  # cells before the measured decode row
@@ -61,14 +61,20 @@ class StepCosts:
                 "measure_ms": self.measure_ms}
 
 
-def _fastest_ms(ctx: LlamaContext, tokens: Sequence[int], pos0: int, outputs: Sequence[int]) -> float:
+def fastest_ms(ctx: LlamaContext, rows: Sequence[DecodeRow]) -> float:
+    """Milliseconds of the fastest of REPEATS decode calls of `rows`, the cells each call adds removed before the
+    next (every repeat computes the same call; a call can only be slowed, so the fastest is the least disturbed)."""
+    starts: dict[int, int] = {}
+    for row in rows:
+        starts[row.seq_id] = min(starts.get(row.seq_id, row.pos), row.pos)
     times = []
     for _ in range(REPEATS):
         t0 = time.perf_counter()
-        ctx.decode(tokens, pos0=pos0, outputs=outputs)
+        ctx.decode_rows(rows)
         times.append((time.perf_counter() - t0) * 1000)
-        ctx.truncate(pos0)  # the next repeat computes the same call
-    return round(min(times), 3)
+        for seq_id, pos in starts.items():
+            ctx.truncate(pos, seq_id=seq_id)
+    return min(times)
 
 
 def measure_step_costs(engine: GraftEngine, sizes: Sequence[int]) -> StepCosts:
@@ -83,7 +89,8 @@ def measure_step_costs(engine: GraftEngine, sizes: Sequence[int]) -> StepCosts:
     tokens = sample_tokens(engine, deep + max(sizes), start=3)
     with engine.open_context() as ctx:
         engine.prefill(ctx, tokens[:shallow], origin=0)
-        decode_ms = _fastest_ms(ctx, tokens[shallow:shallow + 1], shallow, [0])
+        decode_ms = round(fastest_ms(ctx, [DecodeRow(tokens[shallow], shallow, 0, True)]), 3)
         engine.prefill(ctx, tokens[shallow:deep], pos0=shallow, origin=0)
-        sub = {s: _fastest_ms(ctx, tokens[deep:deep + s], deep, []) for s in sorted(set(sizes))}
+        sub = {s: round(fastest_ms(ctx, [DecodeRow(t, deep + i, 0, False)
+                                         for i, t in enumerate(tokens[deep:deep + s])]), 3) for s in sorted(set(sizes))}
     return StepCosts(shallow, deep, decode_ms, sub, round((time.perf_counter() - t0) * 1000, 1))
