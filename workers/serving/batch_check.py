@@ -525,16 +525,17 @@ def batching_policy(rt: Runtime, engine: GraftEngine, max_seqs: int, step_tokens
                                    kind="batch", host=host)
         if known is not None:
             exact, attestation_id, reason = known.status == "attested", known.id, known.reason
-            pad_to = int((known.profile or {}).get("pad_to", 1))
-            grafts = bool((known.profile or {}).get("grafts", False))
-            allowed = int((known.profile or {}).get("step_tokens", 0))
-            allowed_max = int((known.profile or {}).get("step_tokens_max", 0))
-            step_reason = (known.profile or {}).get("step_tokens_reason")
-            split = int((known.profile or {}).get("split_cells", 0))
-            split_reason = (known.profile or {}).get("split_cells_reason")
-            budget = int((known.profile or {}).get("step_tokens_asked", budget))  # what the check was asked
-            if ratio and (known.profile or {}).get("step_costs"):
-                costs = StepCosts.from_dict(known.profile["step_costs"])
+            recorded = known.profile or {}
+            pad_to = int(recorded.get("pad_to", 1))
+            grafts = bool(recorded.get("grafts", False))
+            allowed = int(recorded.get("step_tokens", 0))
+            allowed_max = int(recorded.get("step_tokens_max", 0))
+            step_reason = recorded.get("step_tokens_reason")
+            split = int(recorded.get("split_cells", 0))
+            split_reason = recorded.get("split_cells_reason")
+            budget = int(recorded.get("step_tokens_asked", budget))  # what the check was asked
+            if ratio and recorded.get("step_costs"):
+                costs = StepCosts.from_dict(recorded["step_costs"])
     if known is None:
         if ratio:
             budget, costs = measured_budget(engine, budget, ratio)
