@@ -97,14 +97,25 @@ def check_transfer_answers(library: list[dict[str, Any]], items: list[dict[str, 
                          f"transfer): {', '.join(same)}")
 
 
+# the roles of an unseen instance of a deposited problem (not a recurrence, not a near miss)
+UNSEEN_ROLES = ("transfer", "renamed", "reordered")
+
+
+def _counted(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    counts = {k: sum(r["outcome"] == k for r in rows) for k in ("correct", "wrong", "abstain")}
+    return {**counts, "questions": len(rows), "intervals": {k: wilson(v, len(rows)) for k, v in counts.items()}}
+
+
 class Tally:
     def __init__(self) -> None:
         self.rows: list[dict[str, Any]] = []
 
     def add(self, role: str, arm: str, item_id: str, answer: str | None, expected: Any, tokens: int, cpu: float,
-            route: str | None = None, detail: str | None = None, binding: dict[str, Any] | None = None) -> None:
+            route: str | None = None, detail: str | None = None, binding: dict[str, Any] | None = None,
+            variant: str | None = None) -> None:
         result = outcome(answer, expected)
         self.rows.append({"role": role, "arm": arm, "id": item_id, "answer": answer, "outcome": result,
+                          **({"variant": variant} if variant else {}),
                           "decode_tokens": tokens, "cpu_s": round(cpu, 3), "route": route, "detail": detail,
                           **({"refusal": refusal_reason(binding)} if result == "abstain" and binding is not None
                              else {})})
@@ -121,6 +132,20 @@ class Tally:
                 "intervals": {k: wilson(v, n) for k, v in counts.items()},
                 "routes": dict(Counter(r["route"] for r in mine if r["route"])),
                 "refusals": dict(Counter(r["refusal"] for r in mine if r.get("refusal")).most_common())}
+
+    def unseen(self, arm: str) -> dict[str, Any] | None:
+        """One arm's outcomes over every unseen instance of a deposited problem (UNSEEN_ROLES: new numbers, renamed,
+        reordered), with Wilson intervals: all of them, then without the paraphrased questions (the asked clause's
+        structure must agree, so the route refuses them by design: counted apart, never dropped), and per variant
+        (`plain` for a row with none)."""
+        mine = [r for r in self.rows if r["arm"] == arm and r["role"] in UNSEEN_ROLES]
+        if not mine:
+            return None
+        variants = sorted({r.get("variant") or "plain" for r in mine})
+        return {"all": _counted(mine),
+                "without_paraphrase": _counted([r for r in mine if r.get("variant") != "paraphrase"]),
+                "by_variant": {v: _counted([r for r in mine if (r.get("variant") or "plain") == v])
+                               for v in variants}}
 
     def outcomes(self, arm: str, roles: tuple[str, ...]) -> dict[str, str]:
         return {r["id"]: r["outcome"] for r in self.rows if r["arm"] == arm and r["role"] in roles}
@@ -309,7 +334,7 @@ def _run(rt: Runtime, request: FlywheelBenchRequest, library: list[dict[str, Any
             got, cpu = _timed(lambda t=team_id, p=params, q=item: answer_question(
                 rt, q["question"], team_id=t, model=request.model, params=p))
             tally.add(role, arm, qid, got.answer, want, got.decode_tokens, cpu, got.route, got.detail,
-                      (got.binding or {}) if method == "program" else None)
+                      (got.binding or {}) if method == "program" else None, item.get("variant"))
 
     present = [r for r in ROLES if any(i["role"] == r for i in items)]
     phases = {role: {"questions": sum(i["role"] == role for i in items),
@@ -325,6 +350,7 @@ def _run(rt: Runtime, request: FlywheelBenchRequest, library: list[dict[str, Any
         "recurrence_answers_at_cap": sum(r["route"] == "recurrence" and r["decode_tokens"] >= MAX_ANSWER_TOKENS
                                          for r in tally.rows),
         "library": solved, "reference_library": seeded, "phases": phases,
+        "unseen": {arm: tally.unseen(arm) for arm in sorted(wanted)},
         "gate": gate_figures(tally, "library", "library_gated", shifted),
         "gate_reference": gate_figures(tally, "reference_library", "reference_library_gated", shifted),
         "gate_by_phase": {role: gate_figures(tally, "reference_library", "reference_library_gated", (role,))

@@ -242,6 +242,13 @@ def bench_flywheel(
                 if figures and figures.get("refusals") and arm.startswith("program")]
     if refusals:
         out.print(records_table("program route refusals (failed_at: kind)", refusals, ["phase", "arm", "refusals"]))
+    unseen = [{"arm": arm, "rows": rows_name, **{k: counted[k] for k in ("correct", "wrong", "abstain", "questions")}}
+              for arm, figures in (record.get("unseen") or {}).items() if figures
+              for rows_name, counted in (("all", figures["all"]), ("without paraphrase", figures["without_paraphrase"]),
+                                         *((f"variant {v}", c) for v, c in figures["by_variant"].items()))]
+    if unseen:
+        out.print(records_table("unseen instances (transfer, renamed, reordered)", unseen,
+                                ["arm", "rows", "correct", "wrong", "abstain", "questions"]))
     if record["library"] is not None:
         out.print(key_value_table("library (model-solved)", record["library"]))
     out.print(key_value_table("post-graft gate (model-solved library)", record["gate"]))

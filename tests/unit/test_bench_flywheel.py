@@ -130,6 +130,8 @@ def test_flywheel_bench_end_to_end_on_the_tiny_model(data_dir: Path, tmp_path: P
     assert transfer["transfer_methods"]["program_gated"]["decode_tokens"] == 0
     assert record["phases"]["near_miss"]["arms"]["reference_library_gated"]["wrong"] == 0
     assert record["phases"]["recurrence"]["arms"]["reference_library"]["routes"] == {"recurrence": 1}
+    assert record["unseen"]["reference_library_gated"]["all"]["correct"] == 1  # the transfer row alone
+    assert record["unseen"]["reference_library_gated"]["by_variant"]["plain"]["questions"] == 1
     for key in ("wrong_removed", "correct_kept"):
         value = record["gate"][key]
         assert value is None or 0.0 <= value <= 1.0
@@ -165,3 +167,24 @@ def test_program_route_refusals_are_reported_by_where_and_kind() -> None:
     tally.add("renamed", "program_gated", "q1", None, 5, 0, 0.0, binding=binding)
     tally.add("renamed", "program_gated", "q2", "5", 5, 0, 0.0, binding={})
     assert tally.arm("renamed", "program_gated")["refusals"] == {"asked: currencies mixed": 1}
+
+
+def test_unseen_instances_count_paraphrases_apart_and_never_drop_them() -> None:
+    """`unseen` counts every transfer, renamed and reordered row of an arm (recurrences and near misses are not
+    unseen instances), then the same rows without the paraphrased questions, then each variant: the three add up."""
+    tally = Tally()
+    rows = [("transfer", "t1", "5", 5, None), ("transfer", "t2", None, 5, "paraphrase"),
+            ("renamed", "r1", "7", 5, None), ("renamed", "r2", "5", 5, "edit_person"),
+            ("reordered", "o1", None, 5, "reorder"), ("recurrence", "c1", "5", 5, None),
+            ("near_miss_step", "n1", "9", 5, None)]
+    for role, qid, answer, expected, variant in rows:
+        tally.add(role, "program_gated", qid, answer, expected, 0, 0.0, variant=variant)
+    unseen = tally.unseen("program_gated")
+    assert unseen is not None and tally.unseen("program") is None
+    assert {k: unseen["all"][k] for k in ("correct", "wrong", "abstain", "questions")} == \
+        {"correct": 2, "wrong": 1, "abstain": 2, "questions": 5}
+    assert unseen["without_paraphrase"]["questions"] == 4 and unseen["without_paraphrase"]["abstain"] == 1
+    assert unseen["all"]["intervals"]["correct"] == wilson(2, 5)
+    assert {v: c["questions"] for v, c in unseen["by_variant"].items()} == \
+        {"edit_person": 1, "paraphrase": 1, "plain": 2, "reorder": 1}
+    assert sum(c["questions"] for c in unseen["by_variant"].values()) == unseen["all"]["questions"]
