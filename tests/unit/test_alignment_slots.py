@@ -1365,3 +1365,24 @@ def test_a_name_after_the_with_a_word_of_degree_is_no_rename_even_where_nothing_
     cars = ("Ana's car goes 40 miles an hour and her van goes 60 miles an hour. The fast vehicle leaves at noon. How "
             "many miles does the fast vehicle go in 3 hours?")
     assert not align(cars.replace("fast vehicle", "slow truck"), cars).aligned
+
+
+def test_a_word_of_age_or_rank_before_a_kinship_noun_is_part_of_it() -> None:
+    """A kinship noun of two words whose first is one of age or rank ("his younger sister", "her big brother") is
+    one rename with a kinship noun of any word count (ninth session, on varied-dev6); "younger" and "older" that
+    compare, or that tell two kin of the text apart, still must agree."""
+    raffle = ("Tahmina's class holds a raffle. The prizes, which her wife buys for the class, cost $80. The tickets "
+              "raise $300. How many dollars does the raffle raise once the prizes are paid for?")
+    renamed = raffle.replace("Tahmina", "Bao").replace("her wife", "his younger sister").replace("80", "60")
+    assert align(renamed.replace("300", "200"), raffle).renames == (
+        ("Tahmina", "Bao"), ("her", "his"), ("wife", "younger sister"))
+    roast = ("Abdullahi is roasting a beef joint for his godfather's birthday dinner. It weighs 2 kilograms and needs "
+             "40 minutes for every kilogram. How many minutes does it take?")
+    assert align(roast.replace("Abdullahi", "Akosua").replace("his godfather", "her big brother")
+                 .replace("2 kilograms", "3 kilograms"), roast).aligned
+    sisters = ("Ana's older sister has 5 apples. Her younger sister has 3 apples. How many apples does her older "
+               "sister have?")
+    assert not align(sisters.replace("does her older", "does her younger"), sisters).aligned
+    ages = "Ana is 5 years younger than her sister, who is 30. How old is Ana?"
+    assert not align(ages.replace("younger", "older"), ages).aligned
+    assert align(ages.replace("her sister", "her older sister"), ages).renames == (("sister", "older sister"),)

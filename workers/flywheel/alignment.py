@@ -1747,7 +1747,8 @@ def _kin_head(span: Sequence[Token]) -> Token:
 def _kin_part(span: Sequence[Token], k: int) -> bool:
     """Whether span[k] is a word that makes a kinship noun of several words with one the table knows (its head,
     _kin_head), though a rule fixes it: "half", "step", "great", "grand" and "next-door" before a hyphen
-    ("half-brother", "next-door neighbor"), "in - law" after one, "twin" and "best" before the noun."""
+    ("half-brother", "next-door neighbor"), "in - law" after one, "twin" and "best" before the noun, and a word of
+    age or rank right before a kinship noun (_KIN_ADJECTIVES: "younger sister", "big brother")."""
     key, nxt = span[k].key, span[k + 1].text if k + 1 < len(span) else ""
     if key in ("half", "step", "great", "grand", "next"):
         return nxt == "-"
@@ -1757,7 +1758,14 @@ def _kin_part(span: Sequence[Token], k: int) -> bool:
         return 0 < k < len(span) - 2 and span[k - 1].text == "-" and span[k + 1].text == "-"
     if key in ("law", "laws"):
         return k == len(span) - 1 and k >= 3 and span[k - 1].text == "-" and span[k - 2].key == "in"
+    if key in _KIN_ADJECTIVES:
+        return k + 1 < len(span) and (lemma(span[k + 1].key) in KIN or _kin_part(span, k + 1))
     return key in ("twin", "best") and k + 1 < len(span)
+
+
+# words of age or rank in a family that make a kinship noun of two words with the one after them ("his younger
+# sister", "her big brother"); elsewhere "younger" and "older" compare and must agree
+_KIN_ADJECTIVES = frozenset("younger older elder eldest youngest oldest little big baby".split())
 
 
 def _kin_noun(span: Sequence[Token], head: Token) -> bool:
