@@ -1386,3 +1386,32 @@ def test_a_word_of_age_or_rank_before_a_kinship_noun_is_part_of_it() -> None:
     ages = "Ana is 5 years younger than her sister, who is 30. How old is Ana?"
     assert not align(ages.replace("younger", "older"), ages).aligned
     assert align(ages.replace("her sister", "her older sister"), ages).renames == (("sister", "older sister"),)
+
+
+def test_a_phrase_that_opens_a_clause_moves_alike_before_a_name_of_several_parts() -> None:
+    """An opening phrase of time before a hyphenated or two-word name ("On Saturday Seung-woo sharpens ...") is
+    moved to the clause's end as it is before a one-word name, and one that ends at a comma before a subject needs
+    no verb the tables know ("After a heavy snowfall, Malak and her aunt plow"; "swim" is in the verb table, so
+    one side moved and the other did not): ninth session, on varied-dev7."""
+    knives = ("On Saturday Seung-woo sharpens knives at the market. He charges $5 for a knife. Last Saturday he "
+              "sharpened 40 knives. How many dollars did Seung-woo make?")
+    for name in ("Tevita", "Duc Anh", "Ji-woo"):
+        assert align(knives.replace("Seung-woo", name).replace("40", "14"), knives).aligned, name
+    snow = ("After a heavy snowfall, Malak and her great-grandmother plow the 20 kilometers of streets in their "
+            "village. The plow moves at 8 kilometers an hour. How many hours do they plow?")
+    assert align(snow.replace("Malak", "Arvid").replace("her great-grandmother", "his swim coach")
+                 .replace("20", "44"), snow).renames == (
+        ("Malak", "Arvid"), ("her", "his"), ("great - grandmother", "swim coach"))
+    # the phrase still must agree, wherever it stands
+    assert not align(knives.replace("On Saturday Seung-woo", "On Sunday Tevita"), knives).aligned
+
+
+def test_a_verb_that_names_a_roles_work_is_part_of_the_role_noun() -> None:
+    """"his swim coach", "her driving instructor": a verb right before a role noun the table knows is a word of
+    it, renamed with it; two people of the text never become one."""
+    apples = "Ana's coach has 5 apples. Her brother has 3 apples. How many apples does her coach have?"
+    assert align(apples.replace("coach", "swim coach").replace("5", "6"), apples).renames == (
+        ("coach", "swim coach"),)
+    two = "Ana's coach has 5 apples. Her swim coach has 3 apples. How many apples does her swim coach have?"
+    assert not align(two.replace("Her swim coach", "Her coach").replace("her swim coach", "her coach"),
+                     two).aligned

@@ -562,6 +562,31 @@ _AUXILIARIES = frozenset("is are was were be been being am has have had do does 
 _SUBJECT_PRONOUNS = frozenset("he she they we i you".split())
 
 
+def _subject_end(rest: Sequence[Token], names: frozenset[str]) -> int | None:
+    """Where the subject that opens `rest` ends: after a subject pronoun, after a possessive pronoun and its noun
+    ("her niece"), or after a person's name (`names`) with the parts written against its hyphens ("Seung-woo") and
+    the capitalized name words after it ("Duc Anh"); None where no subject opens it."""
+    if not rest or rest[0].kind != "word":
+        return None
+    if rest[0].key in _SUBJECT_PRONOUNS:
+        return 1
+    if rest[0].key in ("his", "her", "their"):
+        return 2
+    if not (_is_name(rest[0]) and lemma(rest[0].key) in names):
+        return None
+    end = 1
+    while end < len(rest) and end < 5:
+        if rest[end].text == "-" and end + 1 < len(rest) and rest[end + 1].kind == "word" \
+                and rest[end].start == rest[end - 1].start + len(rest[end - 1].text) \
+                and rest[end + 1].start == rest[end].start + 1:
+            end += 2  # "Seung - woo": the parts of one name
+        elif rest[end].kind == "word" and _is_name(rest[end]) and lemma(rest[end].key) in names:
+            end += 1  # "Duc Anh"
+        else:
+            break
+    return end
+
+
 def _fronted(clause: Sequence[Token], names: frozenset[str]) -> tuple[tuple[Token, ...], tuple[Token, ...]]:
     """The clause with a phrase of time or place that opens it moved to its end, and the phrase, so that "At the
     end of each week Mia gives 1 fish away" and "Mia gives 1 fish away at the end of each week" are one clause. The
@@ -590,12 +615,13 @@ def _fronted(clause: Sequence[Token], names: frozenset[str]) -> tuple[tuple[Toke
             break
         # a verb follows: one the tables know, or a lowercase word right after a name or subject pronoun ("Every day
         # Noah practices ...": "practices" is in no verb list) or a possessive pronoun and its noun ("his niece")
-        at = 2 if rest and rest[0].key in ("his", "her", "their") else 1
-        after_subject = len(rest) > at and rest[0].kind == "word" and (rest[0].key in _SUBJECT_PRONOUNS or (
-            _is_name(rest[0]) and lemma(rest[0].key) in names) or at == 2) and rest[at].kind == "word" \
+        at = _subject_end(rest, names)
+        after_subject = at is not None and len(rest) > at and rest[at].kind == "word" \
             and rest[at].text[:1].islower() and (rest[at].key not in FUNCTION or rest[at].key in _AUXILIARIES)
-        if not after_subject and not any(t.kind == "word" and (t.key in VERBS or t.key in _AUXILIARIES)
-                                         for t in rest[:4]):
+        # a comma that ends the phrase before a subject ("After a heavy snowfall, Malak and her aunt plow ...")
+        # needs no verb the tables know: the comma marks the phrase's end on both sides alike
+        if not after_subject and not (comma and at is not None) and not any(
+                t.kind == "word" and (t.key in VERBS or t.key in _AUXILIARIES) for t in rest[:4]):
             break
         return tuple(rest) + tuple(clause[:k]), tuple(clause[:k])
     return tuple(clause), ()
@@ -1768,6 +1794,16 @@ def _kin_part(span: Sequence[Token], k: int) -> bool:
 _KIN_ADJECTIVES = frozenset("younger older elder eldest youngest oldest little big baby".split())
 
 
+def _role_verb(span: Sequence[Token], k: int) -> bool:
+    """Whether span[k] is a verb that names the work of the role noun right after it ("his swim coach", "her
+    driving instructor"): a verb only (no function word, none that must agree, no currency), before a role noun
+    the table knows."""
+    key = span[k].key
+    return k + 1 < len(span) and lemma(span[k + 1].key) in KIN and span[k + 1].kind == "word" \
+        and (key in VERBS or lemma(key) in VERBS) \
+        and not any(w in FUNCTION or w in MUST_AGREE or w in CURRENCY_WORDS for w in (key, lemma(key)))
+
+
 def _kin_noun(span: Sequence[Token], head: Token) -> bool:
     """Whether a span ends in a kinship or role noun: its head in the table, or "best friend" (a friend alone may
     be counted as a thing is: "20 TikTok friends")."""
@@ -1783,7 +1819,7 @@ def _kin_span(tokens: Sequence[Token], i1: int, i2: int, side: int, texts: _Text
     if not 1 <= len(span) <= 6 or prev is None or not (prev.kind == "poss" or prev.key in _DETERMINERS):
         return False
     if not all((t.kind == "word" and t.text[:1].islower() and t.key not in PRONOUNS and (
-            lemma(t.key) in KIN or not _fixed(t.key) or _kin_part(span, k)))
+            lemma(t.key) in KIN or not _fixed(t.key) or _kin_part(span, k) or _role_verb(span, k)))
             or (0 < k < len(span) - 1 and t.text == "-") for k, t in enumerate(span)):
         return False
     last, text = lemma(_kin_head(span).key), texts.tokens[side]
