@@ -1415,3 +1415,14 @@ def test_a_verb_that_names_a_roles_work_is_part_of_the_role_noun() -> None:
     two = "Ana's coach has 5 apples. Her swim coach has 3 apples. How many apples does her swim coach have?"
     assert not align(two.replace("Her swim coach", "Her coach").replace("her swim coach", "her coach"),
                      two).aligned
+
+
+def test_the_second_part_of_a_hyphenated_word_before_a_names_noun_is_no_word_of_its_own() -> None:
+    """"flat-pack desks" -> "boxes": "pack" alone is a verb, inside the hyphenated word it is part of the name (as
+    the first part already was); a hyphenated word whose parts must agree ("half-price") still is no name."""
+    desks = ("Dario is helping his cousin move 24 flat-pack desks up to an office. It fits 2 of them per trip. How "
+             "many trips does moving the flat-pack desks take?")
+    for name in ("boxes", "filing cabinets", "heavy boxes of printer paper"):
+        assert align(desks.replace("flat-pack desks", name).replace("24", "36"), desks).aligned, name
+    tickets = "Ana buys 5 half-price tickets at $10 each. How many dollars does Ana pay for the half-price tickets?"
+    assert not align(tickets.replace("half-price tickets", "tickets").replace("5", "6"), tickets).aligned

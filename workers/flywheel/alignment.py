@@ -1337,6 +1337,12 @@ def _object_span(tokens: Sequence[Token], i1: int, i2: int, nouns: frozenset[str
         if k + 2 < len(span) and span[k + 1].text == "-" and span[k + 1].start == tok.start + len(tok.text) \
                 and span[k + 2].kind == "word" and span[k + 2].start == span[k + 1].start + 1:
             continue  # the first part of a hyphenated word is no word of its own ("double-decker bus": no double)
+        if 2 <= k < len(span) - 1 and span[k - 1].text == "-" and span[k - 1].start + 1 == tok.start \
+                and span[k - 2].kind == "word" and span[k - 2].start + len(span[k - 2].text) == span[k - 1].start \
+                and not any(w in FUNCTION or w in MUST_AGREE or w in CURRENCY_WORDS
+                            for x in (tok, span[k - 2]) for w in (x.key, lemma(x.key))):
+            continue  # nor its second part, before the name's noun ("flat-pack desks": pack, a verb alone; not
+            # "half-price tickets", whose words must agree)
         inner = 0 < k < len(span) - 1
         if after_of and not any(w in FUNCTION or w in MUST_AGREE or w in CURRENCY_WORDS
                                 for w in (tok.key, lemma(tok.key))):
