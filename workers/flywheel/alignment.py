@@ -1688,10 +1688,55 @@ def _pair(theirs: Sequence[Token], mine: Sequence[Token], asked: bool, mapping: 
                 mapping.objects.add(_span_key(theirs[i1:i2 + 1]))
                 skip = 1
                 continue
+            # a place or thing named as a whole after "the", "a" or a possessive in a clause of no number ("up
+            # the road to the old mill" -> "to the lighthouse"), a name that picks nothing (_a_whole_name)
+            if op == "replace" and _a_whole_name(theirs, i1, i2, texts.tokens[0]) \
+                    and _a_whole_name(mine, j1, j2, texts.tokens[1]) \
+                    and lemma(theirs[i2 - 1].key) != lemma(mine[j2 - 1].key):
+                try:
+                    mapping.update(span_rename(i1, i2, j1, j2))
+                except _Refused:
+                    raise refusal from None
+                mapping.objects.add(_span_key(theirs[i1:i2]))
+                continue
             if (end := merged(n, i1, j1)) is None:
                 raise refusal
             done = end
     return numbers
+
+
+def _a_whole_name(clause: Sequence[Token], i1: int, i2: int, whole: Sequence[Token]) -> bool:
+    """Whether clause[i1:i2] names one place or thing as a whole, so that another whole name for it is a rename
+    ("the old mill" -> "the lighthouse", "the hospital on the hill" -> "the night market"): after "the", "a"/"an"
+    or a possessive, in a clause with no number (a name tied to no quantity); one to six lowercase words (a
+    phrase that places it allowed, _qualified_at), none a pronoun, kinship or person noun, currency, word of degree
+    or of picking one of several ("the fast vehicle", "the cheapest one"), nor any word a rule fixes but "old" and
+    "new" before the name's noun; each of its words written nowhere else in its text but inside the same name (it
+    picks no one thing of several named alike: "the red box" beside "the blue box"), and no content word after it
+    that it might qualify."""
+    span = clause[i1:i2]
+    if not 1 <= len(span) <= 6 or i1 == 0 or any(t.kind == "number" for t in clause):
+        return False
+    prev = clause[i1 - 1]
+    if not (prev.kind == "poss" or (prev.kind == "word" and prev.key in ("the", "a", "an"))):
+        return False
+    at = _qualified_at(clause, i1, i2)
+    name = span[:at - i1] if at is not None else span
+    for k, tok in enumerate(name):
+        if tok.kind == "punct" and tok.text == "-" and 0 < k < len(name) - 1:
+            continue
+        if tok.kind != "word" or not tok.text[:1].islower() or tok.key in PRONOUNS or lemma(tok.key) in KIN \
+                or lemma(tok.key) in GENDERED_NOUNS or lemma(tok.key) in _PEOPLE or tok.key in _GRADABLE \
+                or _selecting(tok.key) or (_fixed(tok.key) and not (tok.key in _NAME_ADJECTIVES
+                                                                     and k < len(name) - 1)):
+            return False
+    keys = [t.key for t in span]
+    inside = {k for k in range(len(whole) - len(keys) + 1) if [t.key for t in whole[k:k + len(keys)]] == keys}
+    covered = {k + n for k in inside for n in range(len(keys))}
+    words = {lemma(t.key) for t in span if t.kind == "word" and t.key not in FUNCTION}
+    if any(t.kind == "word" and lemma(t.key) in words and k not in covered for k, t in enumerate(whole)):
+        return False
+    return not _noun_may_follow(clause, i2)
 
 
 def _a_kind_of_its_own(tokens: Sequence[Token], name: Sequence[Token]) -> bool:
