@@ -1449,17 +1449,18 @@ def test_a_kinship_noun_of_no_gender_counts_for_a_pronoun_as_its_renamed_counter
 
 
 def test_a_place_named_as_a_whole_in_a_clause_of_no_number_is_renamed_as_a_whole() -> None:
-    """"up the road to the old mill" -> "to the lighthouse", "to the monastery on the hill": a name after "the" in
-    a clause with no number, none of its words written elsewhere, renamed as a whole (ninth session, on
-    varied-dev5); a word of degree or picking ("the fast vehicle", "the cheapest cafe"), a word written elsewhere
-    ("the red box" beside "a red bag") or a clause with a number still refuse."""
-    ride = ("Leilani and her niece ride their bikes up the road to the old mill. Going up at 12 kilometers an hour "
+    """"up the road to the ski lodge" -> "to the lighthouse", "to the monastery on the hill": a name after "the"
+    in a clause with no number, none of its words written elsewhere, renamed as a whole (ninth session, on
+    varied-dev5); a word of degree, age or picking ("the fast vehicle", "the old mill", "the cheapest cafe": "the
+    old vehicle" picks the car bought first, NOTE-review8c), a word written elsewhere ("the red box" beside "a red
+    bag") or a clause with a number still refuse."""
+    ride = ("Leilani and her niece ride their bikes up the road to the ski lodge. Going up at 12 kilometers an hour "
             "takes them 55 minutes, and on the way back they coast downhill at 20 kilometers an hour. How many "
             "minutes does the whole ride take them?")
     for place in ("lighthouse", "monastery on the hill", "ski lodge"):
-        assert align(ride.replace("old mill", place).replace("55", "90"), ride).aligned, place
-    for place in ("fast mill", "cheapest cafe", "old mill 3"):
-        assert not align(ride.replace("old mill", place).replace("55", "90"), ride).aligned, place
+        assert align(ride.replace("ski lodge", place).replace("55", "90"), ride).aligned, place
+    for place in ("fast mill", "cheapest cafe", "old mill", "ski lodge 3"):
+        assert not align(ride.replace("ski lodge", place).replace("55", "90"), ride).aligned, place
     boxes = ("Ana packs 6 pens in a red bag and 4 pens in a blue bag. She carries the red box home. How many pens "
              "does she carry?")
     assert not align(boxes.replace("the red box", "the green crate").replace("6", "7"), boxes).aligned

@@ -152,6 +152,7 @@ MUST_AGREE = frozenset("""
     eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety hundred hundreds thousand thousands
     million millions billion billions fourth fifth sixth seventh eighth ninth tenth twelfth twentieth hundredth
     halves thirds quarters fourths fifths tenths ones tens twins triplets couple trio single gross
+    twin dual duo quad quads multi quadruple twofold threefold
     radius diameter side sides area perimeter volume circumference length width height depth square circle
     triangle rectangle cube sphere cylinder quotient remainder ratio speed distance weight capacity
     metre metres kilometre kilometres centimetre centimetres millimeter millimeters millimetre millimetres litre
@@ -1688,8 +1689,8 @@ def _pair(theirs: Sequence[Token], mine: Sequence[Token], asked: bool, mapping: 
                 mapping.objects.add(_span_key(theirs[i1:i2 + 1]))
                 skip = 1
                 continue
-            # a place or thing named as a whole after "the", "a" or a possessive in a clause of no number ("up
-            # the road to the old mill" -> "to the lighthouse"), a name that picks nothing (_a_whole_name)
+            # a place or thing named as a whole after "the", "a" or a possessive in a clause of no number ("to the
+            # hospital on the hill" -> "to the night market"), a name that picks nothing (_a_whole_name)
             if op == "replace" and _a_whole_name(theirs, i1, i2, texts.tokens[0]) \
                     and _a_whole_name(mine, j1, j2, texts.tokens[1]) \
                     and lemma(theirs[i2 - 1].key) != lemma(mine[j2 - 1].key):
@@ -1707,13 +1708,13 @@ def _pair(theirs: Sequence[Token], mine: Sequence[Token], asked: bool, mapping: 
 
 def _a_whole_name(clause: Sequence[Token], i1: int, i2: int, whole: Sequence[Token]) -> bool:
     """Whether clause[i1:i2] names one place or thing as a whole, so that another whole name for it is a rename
-    ("the old mill" -> "the lighthouse", "the hospital on the hill" -> "the night market"): after "the", "a"/"an"
+    ("the hospital on the hill" -> "the night market", "the ski lodge" -> "the lighthouse"): after "the", "a"/"an"
     or a possessive, in a clause with no number (a name tied to no quantity); one to six lowercase words (a
     phrase that places it allowed, _qualified_at), none a pronoun, kinship or person noun, currency, word of degree
-    or of picking one of several ("the fast vehicle", "the cheapest one"), nor any word a rule fixes but "old" and
-    "new" before the name's noun; each of its words written nowhere else in its text but inside the same name (it
-    picks no one thing of several named alike: "the red box" beside "the blue box"), and no content word after it
-    that it might qualify."""
+    or of picking one of several ("the fast vehicle", "the cheapest one"), nor any word a rule fixes ("the old
+    vehicle" picks the car bought first: NOTE-review8c); each of its words written nowhere else in its text but
+    inside the same name (it picks no one thing of several named alike: "the red box" beside "the blue box"), and
+    no content word after it that it might qualify."""
     span = clause[i1:i2]
     if not 1 <= len(span) <= 6 or i1 == 0 or any(t.kind == "number" for t in clause):
         return False
@@ -1727,8 +1728,7 @@ def _a_whole_name(clause: Sequence[Token], i1: int, i2: int, whole: Sequence[Tok
             continue
         if tok.kind != "word" or not tok.text[:1].islower() or tok.key in PRONOUNS or lemma(tok.key) in KIN \
                 or lemma(tok.key) in GENDERED_NOUNS or lemma(tok.key) in _PEOPLE or tok.key in _GRADABLE \
-                or _selecting(tok.key) or (_fixed(tok.key) and not (tok.key in _NAME_ADJECTIVES
-                                                                     and k < len(name) - 1)):
+                or _selecting(tok.key) or _fixed(tok.key):
             return False
     keys = [t.key for t in span]
     inside = {k for k in range(len(whole) - len(keys) + 1) if [t.key for t in whole[k:k + len(keys)]] == keys}

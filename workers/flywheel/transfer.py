@@ -29,15 +29,16 @@ from store.route_index import retrieve
 from workers.flywheel.alignment import Alignment, align, lemma
 from workers.flywheel.answer import Answer, AnswerRequest, agreeing
 from workers.flywheel.attested import attested, prefill_classes
-from workers.flywheel.parameterize import EXPLAINED, ParameterizedProgram, numeric_literals
+from workers.flywheel.parameterize import EXPLAINED, PARAM, ParameterizedProgram, numeric_literals
 from workers.flywheel.prefix import GraftedPrefix
 from workers.flywheel.prompts import tokens_of, transfer_part
 from workers.flywheel.router import ranked_indexed, ranked_shape, route_indexed, shape_query
 from workers.flywheel.solve import SolveParams, sample_program, sample_seed
-from workers.flywheel.structure import structure_of
+from workers.flywheel.structure import QuestionNumber, question_numbers, structure_of
 from workers.flywheel.transfer_gate import answer_out_of_domain, asked_matches, program_fit
 from workers.runtime import Runtime
 from workers.seam import block_to_snapshot, read_or_miss
+from workers.verify.answer_match import answers_match
 from workers.verify.programs import extract_program, verify_program
 
 TRANSFER_METHODS = ("auto", "program", "graft")
@@ -218,11 +219,29 @@ def form_refusal(form: ParameterizedProgram, alignment: Alignment, routed_questi
     "5 tricycles": the 2 is the object's)."""
     if form.numbers and tuple(b.routed for b in sorted(alignment.bindings, key=lambda b: b.param)) != form.numbers:
         return "the routed problem's numbers are not the form's"
+    used = {int(i) for i in re.findall(rf"\b{PARAM}(\d+)\b", form.body)}
+    written = question_numbers(routed_question)
+    label = next((b for b in alignment.bindings if b.param not in used and not answers_match(b.question, b.routed)
+                  and b.param < len(written) and _a_label(routed_question, written[b.param])), None)
+    if label is not None:
+        # a number the program does not use that names no quantity says which one ("In 2019, ... In 2021, ... in
+        # 2021?", "in week 2"): another one may ask about another statement (NOTE-review9)
+        return (f"the question changes {label.routed} -> {label.question}, a number the routed program does not "
+                "use and that counts nothing (a label, which must stay)")
     constants = unexplained_constants(form.body, routed_question, alignment.objects)
     if alignment.objects and constants:
         return (f"the question renames objects ({', '.join(alignment.objects)}) and the program has constants of "
                 f"its own ({', '.join(constants)})")
     return None
+
+
+def _a_label(question: str, number: QuestionNumber) -> bool:
+    """Whether a number of the question names no quantity: no sign written against it ("$20", "kr20"), no percent
+    sign and no lowercase word right after it ("20 liters", "6 rabbits"); "In 2019, ...", "in week 2 Ana ...",
+    "who is 12, ..." name which, not how many."""
+    before = question[number.start - 1] if number.start else " "
+    after = re.sub(r"^-?[\d.,/]+", "", question[number.start:]).lstrip(" ")  # as written: "1,000" has its comma
+    return before in " (\"'" and not (after[:1] == "%" or after[:1].islower())
 
 
 def by_program(rt: Runtime, request: AnswerRequest, routed: Routed | None) -> ProgramTry:
