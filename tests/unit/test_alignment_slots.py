@@ -1467,3 +1467,13 @@ def test_a_place_named_as_a_whole_in_a_clause_of_no_number_is_renamed_as_a_whole
     # in a clause with a number the name may be what the number counts or measures
     sale = "Ana sells the old bike for $40 and buys a helmet for $15. How many dollars does she have left?"
     assert not align(sale.replace("old bike", "kayak").replace("40", "60"), sale).aligned
+
+
+def test_the_seventh_pools_currency_signs_are_slots() -> None:
+    """﷼ writes the riyal and the rial; K (kwacha), MT (meticais) and JD (dinars) are letter signs where the text
+    writes their currency's word, labels elsewhere ("K220 ... how many dong" is no amount of kwacha)."""
+    chair = "Nadia rents a chair for ₫120 a week. She does 15 cuts a day at ₫24 each. How many dong does Nadia keep?"
+    for sign, word in (("﷼", "riyals"), ("﷼", "rials"), ("K", "kwacha"), ("MT", "meticais"), ("JD", "dinars")):
+        question = chair.replace("₫120", f"{sign}220").replace("₫24", f"{sign}10").replace("dong", word)
+        assert align(question, chair).renames == (("₫", sign),), sign
+    assert not align(chair.replace("₫120", "K220").replace("₫24", "K10"), chair).aligned

@@ -79,19 +79,20 @@ CURRENCY_PREFIXES = {"R": "zar", "kr": "sek", "zł": "pln", "Rs": "inr", "Rp": "
                      "US$": "usd", "A$": "aud", "C$": "cad", "NZ$": "nzd", "HK$": "hkd", "S$": "sgd", "R$": "brl",
                      "MX$": "mxn", "GH₵": "ghs", "Kč": "czk", "Ft": "huf", "Kz": "aoa", "Nu": "btn",
                      "ден": "mkd", "лв": "bgn", "L": "hnl", "Q": "gtq", "S/": "pen", "KD": "kwd", "SR": "sar",
-                     "Dh": "aed", "DH": "aed"}
+                     "Dh": "aed", "DH": "aed", "K": "zmw", "MT": "mzn", "JD": "jod"}
 # a sign of one country's currency whose word names several ("dollars", "shillings", "pesos"): the word stands for
 # the one such sign its text writes ("A$5 ... how many dollars": aud), so that "US$3 and HK$5" are two currencies
 # (review 38: a mix is refused) and "KSh12 ... how many shillings" one
 _CURRENCY_FAMILY = {"aud": "usd", "cad": "usd", "nzd": "usd", "hkd": "usd", "sgd": "usd", "tzs": "kes", "ugx": "kes",
-                    "mxn": "php", "rs": "inr"}  # ₨: the rupee of Pakistan, Nepal, Sri Lanka ... (not ₹)
+                    "mxn": "php", "rs": "inr", "jod": "kwd"}  # ₨: the rupee of Pakistan, Nepal, Sri Lanka ... (not ₹)
 # an amount after a letter sign with a full stop before three digits ("Rp15.000", "kr1.500") is fifteen thousand
 # where those signs are written, not 15: no number, and its sign no sign
 _DOT_THOUSANDS = r"(?![\d,]*\.\d{3}(?!\d))"
 # letter signs that also label things ("Q1" a quarter, "L2" a level, "DH2" a hitter): a sign only in a text that
 # writes its currency's word ("L19 ... lempiras"; NOTE-review8 2: "In Q1 ... In Q2 twice as many" bound the
 # program's 2 to the label). "R" (rand) is a sign without its word, as it was before this rule.
-_LABEL_LIKE = {"L": "hnl", "Q": "gtq", "KD": "kwd", "SR": "sar", "Dh": "aed", "DH": "aed"}
+_LABEL_LIKE = {"L": "hnl", "Q": "gtq", "KD": "kwd", "SR": "sar", "Dh": "aed", "DH": "aed", "K": "zmw", "MT": "mzn",
+               "JD": "jod"}
 
 
 def _patterns(prefixes: Iterable[str]) -> tuple[re.Pattern[str], re.Pattern[str]]:
@@ -116,7 +117,7 @@ def _labels_only(text: str) -> bool:
     """Whether the text writes a label-like letter sign before digits without its currency's word anywhere."""
     words = {w.casefold() for w in re.findall(r"[^\W\d_]+", text)}
     return any(re.search(rf"(?<![^\W\d_]){re.escape(sign)}(?=\d)", text)
-               and not any(CURRENCY_WORDS.get(w) == code for w in words)
+               and not any(CURRENCY_WORDS.get(w) in (code, _CURRENCY_FAMILY.get(code, code)) for w in words)
                for sign, code in _LABEL_LIKE.items())
 
 
@@ -228,15 +229,15 @@ _PEOPLE = frozenset("waiter waitress cashier nurse doctor driver farmer baker ch
 CURRENCY_SYMBOLS = {"$": "usd", "€": "eur", "£": "gbp", "¥": "jpy", "₹": "inr", "₱": "php", "₩": "krw", "₽": "rub",
                     "₦": "ngn", "₺": "try", "₫": "vnd", "฿": "thb", "₴": "uah", "₾": "gel", "₭": "lak", "₵": "ghs",
                     "₪": "ils", "₡": "crc", "₸": "kzt", "₼": "azn", "₲": "pyg", "₮": "mnt", "៛": "khr", "₨": "rs",
-                    "৳": "bdt", "֏": "amd"}
+                    "৳": "bdt", "֏": "amd", "﷼": "sar"}
 # more currencies by name (singular and plural forms), from ISO 4217's list: a word here is a currency slot wherever
 # it stands, so none is a common English word of another meaning ("real", "mark", "sol", "sum" are left out; "won"
-# and "kip" are _AMBIGUOUS_CURRENCY)
+# and "kip" are _AMBIGUOUS_CURRENCY); one sign (﷼) writes the riyal and the rial, so their words are one currency
 _CURRENCY_NAMES = {w: code for code, forms in {
     "uah": "hryvnia hryvnias hryvnya hryvnyas", "gel": "lari laris", "lak": "kip", "kes": "shilling shillings",
     "ghs": "cedi cedis", "etb": "birr birrs", "zmw": "kwacha kwachas",
     "mmk": "kyat kyats", "khr": "riel riels", "bdt": "taka takas", "aed": "dirham dirhams",
-    "sar": "riyal riyals", "irr": "rial rials", "ils": "shekel shekels shekalim", "huf": "forint forints",
+    "sar": "riyal riyals rial rials", "ils": "shekel shekels shekalim", "huf": "forint forints",
     "czk": "koruna korunas koruny", "hrk": "kuna kunas", "mkd": "denar denars denari", "all": "lek leke leks",
     "ron": "leu lei", "bgn": "lev leva", "amd": "dram drams", "azn": "manat manats", "kzt": "tenge tenges",
     "kgs": "som soms", "afn": "afghani afghanis", "btn": "ngultrum ngultrums", "mvr": "rufiyaa rufiyaas",
