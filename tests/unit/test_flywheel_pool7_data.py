@@ -4,8 +4,6 @@ check catching a wrong program. Its files, split and soundness: tests/unit/test_
 
 from __future__ import annotations
 
-import dataclasses
-
 import pytest
 
 from bench import flywheel_fresh_data as fresh
@@ -16,7 +14,11 @@ from bench import flywheel_pool5_data as pool5
 from bench import flywheel_pool6_data as pool6
 from bench import flywheel_pool7_data as pool7
 from bench import flywheel_varied_data as varied
-from tests.fixtures.families import alt_statements, earlier_statements, ngrams, statements
+from tests.fixtures.families import (
+    assert_a_new_pool,
+    assert_the_soundness_check_catches_a_wrong_program,
+    earlier_statements,
+)
 
 pytestmark = pytest.mark.unit
 
@@ -52,20 +54,8 @@ def test_pool_families_are_not_the_earlier_pools() -> None:
     assert len(earlier) > (len(pool6.POOL6_FAMILIES) + len(pool5.POOL5_FAMILIES) + len(pool4.POOL4_FAMILIES)
                            + len(pool3.POOL3_FAMILIES) + len(pool2.POOL2_FAMILIES))
     assert {f.name for f in pool6.POOL6_FAMILIES} <= {name for name, _ in earlier}
-    assert len(pool7.POOL7_FAMILIES) == 24
-    assert len({f.name for f in pool7.POOL7_FAMILIES}) == 24
-    assert not {f.name for f in pool7.POOL7_FAMILIES} & {name for name, _ in earlier}
-    old = set().union(*(ngrams(text) for _, text in earlier))
-    for family in pool7.POOL7_FAMILIES:  # no six words in a row of an earlier family's statements
-        assert family.alt is not None and family.alt_kind == "reorder", family.name
-        assert family.alt.endswith(family.question), family.name
-        assert family.paraphrase is not None, family.name
-        assert not ngrams(statements(family)) & old, family.name
-        assert not ngrams(alt_statements(family)) & old, family.name
+    assert_a_new_pool(pool7.POOL7_FAMILIES, earlier)
 
 
 def test_the_soundness_check_catches_a_wrong_program() -> None:
-    family = pool7.POOL7_FAMILIES[0]
-    broken = dataclasses.replace(family, program=family.program.replace("* price", "+ price"))
-    assert broken.program != family.program
-    assert any("program != answer" in p for p in dataclasses.replace(pool7.POOL, families=(broken,)).problems(draws=5))
+    assert_the_soundness_check_catches_a_wrong_program(pool7.POOL)
