@@ -1314,7 +1314,7 @@ def _object_span(tokens: Sequence[Token], i1: int, i2: int, nouns: frozenset[str
     # "one shirt", "a coffee shop", "her aunt's kitchen"
     counted = (prev.kind == "word" and prev.key in (*_DETERMINERS, "one")) or prev.kind == "poss"
     if not any(lemma(h) in nouns or lemma(h) != h or isinstance(_inflect().singular_noun(h), str) for h in heads) \
-            and not counted:
+            and not counted and not _headed_elsewhere(whole or tokens, [t.key for t in span]):
         return False  # a singular noun must be counted or headed by a determiner ("a coffee shop")
     if span[0].text[:1].isupper():
         return False
@@ -1371,6 +1371,20 @@ def _object_span(tokens: Sequence[Token], i1: int, i2: int, nouns: frozenset[str
                                                         for w in (tok.key, lemma(tok.key)))):
             return False
     return not _noun_may_follow(tokens, i2)
+
+
+def _headed_elsewhere(tokens: Sequence[Token], keys: list[str]) -> bool:
+    """Whether the text writes this whole name after a determiner somewhere, before no content word a rule leaves
+    free ("lays grey twist pile carpet ... The grey twist pile carpet costs"): a mass noun's name, though nothing
+    counts it."""
+    n = len(keys)
+    for k in range(1, len(tokens) - n + 1):
+        if [t.key for t in tokens[k:k + n]] == keys and tokens[k - 1].kind == "word" \
+                and tokens[k - 1].key in _DETERMINERS:
+            nxt = tokens[k + n] if k + n < len(tokens) else None
+            if nxt is None or nxt.kind != "word" or _fixed(nxt.key):
+                return True
+    return False
 
 
 def _noun_may_follow(tokens: Sequence[Token], i2: int, participle: bool = True) -> bool:
@@ -1611,14 +1625,16 @@ def _pair(theirs: Sequence[Token], mine: Sequence[Token], asked: bool, mapping: 
                 mapping.update(span_rename(i1, i2 + widened, j1, j2 + widened))
                 skip = widened
                 continue
-            # an object's name of another word count that keeps its last word ("each double-decker bus" -> "each
-            # bus"), renamed as a whole like any object: the words dropped or added and the kept noun are one rename
-            if nxt is not None and nxt[0] == "equal" \
-                    and _object_span(theirs, i1, i2 + 1, texts.nouns[0], texts.tokens[0]) \
-                    and _object_span(mine, j1, j2 + 1, texts.nouns[1], texts.tokens[1]):
-                mapping.update(span_rename(i1, i2 + 1, j1, j2 + 1))
-                mapping.objects.add(_span_key(theirs[i1:i2 + 1]))
-                skip = 1
+            # an object's name of another word count that keeps its last words ("each double-decker bus" -> "each
+            # bus", "stone-ground organic spelt flour" -> "spelt flour"), renamed as a whole like any object: the
+            # words dropped or added and the kept words up to the name's noun are one rename
+            kept = next((w for w in (1, 2, 3) if nxt is not None and nxt[0] == "equal" and w <= nxt[2] - nxt[1]
+                         and _object_span(theirs, i1, i2 + w, texts.nouns[0], texts.tokens[0])
+                         and _object_span(mine, j1, j2 + w, texts.nouns[1], texts.tokens[1])), None)
+            if kept is not None:
+                mapping.update(span_rename(i1, i2 + kept, j1, j2 + kept))
+                mapping.objects.add(_span_key(theirs[i1:i2 + kept]))
+                skip = kept
                 continue
             if (end := merged(n, i1, j1)) is not None:
                 done = end
