@@ -2130,17 +2130,6 @@ def _people_agree(mapping: _Mapping, texts: _Texts) -> str | None:
         might |= {q for p, q in mapping.forward.items()
                   if named_m and named_m <= set(q.split()) and not _person_nouns_before(texts, m, 1)
                   and q not in mine and theirs.get(p) == ga}
-        # a kinship or role noun of no gender renamed to one of the pronoun's ("his neighbor's shop" -> "his
-        # son-in-law's shop"), or one of its gender renamed to one of none ("his little brother" -> "his coworker"):
-        # someone the pronoun may stand for on the one side, as its counterpart is on the other
-        for p, q in mapping.forward.items():
-            if not (_kin_key(p) and _kin_key(q)) or p in owned_r or q in owned_m \
-                    or not _named_before([p], texts, r, 0) or not _named_before([q], texts, m, 1):
-                continue
-            if theirs.get(p) is None and mine.get(q) == gb and q in might:
-                could.add(q)
-            elif mine.get(q) is None and theirs.get(p) == ga and q in could:
-                might.add(q)
         if could == might and (could or ga == gb):  # no person of the gender: a pronoun for a noun ("a farmer")
             continue
         ref_r, ref_m = _whole_name(ref_r, theirs), _whole_name(ref_m, mine)
@@ -2160,14 +2149,6 @@ def _person_nouns_before(texts: _Texts, tok: Token, side: int) -> bool:
     return any(t.kind == "word" and t.key == lemma(t.key)  # one person: "the students" are no "she"
                and (lemma(t.key) in KIN or lemma(t.key) in _PEOPLE or lemma(t.key) in GENDERED_NOUNS)
                for t in tokens[:at])
-
-
-def _kin_key(key: str) -> bool:
-    """Whether a rename's key (its words joined by spaces) is a kinship or role noun the table knows ("neighbor",
-    "son - in - law", "younger sister")."""
-    words = key.split(" ")
-    head = words[-5] if len(words) >= 5 and words[-4:-1] == ["-", "in", "-"] else words[-1]
-    return lemma(head) in KIN
 
 
 def _named_before(people: Iterable[str], texts: _Texts, tok: Token, side: int) -> set[str]:
