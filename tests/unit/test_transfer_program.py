@@ -462,3 +462,59 @@ def test_a_count_word_inside_a_hyphenated_name_must_agree() -> None:
     desks = "Ana orders 3 flat-pack desks at $40 each. How many dollars does Ana pay?"
     for word in ("twin", "dual", "quad", "multi"):
         assert not align(desks.replace("flat-pack", f"{word}-pack").replace("40", "30"), desks).aligned, word
+
+
+def test_the_ninth_second_reviews_questions_are_refused_or_answered_right_but_the_older_holes() -> None:
+    """NOTE-review9b's 100 attacks (tests/fixtures/review9b_cases.py): kinship nouns of no gender and pronouns
+    ("Ana's brother has 20 apples. Her neighbor has 10. He gives Ana 5" -> "coworker ... uncle": 15 served, 20 true;
+    "Tom's teacher had 40 pencils. She gave Tom 10" -> "Tom's brother ... She"), labels after a label noun ("bus 7",
+    "room 12", "player #9") and a label written twice changed once ("Lane 4 ... lane 4" -> "Lane 6 ... lane 4"):
+    each is refused or answered right. `OLDER_HOLES` (a definite name for a thing named otherwise, renamed) are
+    still answered wrongly; the second half says so, so that a fix shows here."""
+    from tests.fixtures.review9b_cases import CASES, OLDER_HOLES
+
+    served = {name: (got, right) for name, routed, program, question, right in CASES
+              if (got := _program_route(routed, program, question)) is not None
+              and (right is None or got != str(right))}
+    assert set(served) == OLDER_HOLES, sorted(set(served) ^ OLDER_HOLES)
+
+
+def test_a_pronoun_whose_only_referent_is_renamed_to_the_other_gender_is_refused() -> None:
+    """Where the routed pronoun's referent by the conventions is no person of its gender, a kinship noun of no
+    gender named before it may be whom it stands for: renamed to one of the other gender, the question's pronoun
+    stands for no one (NOTE-review9b; answered 30 on every commit before). Where the conventions give a person of
+    its gender ("Ximena ... her teacher. On Monday she ..."), the noun may still be renamed."""
+    pencils = "Tom's teacher had 40 pencils. She gave Tom 10 pencils. How many pencils does the teacher have left?"
+    assert not align(pencils.replace("teacher", "brother"), pencils).aligned
+    marbles = "Tom has 20 marbles. His cousin has 15 marbles. He gives Tom 5 marbles. How many marbles does Tom have?"
+    assert not align(marbles.replace("cousin", "sister").replace("20", "30"), marbles).aligned
+    fares = ("Ximena drives a tuk-tuk for her teacher. On Monday she gives 24 rides at $4 a ride. She gives her "
+             "teacher $20. How many dollars does Ximena have left?")
+    assert align(fares.replace("teacher", "great-aunt"), fares).aligned
+
+
+def test_a_number_after_a_label_noun_or_written_twice_is_a_label() -> None:
+    """"Bus 7 carries 40 people and bus 9 carries 30. How many people does bus 7 carry?" with the buses swapped
+    served 40 (true 30) on every commit before (NOTE-review9b): a number after a label noun or "#" is a label
+    whatever follows it, and an unused number written twice that the question changes in one place only is one
+    thing named twice made two ("Lane 4 ... lane 4" -> "Lane 6 ... lane 4")."""
+    buses = "Bus 7 carries 40 people and bus 9 carries 30 people. How many people does bus 7 carry?"
+    assert _program_route(buses, "print(40)", buses.replace("does bus 7", "does bus 9")) is None
+    players = "Player #7 scored 20 points and player #9 scored 15 points. How many points did player #7 score?"
+    assert _program_route(players, "print(20)", players.replace("did player #7", "did player #9")) is None
+    lanes = "Lane 4 is 400 meters long. Ana runs lane 4 three times. How many meters does she run?"
+    assert _program_route(lanes, "print(400 * 3)", lanes.replace("Lane 4", "Lane 6")) is None
+    assert _program_route(lanes, "print(400 * 3)", lanes.replace("400", "300")) == "900"
+
+
+def test_the_ninth_third_reviews_questions_are_refused_or_answered_right() -> None:
+    """NOTE-review9c's 98 attacks (tests/fixtures/review9c_cases.py) on names that keep their last words up to the
+    noun, mass nouns headed elsewhere and the seventh pool's currency signs: modifiers that carry a quantity or a
+    kind dropped, two kinds made one, signs as labels, mixed currencies; each is refused or answered right but the
+    one borderline case, which is served the answer its text literally gives."""
+    from tests.fixtures.review9c_cases import BORDERLINE, CASES
+
+    wrong = {name for name, routed, program, question, right in CASES
+             if (got := _program_route(routed, program, question)) is not None
+             and (right is None or got != str(right))}
+    assert wrong <= BORDERLINE, sorted(wrong - BORDERLINE)

@@ -1376,7 +1376,9 @@ def _object_span(tokens: Sequence[Token], i1: int, i2: int, nouns: frozenset[str
 def _headed_elsewhere(tokens: Sequence[Token], keys: list[str]) -> bool:
     """Whether the text writes this whole name after a determiner somewhere, before no content word a rule leaves
     free ("lays grey twist pile carpet ... The grey twist pile carpet costs"): a mass noun's name, though nothing
-    counts it."""
+    counts it. Never a name with "of" inside ("pairs of socks": the pairs count, NOTE-review9c)."""
+    if "of" in keys:
+        return False
     n = len(keys)
     for k in range(1, len(tokens) - n + 1):
         if [t.key for t in tokens[k:k + n]] == keys and tokens[k - 1].kind == "word" \
@@ -2130,6 +2132,16 @@ def _people_agree(mapping: _Mapping, texts: _Texts) -> str | None:
         might |= {q for p, q in mapping.forward.items()
                   if named_m and named_m <= set(q.split()) and not _person_nouns_before(texts, m, 1)
                   and q not in mine and theirs.get(p) == ga}
+        # where the routed pronoun's referent by the conventions (whole_r) is no person of its gender, a kinship or
+        # role noun of no gender named before it may be whom it stands for ("Tom's teacher had 40 pencils. She gave
+        # Tom 10"): renamed to one of the other gender than the question's pronoun ("Tom's brother ... She"), the
+        # question's pronoun stands for no one (NOTE-review9b)
+        for p, q in mapping.forward.items():
+            if not (whole_r and theirs.get(whole_r) == ga) and _kin_key(p) and theirs.get(p) is None \
+                    and mine.get(q) not in (None, gb) \
+                    and p not in owned_r and _named_before([p], texts, r, 0):
+                return (f"the pronoun {m.text!r} may stand for the routed problem's {p!r}, renamed {q!r}, whom it "
+                        "cannot stand for")
         if could == might and (could or ga == gb):  # no person of the gender: a pronoun for a noun ("a farmer")
             continue
         ref_r, ref_m = _whole_name(ref_r, theirs), _whole_name(ref_m, mine)
@@ -2149,6 +2161,14 @@ def _person_nouns_before(texts: _Texts, tok: Token, side: int) -> bool:
     return any(t.kind == "word" and t.key == lemma(t.key)  # one person: "the students" are no "she"
                and (lemma(t.key) in KIN or lemma(t.key) in _PEOPLE or lemma(t.key) in GENDERED_NOUNS)
                for t in tokens[:at])
+
+
+def _kin_key(key: str) -> bool:
+    """Whether a rename's key (its words joined by spaces) is a kinship or role noun the table knows ("teacher",
+    "son - in - law", "younger sister")."""
+    words = key.split(" ")
+    head = words[-5] if len(words) >= 5 and words[-4:-1] == ["-", "in", "-"] else words[-1]
+    return lemma(head) in KIN
 
 
 def _named_before(people: Iterable[str], texts: _Texts, tok: Token, side: int) -> set[str]:

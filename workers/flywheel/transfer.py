@@ -228,6 +228,16 @@ def form_refusal(form: ParameterizedProgram, alignment: Alignment, routed_questi
         # 2021?", "in week 2"): another one may ask about another statement (NOTE-review9)
         return (f"the question changes {label.routed} -> {label.question}, a number the routed program does not "
                 "use and that counts nothing (a label, which must stay)")
+    # an unused number written more than once that the question changes in one place only ("Lane 4 is 400 meters
+    # long. Ana runs lane 4" -> "Lane 6 ... lane 4": NOTE-review9b): it names one thing twice, the question two
+    by_value: dict[str, set[str]] = {}
+    for b in alignment.bindings:
+        if b.param not in used:
+            by_value.setdefault(b.routed, set()).add(b.question)
+    split = next((value for value, images in by_value.items() if len(images) > 1), None)
+    if split is not None:
+        return (f"the question writes {split}, a number the routed program does not use, as "
+                f"{' and '.join(sorted(by_value[split]))}: one thing named twice becomes two")
     constants = unexplained_constants(form.body, routed_question, alignment.objects)
     if alignment.objects and constants:
         return (f"the question renames objects ({', '.join(alignment.objects)}) and the program has constants of "
@@ -235,11 +245,23 @@ def form_refusal(form: ParameterizedProgram, alignment: Alignment, routed_questi
     return None
 
 
+# nouns that a number after them labels ("bus 7", "room 12", "grade 3", "player #9"): which one, not how many
+_LABEL_NOUNS = frozenset("""bus buses room rooms grade grades chapter chapters lane lanes flight flights locker lockers
+    gate gates platform platforms table tables level levels floor floors page aisle aisles seat row rows route
+    routes line lines track tracks court courts field fields hole holes stage stages round rounds game games match
+    matches episode episodes season seasons unit units apartment apartments suite suites house number day days
+    week weeks year years class classes team teams group groups station stations exit exits ward wards block
+    blocks lot lots bay bays door doors window windows box boxes cabin cabins car cars player players""".split())
+
+
 def _a_label(question: str, number: QuestionNumber) -> bool:
-    """Whether a number of the question names no quantity: no sign written against it ("$20", "kr20"), no percent
-    sign and no lowercase word right after it ("20 liters", "6 rabbits"); "In 2019, ...", "in week 2 Ana ...",
-    "who is 12, ..." name which, not how many."""
+    """Whether a number of the question names no quantity: after a label noun or "#" ("bus 7", "room 12", "player
+    #9", "in week 2"), or with no sign written against it ("$20", "kr20"), no percent sign and no lowercase word
+    right after it ("20 liters", "6 rabbits"): "In 2019, ...", "who is 12, ..." name which, not how many."""
     before = question[number.start - 1] if number.start else " "
+    words = re.findall(r"[^\W\d_]+|#", question[:number.start].casefold())
+    if words and (words[-1] == "#" or words[-1] in _LABEL_NOUNS) and before in " #":
+        return True
     after = re.sub(r"^-?[\d.,/]+", "", question[number.start:]).lstrip(" ")  # as written: "1,000" has its comma
     return before in " (\"'" and not (after[:1] == "%" or after[:1].islower())
 
