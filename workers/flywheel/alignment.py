@@ -59,6 +59,13 @@ change where it names a kind of its own ("a rowing boat" -> "a pedal boat"), and
 word of degree picks one thing by it ("the cheapest item", "the fast vehicle"); docs/FLYWHEEL.md has the
 conditions and the near misses two adversarial reviews tried.
 
+Ninth session (issue 38): a word of age before a kinship noun and a verb before a role noun are words of it ("his
+younger sister", "her swim coach"); an opening phrase moves alike before a name of several parts; the second part of
+a hyphenated word is no word of its own; a place or thing named as a whole in a clause of no number
+(`_a_whole_name`), a name's kept words up to its noun, a mass noun headed elsewhere (`_headed_elsewhere`); a
+kinship noun of no gender that a pronoun may stand for keeps it from being renamed to the other gender; three
+reviews' attacks are tests. docs/FLYWHEEL.md has the list.
+
 `align` never raises on odd text: what does not align is a refusal with its reason."""
 
 from __future__ import annotations

@@ -215,8 +215,9 @@ def _tried(routed: Routed, alignment: Alignment | None, outcome: str) -> dict[st
 
 def form_refusal(form: ParameterizedProgram, alignment: Alignment, routed_question: str) -> str | None:
     """Why an aligned question may not bind the routed problem's form, or None: the alignment bound other numbers
-    than the form's, or it renames objects and the program has constants of its own ("5 bicycles ... wheels" ->
-    "5 tricycles": the 2 is the object's)."""
+    than the form's; it changes a label, a number the program does not use that counts nothing (_a_label), or an
+    unused number written twice in one place only; or it renames objects and the program has constants of its own
+    ("5 bicycles ... wheels" -> "5 tricycles": the 2 is the object's)."""
     if form.numbers and tuple(b.routed for b in sorted(alignment.bindings, key=lambda b: b.param)) != form.numbers:
         return "the routed problem's numbers are not the form's"
     used = {int(i) for i in re.findall(rf"\b{PARAM}(\d+)\b", form.body)}
