@@ -496,9 +496,13 @@ def _uids_drawn_in_a_replica(pid: int, n: int) -> list[int]:
 
 
 def test_replicas_with_the_same_pid_draw_disjoint_uids(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two replicas with one pid draw their uids apart: a uid derived from the pid would give them the same ones
+    (all of them shared). Random walks share one only by chance (about one pair in 2.7 x 10^8, so 2,000 draws each
+    share one in about 1.5% of runs, which once failed a fresh clone's make test): at most 2 shared is the bound,
+    far below what a pid-derived uid gives and far above what chance gives (about 6 in 10^7 runs)."""
     first, second = _uids_drawn_in_a_replica(7, 300), _uids_drawn_in_a_replica(7, 300)
     assert len(set(first)) == len(set(second)) == 300  # a process never repeats a uid
-    assert not set(first) & set(second) and min(first + second) >= 0x70000000
+    assert len(set(first) & set(second)) <= 2 and min(first + second) >= 0x70000000
 
     from workers.verify.sandbox_uids import UID_MAX, UID_MIN, UidAllocator, mapped_range
 
@@ -509,7 +513,7 @@ def test_replicas_with_the_same_pid_draw_disjoint_uids(monkeypatch: pytest.Monke
     monkeypatch.setattr(os, "getpid", lambda: 1)  # pid 1 in every container
     replicas = [UidAllocator(), UidAllocator()]
     drawn = [{a.next_uid(skip_busy=False) for _ in range(2000)} for a in replicas]
-    assert len(drawn[0]) == len(drawn[1]) == 2000 and not drawn[0] & drawn[1]
+    assert len(drawn[0]) == len(drawn[1]) == 2000 and len(drawn[0] & drawn[1]) <= 2
     assert min(drawn[0] | drawn[1]) >= UID_MIN
 
 
