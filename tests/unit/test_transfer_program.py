@@ -413,6 +413,14 @@ def _program_route(routed: str, program: str, question: str) -> str | None:
     return str(got.answer)
 
 
+def _served_wrongly(cases: list[tuple[str, str, str, str, object]]) -> dict[str, tuple[str, object]]:
+    """The review cases (name, routed problem, its program, question, right answer; None where the text gives none)
+    the program route answers, and answers wrongly: name -> (served, right)."""
+    return {name: (got, right) for name, routed, program, question, right in cases
+            if (got := _program_route(routed, program, question)) is not None
+            and (right is None or got != str(right))}
+
+
 def test_the_eighth_reviews_questions_are_refused_or_answered_right() -> None:
     """NOTE-review8's 70 and NOTE-review8c's 40 attacks on the eighth session's rules
     (tests/fixtures/review8_cases.py): two-word names whose words have two genders ("Mary Thomas ... He"), labels
@@ -422,9 +430,7 @@ def test_the_eighth_reviews_questions_are_refused_or_answered_right() -> None:
     refused or answered right."""
     from tests.fixtures.review8_cases import CASES
 
-    wrong = [(name, got, right) for name, routed, program, question, right in CASES
-             if (got := _program_route(routed, program, question)) is not None and got != str(right)]
-    assert not wrong
+    assert not _served_wrongly(CASES)
 
 
 def test_the_ninth_reviews_questions_are_refused_or_answered_right() -> None:
@@ -433,10 +439,7 @@ def test_the_ninth_reviews_questions_are_refused_or_answered_right() -> None:
     carry a count or a kind, labels swapped; each is refused or answered right (None: any answer is wrong)."""
     from tests.fixtures.review9_cases import CASES
 
-    wrong = [(name, got, right) for name, routed, program, question, right in CASES
-             if (got := _program_route(routed, program, question)) is not None
-             and (right is None or got != str(right))]
-    assert not wrong
+    assert not _served_wrongly(CASES)
 
 
 def test_a_number_the_program_does_not_use_and_that_counts_nothing_must_stay() -> None:
@@ -473,10 +476,8 @@ def test_the_ninth_second_reviews_questions_are_refused_or_answered_right_but_th
     still answered wrongly; the second half says so, so that a fix shows here."""
     from tests.fixtures.review9b_cases import CASES, OLDER_HOLES
 
-    served = {name: (got, right) for name, routed, program, question, right in CASES
-              if (got := _program_route(routed, program, question)) is not None
-              and (right is None or got != str(right))}
-    assert set(served) == OLDER_HOLES, sorted(set(served) ^ OLDER_HOLES)
+    served = set(_served_wrongly(CASES))
+    assert served == OLDER_HOLES, sorted(served ^ OLDER_HOLES)
 
 
 def test_a_pronoun_whose_only_referent_is_renamed_to_the_other_gender_is_refused() -> None:
@@ -514,7 +515,5 @@ def test_the_ninth_third_reviews_questions_are_refused_or_answered_right() -> No
     one borderline case, which is served the answer its text literally gives."""
     from tests.fixtures.review9c_cases import BORDERLINE, CASES
 
-    wrong = {name for name, routed, program, question, right in CASES
-             if (got := _program_route(routed, program, question)) is not None
-             and (right is None or got != str(right))}
+    wrong = set(_served_wrongly(CASES))
     assert wrong <= BORDERLINE, sorted(wrong - BORDERLINE)
