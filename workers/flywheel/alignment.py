@@ -1756,13 +1756,8 @@ def _a_whole_name(clause: Sequence[Token], i1: int, i2: int, whole: Sequence[Tok
                 or lemma(tok.key) in GENDERED_NOUNS or lemma(tok.key) in _PEOPLE or tok.key in _GRADABLE \
                 or _selecting(tok.key) or _fixed(tok.key):
             return False
-    keys = [t.key for t in span]
-    inside = {k for k in range(len(whole) - len(keys) + 1) if [t.key for t in whole[k:k + len(keys)]] == keys}
-    covered = {k + n for k in inside for n in range(len(keys))}
     words = {lemma(t.key) for t in span if t.kind == "word" and t.key not in FUNCTION}
-    if any(t.kind == "word" and lemma(t.key) in words and k not in covered for k, t in enumerate(whole)):
-        return False
-    return not _noun_may_follow(clause, i2)
+    return _written_only_inside(whole, span, words) and not _noun_may_follow(clause, i2)
 
 
 def _a_kind_of_its_own(tokens: Sequence[Token], name: Sequence[Token]) -> bool:
@@ -1770,13 +1765,16 @@ def _a_kind_of_its_own(tokens: Sequence[Token], name: Sequence[Token]) -> bool:
     without "the" somewhere ("a rowing boat", not only "the scenic route", which may pick one of the things named
     before), and none of its changed words written elsewhere in the text ("3 dogs ... the dog bowl": the bowl is
     the dogs'; review 7b)."""
+    return _introduced(tokens, [t.key for t in name]) \
+        and _written_only_inside(tokens, name, {lemma(t.key) for t in name[:-1] if t.kind == "word"})
+
+
+def _written_only_inside(tokens: Sequence[Token], name: Sequence[Token], words: set[str]) -> bool:
+    """Whether the text writes each of `words` (lemmas) only inside the whole name, wherever it writes the name."""
     keys = [t.key for t in name]
-    if not _introduced(tokens, keys):
-        return False
     inside = {k for k in range(len(tokens) - len(keys) + 1) if [t.key for t in tokens[k:k + len(keys)]] == keys}
     covered = {k + n for k in inside for n in range(len(keys))}
-    changed = {lemma(t.key) for t in name[:-1] if t.kind == "word"}
-    return not any(t.kind == "word" and lemma(t.key) in changed and k not in covered for k, t in enumerate(tokens))
+    return not any(t.kind == "word" and lemma(t.key) in words and k not in covered for k, t in enumerate(tokens))
 
 
 def _named_one_way(tokens: Sequence[Token], noun: Token, before: Token) -> bool:
@@ -1839,12 +1837,17 @@ def _plural_noun_not_verb(key: str) -> bool:
     return isinstance(one, str) and one != key and one not in VERBS
 
 
+def _kin_head_at(keys: Sequence[str]) -> int:
+    """Where a kinship noun's own word stands among its words: the last, or the one before "-in-law" ("mother - in
+    - law": mother)."""
+    if len(keys) >= 5 and list(keys[-4:-1]) == ["-", "in", "-"] and keys[-1] in ("law", "laws"):
+        return len(keys) - 5
+    return len(keys) - 1
+
+
 def _kin_head(span: Sequence[Token]) -> Token:
-    """A kinship noun's own word: its last, or the one before "-in-law" ("mother - in - law": mother)."""
-    keys = [t.key for t in span]
-    if len(span) >= 5 and keys[-4:-1] == ["-", "in", "-"] and keys[-1] in ("law", "laws"):
-        return span[-5]
-    return span[-1]
+    """A kinship noun's own word (_kin_head_at)."""
+    return span[_kin_head_at([t.key for t in span])]
 
 
 def _kin_part(span: Sequence[Token], k: int) -> bool:
@@ -2174,8 +2177,7 @@ def _kin_key(key: str) -> bool:
     """Whether a rename's key (its words joined by spaces) is a kinship or role noun the table knows ("teacher",
     "son - in - law", "younger sister")."""
     words = key.split(" ")
-    head = words[-5] if len(words) >= 5 and words[-4:-1] == ["-", "in", "-"] else words[-1]
-    return lemma(head) in KIN
+    return lemma(words[_kin_head_at(words)]) in KIN
 
 
 def _named_before(people: Iterable[str], texts: _Texts, tok: Token, side: int) -> set[str]:
