@@ -1,7 +1,7 @@
 """A pool of flywheel families split into a development half and a held-out half by a rule fixed before any family
 was written (bench/flywheel_pool2_data.py, flywheel_pool3_data.py, flywheel_pool4_data.py, flywheel_pool5_data.py,
-flywheel_pool6_data.py, flywheel_pool7_data.py): drawing every row in one pass, building a half's library and eval
-rows, checking the pool and writing both halves' files."""
+flywheel_pool6_data.py, flywheel_pool7_data.py, flywheel_pool8_data.py): drawing every row in one pass, building a
+half's library and eval rows, checking the pool and writing both halves' files."""
 
 from __future__ import annotations
 

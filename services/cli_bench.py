@@ -193,9 +193,9 @@ def bench_flywheel(
                                               "half: new vocabulary and shapes to tune on), varied-fresh2 "
                                               "(that pool's odd half, held out), varied-dev3 / varied-fresh3, "
                                               "varied-dev4 / varied-fresh4, varied-dev5 / varied-fresh5, "
-                                              "varied-dev6 / varied-fresh6 and varied-dev7 / varied-fresh7 (five "
-                                              "more pools written blind to the rules: even half to tune on, odd "
-                                              "half held out).")] = "dev",
+                                              "varied-dev6 / varied-fresh6, varied-dev7 / varied-fresh7 and "
+                                              "varied-dev8 / varied-fresh8 (six more pools written blind to the "
+                                              "rules: even half to tune on, odd half held out).")] = "dev",
     library: Annotated[Path | None, typer.Option(help="Library JSONL (id, question, answer, optional solution): "
                                                       "problems to solve and deposit.")] = None,
     eval_file: Annotated[Path | None, typer.Option("--eval", help="Eval JSONL (id, question, answer, role: "

@@ -1,4 +1,4 @@
-"""The pools written with bench/flywheel_pool.Pool (pools 2, 3, 4, 5, 6 and 7) and their halves: the files are what
+"""The pools written with bench/flywheel_pool.Pool (pools 2, 3, 4, 5, 6, 7 and 8) and their halves: the files are what
 the generator writes, byte for byte; the split is the fixed rule (even index dev, odd held out); every half loads by
 name; the pool is sound (every reference program prints its row's answer, near-miss kinds and one-slot edits per
 family). What each pool adds, and that it repeats no earlier pool, is in its own test module."""
@@ -17,6 +17,7 @@ from bench import flywheel_pool4_data as pool4
 from bench import flywheel_pool5_data as pool5
 from bench import flywheel_pool6_data as pool6
 from bench import flywheel_pool7_data as pool7
+from bench import flywheel_pool8_data as pool8
 from bench import flywheel_varied_data as varied
 from bench.flywheel import check_transfer_answers
 from bench.sets import ROLES, load_sets
@@ -27,7 +28,8 @@ pytestmark = pytest.mark.unit
 ROLES_ALL = frozenset({"recurrence", "renamed", "transfer"})
 POOLS = {"pool2": (pool2, 20, ROLES_ALL), "pool3": (pool3, 12, ROLES_ALL | {"reordered"}),
          "pool4": (pool4, 12, ROLES_ALL | {"reordered"}), "pool5": (pool5, 12, ROLES_ALL | {"reordered"}),
-         "pool6": (pool6, 12, ROLES_ALL | {"reordered"}), "pool7": (pool7, 12, ROLES_ALL | {"reordered"})}
+         "pool6": (pool6, 12, ROLES_ALL | {"reordered"}), "pool7": (pool7, 12, ROLES_ALL | {"reordered"}),
+         "pool8": (pool8, 12, ROLES_ALL | {"reordered"})}
 HALVES = [(pool, name) for pool, (module, _, _) in POOLS.items() for name in (module.DEV_NAME, module.HELD_OUT_NAME)]
 
 
