@@ -238,6 +238,11 @@ def test_a_fraction_or_a_multiple_spelled_in_words_explains_its_constants() -> N
     assert unexplained_constants("print((kvp_0 - kvp_0 // 3) * 3)", "Ana has 12 tricycles and sells a third of "
                                  "them. How many wheels are left?") == ["3"]
     assert unexplained_constants("print(kvp_0 * 3 // 2)", "Ana walks two and a half miles a day. How far?") == ["3"]
+    # a round trip is there and back: one 2, not a bicycle's 2 wheels besides
+    toll = "Rashid drives his minibus past 7 toll booths at $20 each. How much does he pay for the round trip?"
+    assert unexplained_constants("print(2 * kvp_0 * kvp_1)", toll) == []
+    assert unexplained_constants("print(2 * kvp_0 * kvp_1 * 2)", toll) == ["2"]
+    assert unexplained_constants("print(2 * kvp_0 * kvp_1)", toll.replace("round trip", "trip")) == ["2"]
     # the one form or the other, never both (NOTE-review7 4): where the program writes 1.5, a 3 is a tricycle's
     tricycles = ("Lena fits wheels on 30 tricycles on Friday and, paid time and a half on Saturday, on 10 tricycles. "
                  "How many dollars does she earn at $2 a wheel?")

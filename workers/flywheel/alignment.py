@@ -305,6 +305,7 @@ FUNCTION = frozenset("""
 PRONOUNS = {"he": ("m", "subject"), "him": ("m", "object"), "his": ("m", "possessive"),
             "himself": ("m", "reflexive"), "she": ("f", "subject"), "her": ("f", "object|possessive"),
             "hers": ("f", "possessive"), "herself": ("f", "reflexive")}
+_POSSESSIVES = frozenset(("his", "her"))  # the gendered pronouns that may stand before a thing
 MIN_KEPT = 0.35  # at least this share of the routed problem's words kept as they are (docs/FLYWHEEL.md)
 MAX_SENTENCES = 12
 MAX_PAIRINGS = 400  # sentence pairings one alignment may try (the backtracking's bound: many alike sentences)
@@ -705,7 +706,25 @@ def _nouns(tokens: Sequence[Token]) -> frozenset[str]:
         counted = counted or (prev.kind == "word" and prev.key in _DETERMINERS and heads)
         if counted:
             out.add(lemma(tok.key))
+            if prev.kind == "number" or prev.key in ("many", "much"):
+                out |= _phrase_head(tokens, i)
     return frozenset(out)
+
+
+def _phrase_head(tokens: Sequence[Token], i: int) -> set[str]:
+    """The last word of a counted name of several words when the counted word is singular and only words no rule
+    fixes follow it up to a function word or a mark ("8 sea bass a day": bass; not "6 kids play": a plural ends the
+    name, nor "3 apples cost": a verb is no noun)."""
+    j = i
+    while j + 1 < len(tokens) and j - i < 3 and lemma(tokens[j].key) == tokens[j].key:
+        nxt = tokens[j + 1]
+        if nxt.kind != "word" or nxt.key in FUNCTION or nxt.key in VERBS or _fixed(nxt.key) \
+                or not nxt.text[:1].islower():
+            break
+        j += 1
+    after = tokens[j + 1] if j + 1 < len(tokens) else None
+    ended = after is None or after.kind != "word" or after.key in FUNCTION
+    return {lemma(tokens[j].key)} if j > i and ended else set()
 
 
 @lru_cache(maxsize=1024)
@@ -850,7 +869,7 @@ def _person_names(tokens: Sequence[Token]) -> frozenset[str]:
     inside, opening = _referents(tokens)
     referred = set(inside.values()) | set(opening.values())  # the names a gendered pronoun may stand for
     for k, tok in enumerate(tokens):
-        if not _is_name(tok) or tok.key in KIN or tok.key in CURRENCY_WORDS:
+        if (not _is_name(tok) or tok.key in KIN or tok.key in CURRENCY_WORDS) and not _hyphen_head(tokens[k:k + 3], 0):
             continue
         if name_gender(tok.key):
             out.add(lemma(tok.key))
@@ -1506,7 +1525,30 @@ def _pair(theirs: Sequence[Token], mine: Sequence[Token], asked: bool, mapping: 
           texts: _Texts) -> list[tuple[Token, Token]]:
     """Align one statement (clause) or the asked sentence of the question with one of the routed problem, adding
     to `mapping`; the (routed, question) number pairs, or _Refused with the first difference that is not a
-    slot."""
+    slot. Where the word diff refuses and both sides write a hyphen, the diff is tried once more with no hyphen
+    of one side matching one of the other: the hyphens of two names renamed ("Min-jun and his grandson" ->
+    "Saoirse and her great-grandfather") are no common word, and the same rules judge every pair again."""
+    first = mapping.copy()
+    try:
+        found = _pair_by(theirs, mine, asked, first, texts, hyphens=True)
+    except _Refused as why:
+        if not any(t.text == "-" for t in theirs) or not any(t.text == "-" for t in mine):
+            raise
+        second = mapping.copy()
+        try:
+            found = _pair_by(theirs, mine, asked, second, texts, hyphens=False)
+        except _Refused:
+            raise why from None
+        mapping.update(second)
+        return found
+    mapping.update(first)
+    return found
+
+
+def _pair_by(theirs: Sequence[Token], mine: Sequence[Token], asked: bool, mapping: _Mapping, texts: _Texts,
+             hyphens: bool) -> list[tuple[Token, Token]]:
+    """_pair with one word diff: `hyphens` False keys each hyphen apart, so that none of one side matches one of
+    the other."""
     numbers: list[tuple[Token, Token]] = []
 
     def gender(into: _Mapping, r: Token, m: Token) -> None:
@@ -1555,11 +1597,15 @@ def _pair(theirs: Sequence[Token], mine: Sequence[Token], asked: bool, mapping: 
     def routed_key(t: Token) -> str:  # the routed word as the renames so far write it in the question
         if texts.currency(t, 0) is not None:
             return "<cur>" if t.kind == "punct" else "<curw>"
+        if not hyphens and t.text == "-":
+            return "\0-routed"
         return mapping.forward.get(lemma(t.key), lemma(t.key)) if t.kind == "word" else t.key
 
     def key(t: Token) -> str:
         if texts.currency(t, 1) is not None:
             return "<cur>" if t.kind == "punct" else "<curw>"
+        if not hyphens and t.text == "-":
+            return "\0-question"
         return lemma(t.key) if t.kind == "word" else t.key
 
     matcher = difflib.SequenceMatcher(None, [routed_key(t) for t in theirs], [key(t) for t in mine],
@@ -1671,6 +1717,19 @@ def _pair(theirs: Sequence[Token], mine: Sequence[Token], asked: bool, mapping: 
             mapping.update(trial)
             mapping.objects.add(_span_key(theirs[i1:i2]))
             continue
+        # a possessive pronoun and an object's name after it, each renamed ("drives his minibus" -> "drives her
+        # pickup truck"): the pronouns paired as pronouns, the names one rename
+        if op == "replace" and min(i2 - i1, j2 - j1) > 1 and theirs[i1].kind == mine[j1].kind == "word" \
+                and theirs[i1].key in _POSSESSIVES and mine[j1].key in _POSSESSIVES \
+                and _object_span(theirs, i1 + 1, i2, texts.nouns[0], texts.tokens[0]) \
+                and _object_span(mine, j1 + 1, j2, texts.nouns[1], texts.tokens[1]):
+            try:
+                trial = span_rename(i1, i2, j1, j2, 1)
+            except _Refused as why:
+                raise (refusal if i2 - i1 == j2 - j1 else why) from None
+            mapping.update(trial)
+            mapping.objects.add(_span_key(theirs[i1 + 1:i2]))
+            continue
         # a person's name, or a kinship or role noun, of another word count ("Lucy" -> "Mary Ann", "uncle" ->
         # "great aunt"), renamed as a whole like an object; a possessive pronoun before a kinship noun is its own
         # slot ("her teacher" -> "his great-aunt": her -> his, teacher -> great-aunt)
@@ -1778,12 +1837,16 @@ def _written_only_inside(tokens: Sequence[Token], name: Sequence[Token], words: 
 
 
 def _named_one_way(tokens: Sequence[Token], noun: Token, before: Token) -> bool:
-    """Whether every time the text names `noun` it is after `before`, a function word or a possessive ("the rowing
-    boat ... the boat"): no other kind of it, and no count or measure of it ("a 5 kg box ... the heavy box")."""
+    """Whether every time the text names `noun` it is after `before`, a function word, a possessive or, as a
+    plural, a verb ("the rowing boat ... the boat"; "fits carpets for a living ... lays wool carpet": the trade's
+    things in general): no other kind of it, and no count or measure of it ("a 5 kg box ... the heavy box")."""
     for k, tok in enumerate(tokens):
         if tok.kind == "word" and lemma(tok.key) == lemma(noun.key) and k:
             prev = tokens[k - 1]
-            if not (prev.kind == "poss" or (prev.kind == "word" and (prev.key == before.key or prev.key in FUNCTION))):
+            generic = prev.kind == "word" and prev.key in VERBS and prev.text[:1].islower() \
+                and lemma(tok.key) != tok.key
+            if not (generic or prev.kind == "poss"
+                    or (prev.kind == "word" and (prev.key == before.key or prev.key in FUNCTION))):
                 return False
     return True
 
@@ -1804,7 +1867,8 @@ def _name_span(tokens: Sequence[Token], i1: int, i2: int, side: int, texts: _Tex
     span = tokens[i1:i2]
     if not 1 <= len(span) <= 5 or not all((_is_name(t) and t.key not in KIN and t.key not in CURRENCY_WORDS
                                            and not _fixed(t.key)) or (0 < k < len(span) - 1 and t.text == "-")
-                                          or _hyphen_tail(span, k) for k, t in enumerate(span)):
+                                          or _hyphen_tail(span, k) or _hyphen_head(span, k)
+                                          for k, t in enumerate(span)):
         return False
     if len(span) == 1:
         return True
@@ -1825,8 +1889,15 @@ def _hyphen_tail(span: Sequence[Token], k: int) -> bool:
     """Whether span[k] is the lowercase end of a hyphenated name, written against its hyphen ("Eun-ji")."""
     t = span[k]
     return k >= 2 and t.kind == "word" and t.text[:1].islower() and span[k - 1].text == "-" \
-        and span[k - 1].start + 1 == t.start and span[k - 2].kind == "word" and _is_name(span[k - 2]) \
+        and span[k - 1].start + 1 == t.start and span[k - 2].kind == "word" and span[k - 2].text[:1].isupper() \
         and span[k - 2].start + len(span[k - 2].text) == span[k - 1].start and not _fixed(t.key)
+
+
+def _hyphen_head(span: Sequence[Token], k: int) -> bool:
+    """Whether span[k] is the capitalized first part of a hyphenated name with a lowercase end ("Min-jun",
+    "Dong-hyun"): a name's part, though alone it would be a unit or a currency (min, dong)."""
+    return k + 2 < len(span) and span[k].kind == "word" and span[k].text[:1].isupper() \
+        and span[k].key not in FUNCTION and _hyphen_tail(span, k + 2)
 
 
 def _plural_noun_not_verb(key: str) -> bool:
@@ -2213,8 +2284,12 @@ def _span_words_renamed(mapping: _Mapping) -> str | None:
         # the name's own noun, before a phrase that places or qualifies it ("goldfish in the big tank": goldfish)
         at = next((k for k in range(1, len(words)) if words[k] in _QUALIFYING or words[k] in _RELATIVE), len(words))
         head = next((w for w in (words[at - 1], words[-1]) if mapping.forward.get(w) == w), words[at - 1])
-        if " " in key and not key.startswith("<") and other != key and mapping.forward.get(head) == head:
-            # "toy trucks" -> "marbles" in one place and "toy trucks" kept in another: another object asked about
+        if " " in key and not key.startswith("<") and other != key and mapping.forward.get(head) == head \
+                and (other.split(" ")[-1] != head or any(mapping.forward.get(w) == w for w in words if w != head)):
+            # "toy trucks" -> "marbles" in one place and "toy trucks" kept in another: another object asked about;
+            # not where the new name keeps that word as its own noun and no other word of the name is kept
+            # elsewhere ("grey twist pile carpet" -> "wool carpet", "fits carpets" kept): the short name still
+            # names the renamed thing ("organic spelt flour" -> "spelt flour" once and kept once is two things)
             return (f"{key!r} is renamed as a whole ({other!r}), and its word {head!r} kept as it is "
                     "elsewhere")
     return None

@@ -61,7 +61,7 @@ def _spelled(routed_question: str, uses: Counter[str] | None = None) -> Counter[
     where `uses`, the program's constants, has 1.5), "two and a half" (5 and 2, or 2.5). Those words must agree,
     so the constants hold for the renamed question too; a number word elsewhere ("two shops") explains nothing (a
     program's 2 may still be a bicycle's wheels), and one spelled 4 explains one 4 of the program, not a car's 4
-    wheels besides ("four times as many cars ... wheels")."""
+    wheels besides ("four times as many cars ... wheels"). A "round trip" states a 2 (there and back)."""
     words = re.findall(r"[a-z]+", routed_question.casefold())
     out: Counter[str] = Counter()
     for k in range(len(words) - 3):  # "time and a half" (3/2 or 1.5), "two and a half" (5/2 or 2.5)
@@ -77,6 +77,8 @@ def _spelled(routed_question: str, uses: Counter[str] | None = None) -> Counter[
             out[_DENOMINATORS[b]] += 1  # "a fifth of the price": 5 (a half, third or quarter: EXPLAINED's words)
         elif a in _CARDINALS and b == "times":
             out[_CARDINALS[a]] += 1
+        elif a == "round" and b in ("trip", "trips"):
+            out["2"] += 1  # a round trip is the way there and the way back
         elif a in ("a", "one") and b in _POWERS and k + 4 < len(words) and words[k + 3] == "in" \
                 and words[k + 4] in ("a", "an", "one", "each", "every"):
             # a measure's size in another ("a thousand megabytes in a gigabyte"): 1000; not "a thousand phones" or
