@@ -160,7 +160,7 @@ MUST_AGREE = frozenset("""
     eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety hundred hundreds thousand thousands
     million millions billion billions fourth fifth sixth seventh eighth ninth tenth twelfth twentieth hundredth
     halves thirds quarters fourths fifths tenths ones tens twins triplets couple trio single gross
-    twin dual duo quad quads multi quadruple twofold threefold
+    twin dual duo quad quads multi quadruple twofold threefold bi tri semi penta hexa octa deca
     radius diameter side sides area perimeter volume circumference length width height depth square circle
     triangle rectangle cube sphere cylinder quotient remainder ratio speed distance weight capacity
     metre metres kilometre kilometres centimetre centimetres millimeter millimeters millimetre millimetres litre
@@ -1851,13 +1851,22 @@ def _named_one_way(tokens: Sequence[Token], noun: Token, before: Token) -> bool:
     return True
 
 
+# nouns that name a group of things or people: one of them for a noun of one thing is another count ("his minibus"
+# -> "her bus fleet", "$20 per vehicle": NOTE-review10)
+_COLLECTIVES = frozenset("""fleet convoy motorcade cavalcade collection herd flock pack team crew squad swarm litter
+    brood troupe gang group bunch batch stack bundle cluster trio quartet quintet lineup procession caravan train""".split())
+
+
 def _same_count(r: Token, m: Token) -> None:
     """Refuse a rename of a noun for people whose count changes: one of a singular and a plural noun (the last
     words of two renamed spans) names people ("his friend" -> "his kids", "his best friends"): another number of
-    people shares, pays or eats (review 38b)."""
+    people shares, pays or eats (review 38b). And one of them a group's noun, the other not ("his minibus" -> "her
+    truck convoy": NOTE-review10)."""
     if r.kind == m.kind == "word" and {lemma(r.key), lemma(m.key)} & (KIN | _PEOPLE) \
             and (r.key == lemma(r.key)) != (m.key == lemma(m.key)):
         raise _Refused(f"{r.text!r} -> {m.text!r} changes how many people a noun names")
+    if r.kind == m.kind == "word" and (lemma(r.key) in _COLLECTIVES) != (lemma(m.key) in _COLLECTIVES):
+        raise _Refused(f"{r.text!r} -> {m.text!r} changes how many things a noun names (one of them a group's)")
 
 
 def _name_span(tokens: Sequence[Token], i1: int, i2: int, side: int, texts: _Texts) -> bool:

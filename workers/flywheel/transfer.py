@@ -26,7 +26,7 @@ from engine.graft import GraftEngine
 from store.db import owner_key
 from store.repository import get_problem, graft_sources, verifying_team
 from store.route_index import retrieve
-from workers.flywheel.alignment import Alignment, align, lemma
+from workers.flywheel.alignment import CURRENCY_WORDS, Alignment, align, lemma
 from workers.flywheel.answer import Answer, AnswerRequest, agreeing
 from workers.flywheel.attested import attested, prefill_classes
 from workers.flywheel.parameterize import EXPLAINED, PARAM, ParameterizedProgram, numeric_literals
@@ -61,7 +61,8 @@ def _spelled(routed_question: str, uses: Counter[str] | None = None) -> Counter[
     where `uses`, the program's constants, has 1.5), "two and a half" (5 and 2, or 2.5). Those words must agree,
     so the constants hold for the renamed question too; a number word elsewhere ("two shops") explains nothing (a
     program's 2 may still be a bicycle's wheels), and one spelled 4 explains one 4 of the program, not a car's 4
-    wheels besides ("four times as many cars ... wheels"). A "round trip" states a 2 (there and back)."""
+    wheels besides ("four times as many cars ... wheels"). A round trip asked for its money, distance or time states a 2
+    (_round_trip_asked)."""
     words = re.findall(r"[a-z]+", routed_question.casefold())
     out: Counter[str] = Counter()
     for k in range(len(words) - 3):  # "time and a half" (3/2 or 1.5), "two and a half" (5/2 or 2.5)
@@ -77,14 +78,30 @@ def _spelled(routed_question: str, uses: Counter[str] | None = None) -> Counter[
             out[_DENOMINATORS[b]] += 1  # "a fifth of the price": 5 (a half, third or quarter: EXPLAINED's words)
         elif a in _CARDINALS and b == "times":
             out[_CARDINALS[a]] += 1
-        elif a == "round" and b in ("trip", "trips"):
-            out["2"] += 1  # a round trip is the way there and the way back
         elif a in ("a", "one") and b in _POWERS and k + 4 < len(words) and words[k + 3] == "in" \
                 and words[k + 4] in ("a", "an", "one", "each", "every"):
             # a measure's size in another ("a thousand megabytes in a gigabyte"): 1000; not "a thousand phones" or
             # "a hundred and fifty children", whose number a renamed object may carry (NOTE-review8 4)
             out[_POWERS[b]] += 1
+    if _round_trip_asked(routed_question):
+        out["2"] += 1  # the way there and the way back
     return out
+
+
+# what a trip's own quantity is asked in: money, a distance, a time
+_TRIP_MEASURES = frozenset("""kilometers kilometer km miles mile meters hours hour minutes minute fare fares toll tolls
+    much""".split())
+
+
+def _round_trip_asked(routed_question: str) -> bool:
+    """Whether the asked sentence asks for a round trip's money, distance or time ("How many dollars does Rashid pay
+    in tolls for the round trip?"): then it states one 2 (there and back). Not a round trip that only sets the scene
+    ("... makes a round trip to the shop. How many wheels did he fix?": the 2 may be a bicycle's wheels,
+    NOTE-review10)."""
+    asked = re.split(r"(?<=[.!?])\s+", routed_question.strip())[-1].casefold()
+    words = set(re.findall(r"[^\W\d_]+", asked))
+    return re.search(r"\bround trips?\b", asked) is not None \
+        and bool(words & _TRIP_MEASURES or any(w in CURRENCY_WORDS for w in words))
 
 
 def unexplained_constants(body: str, routed_question: str, renamed: Iterable[str] = ()) -> list[str]:
