@@ -1854,7 +1854,8 @@ def _named_one_way(tokens: Sequence[Token], noun: Token, before: Token) -> bool:
 # nouns that name a group of things or people: one of them for a noun of one thing is another count ("his minibus"
 # -> "her bus fleet", "$20 per vehicle": NOTE-review10)
 _COLLECTIVES = frozenset("""fleet convoy motorcade cavalcade collection herd flock pack team crew squad swarm litter
-    brood troupe gang group bunch batch stack bundle cluster trio quartet quintet lineup procession caravan train""".split())
+    brood troupe gang group bunch batch stack bundle cluster trio quartet quintet lineup procession caravan
+    train""".split())
 
 
 def _same_count(r: Token, m: Token) -> None:
