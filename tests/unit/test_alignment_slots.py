@@ -1531,3 +1531,18 @@ def test_a_possessive_pronoun_and_the_object_after_it_rename_together() -> None:
     for group in ("truck convoy", "bus fleet", "vintage car collection", "convoy"):
         assert not align(question.replace("pickup truck", group).replace("7", "5"), toll).aligned, group
         assert not align(toll.replace("minibus", group).replace("7", "5"), toll).aligned, group
+
+
+def test_the_worlds_letter_signs_are_slots_where_the_text_writes_their_word() -> None:
+    """Ar (ariary), UM (ouguiyas), VT (vatu), G (gourdes), D (dalasis), FCFA (francs), J$ (dollars), QR (riyals), MK
+    (kwacha) are letter signs; those of one or two letters are signs only where the text writes their currency's
+    word ("G220 ... how many dong" is no amount of gourdes), and one of a family's word is that family's ("J$ ... how
+    many dollars")."""
+    chair = "Nadia rents a chair for ₫120 a week. She does 15 cuts a day at ₫24 each. How many dong does Nadia keep?"
+    for sign, word in (("Ar", "ariary"), ("UM", "ouguiyas"), ("VT", "vatu"), ("G", "gourdes"), ("D", "dalasis"),
+                       ("FCFA", "francs"), ("J$", "dollars"), ("QR", "riyals"), ("MK", "kwacha")):
+        question = chair.replace("₫120", f"{sign}220").replace("₫24", f"{sign}10").replace("dong", word)
+        assert align(question, chair).renames == (("₫", sign),), sign
+    assert not align(chair.replace("₫120", "G220").replace("₫24", "G10"), chair).aligned
+    mixed = chair.replace("₫120", "J$220").replace("₫24", "$10").replace("dong", "dollars")
+    assert not align(mixed, chair).aligned

@@ -86,12 +86,26 @@ CURRENCY_PREFIXES = {"R": "zar", "kr": "sek", "zł": "pln", "Rs": "inr", "Rp": "
                      "US$": "usd", "A$": "aud", "C$": "cad", "NZ$": "nzd", "HK$": "hkd", "S$": "sgd", "R$": "brl",
                      "MX$": "mxn", "GH₵": "ghs", "Kč": "czk", "Ft": "huf", "Kz": "aoa", "Nu": "btn",
                      "ден": "mkd", "лв": "bgn", "L": "hnl", "Q": "gtq", "S/": "pen", "KD": "kwd", "SR": "sar",
-                     "Dh": "aed", "DH": "aed", "K": "zmw", "MT": "mzn", "JD": "jod"}
+                     "Dh": "aed", "DH": "aed", "K": "zmw", "MT": "mzn", "JD": "jod",
+                     # the rest of the world's letter signs (tenth session): written before the amount where
+                     # people write them
+                     "Ar": "mga", "UM": "mru", "VT": "vuv", "Le": "sll", "G": "htg", "D": "gmd", "P": "bwp",
+                     "M": "lsl", "E": "szl", "MK": "mwk", "ZK": "zmw", "Ks": "mmk", "Gs": "pyg", "Afs": "afn",
+                     "Rf": "mvr", "Nfk": "ern", "Db": "stn", "SM": "tjs", "Afl": "awg", "NAf": "ang", "SRe": "scr",
+                     "FCFA": "xof", "CFA": "xof", "FBu": "bif", "FRw": "rwf", "Fdj": "djf", "DA": "dzd",
+                     "DT": "tnd", "LD": "lyd", "BD": "bhd", "QR": "qar", "RO": "omr", "T$": "top", "WS$": "wst",
+                     "SI$": "sbd", "FJ$": "fjd", "J$": "jmd", "TT$": "ttd", "EC$": "xcd", "BZ$": "bzd",
+                     "N$": "nad", "B$": "bsd", "Bds$": "bbd", "L$": "lrd", "G$": "gyd", "RD$": "dop",
+                     "MOP$": "mop"}
 # a sign of one country's currency whose word names several ("dollars", "shillings", "pesos"): the word stands for
 # the one such sign its text writes ("A$5 ... how many dollars": aud), so that "US$3 and HK$5" are two currencies
 # (review 38: a mix is refused) and "KSh12 ... how many shillings" one
 _CURRENCY_FAMILY = {"aud": "usd", "cad": "usd", "nzd": "usd", "hkd": "usd", "sgd": "usd", "tzs": "kes", "ugx": "kes",
-                    "mxn": "php", "rs": "inr", "jod": "kwd"}  # ₨: the rupee of Pakistan, Nepal, Sri Lanka ... (not ₹)
+                    "mxn": "php", "rs": "inr", "jod": "kwd",  # ₨: the rupee of Pakistan, Nepal, Sri Lanka ... (not ₹)
+                    **dict.fromkeys("sbd fjd jmd ttd xcd bzd nad bsd bbd lrd gyd".split(), "usd"),
+                    **dict.fromkeys("xof bif rwf djf".split(), "chf"),
+                    **dict.fromkeys("dzd tnd lyd bhd".split(), "kwd"),
+                    "qar": "sar", "omr": "sar", "dop": "php", "scr": "inr", "mwk": "zmw"}
 # an amount after a letter sign with a full stop before three digits ("Rp15.000", "kr1.500") is fifteen thousand
 # where those signs are written, not 15: no number, and its sign no sign
 _DOT_THOUSANDS = r"(?![\d,]*\.\d{3}(?!\d))"
@@ -99,7 +113,10 @@ _DOT_THOUSANDS = r"(?![\d,]*\.\d{3}(?!\d))"
 # writes its currency's word ("L19 ... lempiras"; NOTE-review8 2: "In Q1 ... In Q2 twice as many" bound the
 # program's 2 to the label). "R" (rand) is a sign without its word, as it was before this rule.
 _LABEL_LIKE = {"L": "hnl", "Q": "gtq", "KD": "kwd", "SR": "sar", "Dh": "aed", "DH": "aed", "K": "zmw", "MT": "mzn",
-               "JD": "jod"}
+               "JD": "jod",
+               # the tenth session's signs of one or two letters ("G4", "D2", "P3", "M5", "RO2" may label)
+               **{sign: CURRENCY_PREFIXES[sign]
+                  for sign in "Ar UM VT Le G D P M E MK ZK Ks Gs Rf Db SM DA DT LD BD QR RO".split()}}
 
 
 def _patterns(prefixes: Iterable[str]) -> tuple[re.Pattern[str], re.Pattern[str]]:
@@ -254,6 +271,8 @@ _CURRENCY_NAMES = {w: code for code, forms in {
     "pen": "soles", "bob": "boliviano bolivianos", "pyg": "guarani guaranis guaranies", "crc": "colones",
     "nio": "cordoba cordobas", "hnl": "lempira lempiras", "gtq": "quetzal quetzales quetzals",
     "pab": "balboa balboas", "ves": "bolivar bolivars bolivares", "brl": "reais", "cny": "renminbi",
+    "htg": "gourde gourdes", "mru": "ouguiya ouguiyas", "ern": "nakfa nakfas", "stn": "dobra dobras",
+    "tjs": "somoni somonis", "mop": "pataca patacas", "awg": "florin florins", "ang": "guilder guilders",
     "mnt": "tugrik tugriks", "kwd": "dinar dinars", "isk": "krónur kronur",
 }.items() for w in forms.split()}
 CURRENCY_WORDS = {**dict.fromkeys(("dollar", "dollars"), "usd"), **dict.fromkeys(("euro", "euros"), "eur"),
