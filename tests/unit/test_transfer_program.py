@@ -351,6 +351,22 @@ def test_a_renamed_objects_words_explain_no_constant() -> None:
     assert unexplained_constants("print(kvp_1 // kvp_0)", buses, ("double - decker bus",)) == []
 
 
+def test_a_names_past_form_holds_the_verb_its_clause_writes_in_the_present() -> None:
+    """"He also buys 2 tins ... visits them twice a day": `bought = 2` is the 2 tins (its clause writes "buys"), the
+    program's `* 2` the "twice" that must agree; a name of no word of the clause, or of the clause that explains the
+    constant, still leaves no form."""
+    question = ("While his son is away for 5 days, Ali feeds the cats and visits them twice a day, earning $4 a visit. "
+                "He also buys 2 tins of cat food, which cost $7 apiece, and his son pays him back for them. How many "
+                "dollars does his son give Ali in all?")
+    program = "days = 5\nvisit = 4\nbought = 2\nprice = 7\nprint(days * 2 * visit + bought * price)\n"
+    form = derive(program, question, "54")
+    assert form is not None and "bought = kvp_2" in form.body and "days * 2 * visit" in form.body
+    new = question.replace("5 days", "3 days").replace("2 tins", "4 tins")
+    assert verify_program(form.bind(align(new, question).values)).answer == "52"  # 3 * 2 * 4 + 4 * 7
+    assert derive(program.replace("bought", "spent"), question, "54") is None  # no word of its clause
+    assert derive(program.replace("bought", "visits"), question, "54") is None  # the explaining clause's word
+
+
 def test_a_value_written_twice_is_told_apart_by_the_names_its_literals_are_assigned_to() -> None:
     """"2 friends share 2 pizzas": which 2 is which is read from `friends = 2` and `pizzas = 2`; bound to a new
     question the friends divide and the pizzas multiply. A literal of that value that no name tells apart (a bare

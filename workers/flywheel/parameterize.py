@@ -245,8 +245,18 @@ _PRICE_NAMES = frozenset("price cost fee fare".split())
 _PRICE_WORDS = frozenset("sell sells sold cost costs charge charges charged".split())
 
 
+# a past form a program's name may take for the verb its clause writes in the present (`bought = 2` for "He also buys
+# 2 tins"): the verb's base
+_PAST = {"bought": "buy", "sold": "sell", "paid": "pay", "spent": "spend", "made": "make", "kept": "keep",
+         "gave": "give", "took": "take", "got": "get", "ate": "eat", "lost": "lose", "won": "win", "found": "find",
+         "sent": "send", "grew": "grow", "caught": "catch", "brought": "bring", "built": "build", "drove": "drive",
+         "rode": "ride", "ran": "run", "wrote": "write", "fed": "feed", "held": "hold", "lent": "lend"}
+
+
 def _forms(word: str) -> set[str]:
-    return {word, singular(word), word[:-2] if len(word) > 4 and word.endswith("es") else word}
+    base = _PAST.get(word)
+    return {word, singular(word), word[:-2] if len(word) > 4 and word.endswith("es") else word} \
+        | ({base} if base else set())
 
 
 def _names_its_clause(name: set[str], question: str, at: int, explaining: Sequence[str]) -> bool:
