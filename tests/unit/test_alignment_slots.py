@@ -1546,3 +1546,22 @@ def test_the_worlds_letter_signs_are_slots_where_the_text_writes_their_word() ->
     assert not align(chair.replace("₫120", "G220").replace("₫24", "G10"), chair).aligned
     mixed = chair.replace("₫120", "J$220").replace("₫24", "$10").replace("dong", "dollars")
     assert not align(mixed, chair).aligned
+
+
+def test_a_hyphenated_name_a_role_noun_and_a_cousins_degree_are_slots() -> None:
+    """"Marie-Ange" is one person though its parts have two genders (its parts joined by a hyphen); "Dong-hyun" at a
+    sentence's start is a person its pronoun stands for, not the dong; pastor, apprentice, tenant, ... are role nouns;
+    "second cousin" is one kinship noun. Two names written apart ("Tom Mia") and "the second day" still refuse."""
+    sushi = ("A green plate costs $5. Kaito eats from 11 green plates while his mentor eats from 9 plates, and they "
+             "split the bill evenly. How many dollars does each of them pay?")
+    question = sushi.replace("Kaito", "Marie-Ange").replace("his", "her").replace("mentor", "pastor")
+    assert align(question.replace("11", "8"), sushi).aligned
+    assert not align(sushi.replace("Kaito", "Tom Mia").replace("11", "8"), sushi).aligned
+    milk = ("Kalinda milks the 39 cows on her sister's farm twice a day. How many liters does Kalinda's sister "
+            "get?")
+    assert align(milk.replace("Kalinda", "Dong-hyun").replace("her", "his").replace("39", "38"), milk).aligned
+    diesel = ("Tendai runs a generator at his grandson's restaurant for 7 hours a day. On the second day it burns 4 "
+              "liters an hour. How many liters does it burn?")
+    assert align(diesel.replace("his grandson", "her second cousin").replace("Tendai", "Pania")
+                 .replace("7", "6"), diesel).aligned
+    assert not align(diesel.replace("second day", "third day").replace("7", "6"), diesel).aligned

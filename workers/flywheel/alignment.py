@@ -118,6 +118,8 @@ _LABEL_LIKE = {"L": "hnl", "Q": "gtq", "KD": "kwd", "SR": "sar", "Dh": "aed", "D
                **{sign: CURRENCY_PREFIXES[sign]
                   for sign in "Ar UM VT Le G D P M E MK ZK Ks Gs Rf Db SM DA DT LD BD QR RO".split()}}
 
+LABEL_LIKE_SIGNS = frozenset(_LABEL_LIKE)  # for transfer: a number after one of them may be a label (NOTE-review10b)
+
 
 def _patterns(prefixes: Iterable[str]) -> tuple[re.Pattern[str], re.Pattern[str]]:
     """The number and token patterns where these letter signs are signs. A number: optional sign, digits with
@@ -238,7 +240,8 @@ KIN = frozenset("brother sister uncle aunt cousin grandmother grandfather grandm
                 "partner coworker colleague classmate teammate bandmate mentor employer supervisor babysitter nanny "
                 "guardian fiance fiancee girlfriend boyfriend spouse grandparent godparent sibling "
                 "grandchild leader instructor trainer counselor counsellor captain fiancé fiancée chef "
-                "headteacher headmaster headmistress grandniece grandnephew".split())
+                "headteacher headmaster headmistress grandniece grandnephew pastor priest vicar rabbi imam apprentice "
+                "foreman intern trainee assistant caretaker carer tenant lodger secretary principal".split())
 
 # common nouns for people by their work or place (and GENDERED_NOUNS): a thing renamed as one of them is not one
 # object for another, since the question's pronouns may stand for the person (review 38)
@@ -903,7 +906,7 @@ def _person_names(tokens: Sequence[Token]) -> frozenset[str]:
         # a word that qualifies the subject's noun is no name ("Car tires cost $50 each. She buys a full set": the
         # car is not who "She" is, and "Car" -> "Bike" changes the tires a set has)
         qualifies = after is not None and after.kind == "word" and after.text[:1].islower() and after.key in VERBS
-        if tok.key in referred and not _fixed(tok.key) and nxt is not None and nxt.kind == "word" \
+        if tok.key in referred and (not _fixed(tok.key) or end > k) and nxt is not None and nxt.kind == "word" \
                 and nxt.text[:1].islower() and nxt.key not in FUNCTION and not qualifies:
             out.add(tok.key)  # "Bongani cycles at 20 km an hour. His godmother ...": a person a pronoun stands for
             continue
@@ -1009,6 +1012,14 @@ def _currency(tok: Token, symbols: frozenset[str]) -> str | None:
     code = CURRENCY_WORDS[tok.key]
     signs = [s[1:] for s in symbols if s.startswith("=") and _CURRENCY_FAMILY[s[1:]] == code]
     return signs[0] if len(signs) == 1 else code  # "dollars" in a text that writes A$: aud
+
+
+def currencies_of(text: str) -> frozenset[str]:
+    """The currencies (codes) a text names, as the alignment reads them ("dollars" in a text that writes A$: aud)."""
+    tokens = tokens_of(text)
+    symbols = _symbols(tokens)
+    return frozenset(c for k, t in enumerate(tokens) if (c := _currency(t, symbols)) is not None
+                     and not _hyphen_head(tokens[k:k + 3], 0))  # "Dong-hyun" is no dong
 
 
 def money_at(text: str, start: int) -> bool:
@@ -1903,9 +1914,13 @@ def _name_span(tokens: Sequence[Token], i1: int, i2: int, side: int, texts: _Tex
         return True
     whole = [t.key for t in span]
     text = texts.tokens[side]
-    if len({name_gender(t.key) for t in span if t.kind == "word"} - {None}) > 1 and sum(
+    hyphenated = all(t.text == "-" and t.start == span[k - 1].start + len(span[k - 1].text)
+                     and span[k + 1].start == t.start + 1 for k, t in enumerate(span) if k % 2) and len(span) % 2
+    if len({name_gender(t.key) for t in span if t.kind == "word"} - {None}) > 1 and not hyphenated and sum(
             [x.key for x in text[k:k + len(whole)]] == whole for k in range(len(text))) < 2:
-        return False  # "Tom Mia and 3 friends": two people, a comma left out ("Maria José" written twice: one)
+        # "Tom Mia and 3 friends": two people, a comma left out ("Maria José" written twice: one; "Marie-Ange",
+        # its parts joined by hyphens, one)
+        return False
     for k, t in enumerate(text):
         if t.kind == "word" and t.key in whole:
             start = k - whole.index(t.key)
@@ -1953,8 +1968,9 @@ def _kin_head(span: Sequence[Token]) -> Token:
 def _kin_part(span: Sequence[Token], k: int) -> bool:
     """Whether span[k] is a word that makes a kinship noun of several words with one the table knows (its head,
     _kin_head), though a rule fixes it: "half", "step", "great", "grand" and "next-door" before a hyphen
-    ("half-brother", "next-door neighbor"), "in - law" after one, "twin" and "best" before the noun, and a word of
-    age or rank right before a kinship noun (_KIN_ADJECTIVES: "younger sister", "big brother")."""
+    ("half-brother", "next-door neighbor"), "in - law" after one, "twin" and "best" before the noun, a word of
+    age or rank right before a kinship noun (_KIN_ADJECTIVES: "younger sister", "big brother"), and a cousin's
+    degree ("second cousin")."""
     key, nxt = span[k].key, span[k + 1].text if k + 1 < len(span) else ""
     if key in ("half", "step", "great", "grand", "next"):
         return nxt == "-"
@@ -1966,6 +1982,8 @@ def _kin_part(span: Sequence[Token], k: int) -> bool:
         return k == len(span) - 1 and k >= 3 and span[k - 1].text == "-" and span[k - 2].key == "in"
     if key in _KIN_ADJECTIVES:
         return k + 1 < len(span) and (lemma(span[k + 1].key) in KIN or _kin_part(span, k + 1))
+    if key in ("first", "second", "third"):  # "her second cousin": a degree of kinship, before "cousin" only
+        return k + 1 < len(span) and lemma(span[k + 1].key) == "cousin"
     return key in ("twin", "best") and k + 1 < len(span)
 
 

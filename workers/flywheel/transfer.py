@@ -17,6 +17,7 @@ With an answer key (expected answer or verifier) the first verified answer wins.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
@@ -26,7 +27,16 @@ from engine.graft import GraftEngine
 from store.db import owner_key
 from store.repository import get_problem, graft_sources, verifying_team
 from store.route_index import retrieve
-from workers.flywheel.alignment import CURRENCY_WORDS, Alignment, align, lemma
+from workers.flywheel.alignment import (
+    CURRENCY_PREFIXES,
+    CURRENCY_SYMBOLS,
+    CURRENCY_WORDS,
+    LABEL_LIKE_SIGNS,
+    Alignment,
+    align,
+    currencies_of,
+    lemma,
+)
 from workers.flywheel.answer import Answer, AnswerRequest, agreeing
 from workers.flywheel.attested import attested, prefill_classes
 from workers.flywheel.parameterize import EXPLAINED, PARAM, ParameterizedProgram, numeric_literals
@@ -258,11 +268,31 @@ def form_refusal(form: ParameterizedProgram, alignment: Alignment, routed_questi
     if split is not None:
         return (f"the question writes {split}, a number the routed program does not use, as "
                 f"{' and '.join(sorted(by_value[split]))}: one thing named twice becomes two")
+    renamed = {w.casefold() for a, b in alignment.renames if a != b and (_a_currency(a) or _a_currency(b))
+               for w in (a, b)}
+    coins = _COIN_WORDS & set(re.findall(r"[a-z]+", routed_question.casefold())) - renamed
+    if renamed and (coins or len(currencies_of(routed_question)) > 1):
+        # "How many dimes ... $3" -> "... 3 florins": a coin counts in one currency only; "2 shillings to the
+        # florin" -> "to the guilder": a rate between two currencies holds for those two (NOTE-review10b)
+        return (f"the question renames the currency and the routed problem counts its coins or subunits, or names "
+                f"another currency ({', '.join(sorted(coins)) or 'several currencies'})")
     constants = unexplained_constants(form.body, routed_question, alignment.objects)
     if alignment.objects and constants:
         return (f"the question renames objects ({', '.join(alignment.objects)}) and the program has constants of "
                 f"its own ({', '.join(constants)})")
     return None
+
+
+# coins and subunits, each of one currency: a question that renames the currency keeps none of them
+_COIN_WORDS = frozenset("""dime dimes nickel nickels penny pennies pence cent cents centavo centavos centime centimes
+    kopek kopeks kopecks paisa paise fils halala halalas piastre piastres satang sen tiyin grosz groszy haler
+    halers stuiver stuivers quarters kobo pesewa pesewas""".split())
+
+
+def _a_currency(word: str) -> bool:
+    """Whether a rename's word is a currency: a sign, a letter sign or a currency's word."""
+    return word in CURRENCY_SYMBOLS or word in CURRENCY_PREFIXES or word.casefold() in CURRENCY_WORDS \
+        or (len(word) == 1 and unicodedata.category(word) == "Sc")
 
 
 # nouns that a number after them labels ("bus 7", "room 12", "grade 3", "player #9"): which one, not how many
@@ -279,6 +309,9 @@ def _a_label(question: str, number: QuestionNumber) -> bool:
     #9", "in week 2"), or with no sign written against it ("$20", "kr20"), no percent sign and no lowercase word
     right after it ("20 liters", "6 rabbits"): "In 2019, ...", "who is 12, ..." name which, not how many."""
     before = question[number.start - 1] if number.start else " "
+    glued = re.search(r"(?<![^\W\d_])([^\W\d_]+)$", question[:number.start])
+    if glued is not None and glued.group(1) in LABEL_LIKE_SIGNS:
+        return True  # "Grade G1 ... G2 ... gourdes": a sign that also labels, before a number no program uses
     words = re.findall(r"[^\W\d_]+|#", question[:number.start].casefold())
     if words and (words[-1] == "#" or words[-1] in _LABEL_NOUNS) and before in " #":
         return True
