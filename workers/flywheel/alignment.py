@@ -66,6 +66,13 @@ a hyphenated word is no word of its own; a place or thing named as a whole in a 
 kinship noun of no gender that a pronoun may stand for keeps it from being renamed to the other gender; three
 reviews' attacks are tests. docs/FLYWHEEL.md has the list.
 
+Tenth session (issue 38): a counted name of several words ends in its noun (`_phrase_head`); a trade's plural after
+a verb is no other kind of a compound name's noun; where the word diff refuses and both texts write a hyphen, a
+second diff matches no hyphen across (`_pair`), and a hyphenated name's first part is a name's part though alone a
+unit or a currency (`_hyphen_head`); a possessive pronoun and the object after it rename together; a group's noun
+for a noun of one thing is another count (`_COLLECTIVES`); the world's letter currency signs; hyphen-joined names of
+two genders are one person; more role nouns and a cousin's degree. docs/FLYWHEEL.md has the list.
+
 `align` never raises on odd text: what does not align is a refusal with its reason."""
 
 from __future__ import annotations

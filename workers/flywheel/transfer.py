@@ -245,8 +245,9 @@ def _tried(routed: Routed, alignment: Alignment | None, outcome: str) -> dict[st
 def form_refusal(form: ParameterizedProgram, alignment: Alignment, routed_question: str) -> str | None:
     """Why an aligned question may not bind the routed problem's form, or None: the alignment bound other numbers
     than the form's; it changes a label, a number the program does not use that counts nothing (_a_label), or an
-    unused number written twice in one place only; or it renames objects and the program has constants of its own
-    ("5 bicycles ... wheels" -> "5 tricycles": the 2 is the object's)."""
+    unused number written twice in one place only; it renames the currency where the routed problem counts coins or
+    subunits or names a second currency ("How many dimes ... $3" -> "3 florins"); or it renames objects and the
+    program has constants of its own ("5 bicycles ... wheels" -> "5 tricycles": the 2 is the object's)."""
     if form.numbers and tuple(b.routed for b in sorted(alignment.bindings, key=lambda b: b.param)) != form.numbers:
         return "the routed problem's numbers are not the form's"
     used = {int(i) for i in re.findall(rf"\b{PARAM}(\d+)\b", form.body)}
@@ -306,7 +307,8 @@ _LABEL_NOUNS = frozenset("""bus buses room rooms grade grades chapter chapters l
 
 def _a_label(question: str, number: QuestionNumber) -> bool:
     """Whether a number of the question names no quantity: after a label noun or "#" ("bus 7", "room 12", "player
-    #9", "in week 2"), or with no sign written against it ("$20", "kr20"), no percent sign and no lowercase word
+    #9", "in week 2") or a letter sign that also labels ("G1", "RO2": LABEL_LIKE_SIGNS), or with no sign written
+    against it ("$20", "kr20"), no percent sign and no lowercase word
     right after it ("20 liters", "6 rabbits"): "In 2019, ...", "who is 12, ..." name which, not how many."""
     before = question[number.start - 1] if number.start else " "
     glued = re.search(r"(?<![^\W\d_])([^\W\d_]+)$", question[:number.start])
