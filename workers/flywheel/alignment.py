@@ -1609,6 +1609,10 @@ def _pair_by(theirs: Sequence[Token], mine: Sequence[Token], asked: bool, mappin
                 and (lemma(r.key) in KIN or lemma(r.key) in _PEOPLE):
             # "his uncle" -> "his uncles", "his friend" -> "his friends": another count of people
             raise _Refused(f"{r.text!r} -> {m.text!r} changes how many people a kinship noun names")
+        elif r.kind == m.kind == "word" and r.key != m.key and r.key in VERBS and m.key in VERBS \
+                and (_third_person(r.key, m.key) or _third_person(m.key, r.key)):
+            # "Sara shares" -> "Tom-Mia share": another number of people does it (NOTE-review10c)
+            raise _Refused(f"{r.text!r} -> {m.text!r} changes a verb's number")
         elif r.key == m.key or (r.kind == m.kind == "word" and lemma(r.key) == lemma(m.key)):
             if r.kind == "number":
                 found.append((r, m))
@@ -1895,6 +1899,11 @@ _COLLECTIVES = frozenset("""fleet convoy motorcade cavalcade collection herd flo
     train""".split())
 
 
+def _third_person(base: str, key: str) -> bool:
+    """Whether `key` is the -s form of the verb `base` ("share", "shares"; "watch", "watches"; "carry", "carries")."""
+    return key in (base + "s", base + "es") or (base.endswith("y") and key == base[:-1] + "ies")
+
+
 def _same_count(r: Token, m: Token) -> None:
     """Refuse a rename of a noun for people whose count changes: one of a singular and a plural noun (the last
     words of two renamed spans) names people ("his friend" -> "his kids", "his best friends"): another number of
@@ -1921,12 +1930,14 @@ def _name_span(tokens: Sequence[Token], i1: int, i2: int, side: int, texts: _Tex
         return True
     whole = [t.key for t in span]
     text = texts.tokens[side]
-    hyphenated = all(t.text == "-" and t.start == span[k - 1].start + len(span[k - 1].text)
-                     and span[k + 1].start == t.start + 1 for k, t in enumerate(span) if k % 2) and len(span) % 2
+    # two parts joined by a hyphen, with a gendered pronoun after them: one person ("Marie-Ange ... her pastor"),
+    # not "Tom-Mia and 3 friends share" (NOTE-review10c)
+    after = text[next((k for k, x in enumerate(text) if x is span[-1]), len(text)):]
+    hyphenated = len(span) == 3 and span[1].text == "-" and span[1].start == span[0].start + len(span[0].text) \
+        and span[2].start == span[1].start + 1 and any(x.kind == "word" and x.key in PRONOUNS for x in after)
     if len({name_gender(t.key) for t in span if t.kind == "word"} - {None}) > 1 and not hyphenated and sum(
             [x.key for x in text[k:k + len(whole)]] == whole for k in range(len(text))) < 2:
-        # "Tom Mia and 3 friends": two people, a comma left out ("Maria José" written twice: one; "Marie-Ange",
-        # its parts joined by hyphens, one)
+        # "Tom Mia and 3 friends": two people, a comma left out ("Maria José" written twice: one)
         return False
     for k, t in enumerate(text):
         if t.kind == "word" and t.key in whole:
