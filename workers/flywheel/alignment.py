@@ -615,9 +615,8 @@ def _subject_end(rest: Sequence[Token], names: frozenset[str]) -> int | None:
         return None
     end = 1
     while end < len(rest) and end < 5:
-        if rest[end].text == "-" and end + 1 < len(rest) and rest[end + 1].kind == "word" \
-                and rest[end].start == rest[end - 1].start + len(rest[end - 1].text) \
-                and rest[end + 1].start == rest[end].start + 1:
+        if end + 1 < len(rest) and rest[end + 1].kind == "word" \
+                and _hyphen_joined(rest[end - 1], rest[end], rest[end + 1]):
             end += 2  # "Seung - woo": the parts of one name
         elif rest[end].kind == "word" and _is_name(rest[end]) and lemma(rest[end].key) in names:
             end += 1  # "Duc Anh"
@@ -1399,11 +1398,9 @@ def _object_span(tokens: Sequence[Token], i1: int, i2: int, nouns: frozenset[str
             continue
         if tok.kind != "word" or tok.key in PRONOUNS or lemma(tok.key) in KIN or lemma(tok.key) in GENDERED_NOUNS:
             return False
-        if k + 2 < len(span) and span[k + 1].text == "-" and span[k + 1].start == tok.start + len(tok.text) \
-                and span[k + 2].kind == "word" and span[k + 2].start == span[k + 1].start + 1:
+        if k + 2 < len(span) and span[k + 2].kind == "word" and _hyphen_joined(tok, span[k + 1], span[k + 2]):
             continue  # the first part of a hyphenated word is no word of its own ("double-decker bus": no double)
-        if 2 <= k < len(span) - 1 and span[k - 1].text == "-" and span[k - 1].start + 1 == tok.start \
-                and span[k - 2].kind == "word" and span[k - 2].start + len(span[k - 2].text) == span[k - 1].start \
+        if 2 <= k < len(span) - 1 and span[k - 2].kind == "word" and _hyphen_joined(span[k - 2], span[k - 1], tok) \
                 and not any(w in FUNCTION or w in MUST_AGREE or w in CURRENCY_WORDS
                             for x in (tok, span[k - 2]) for w in (x.key, lemma(x.key))):
             continue  # nor its second part, before the name's noun ("flat-pack desks": pack, a verb alone; not
@@ -1565,12 +1562,12 @@ def _pair(theirs: Sequence[Token], mine: Sequence[Token], asked: bool, mapping: 
     slot. Where the word diff refuses and both sides write a hyphen, the diff is tried once more with no hyphen
     of one side matching one of the other: the hyphens of two names renamed ("Min-jun and his grandson" ->
     "Saoirse and her great-grandfather") are no common word, and the same rules judge every pair again."""
+    if not any(t.text == "-" for t in theirs) or not any(t.text == "-" for t in mine):
+        return _pair_by(theirs, mine, asked, mapping, texts, hyphens=True)  # no second diff to try: no copy
     first = mapping.copy()
     try:
         found = _pair_by(theirs, mine, asked, first, texts, hyphens=True)
     except _Refused as why:
-        if not any(t.text == "-" for t in theirs) or not any(t.text == "-" for t in mine):
-            raise
         second = mapping.copy()
         try:
             found = _pair_by(theirs, mine, asked, second, texts, hyphens=False)
@@ -1932,9 +1929,8 @@ def _name_span(tokens: Sequence[Token], i1: int, i2: int, side: int, texts: _Tex
     text = texts.tokens[side]
     # two parts joined by a hyphen, with a gendered pronoun after them: one person ("Marie-Ange ... her pastor"),
     # not "Tom-Mia and 3 friends share" (NOTE-review10c)
-    after = text[next((k for k, x in enumerate(text) if x is span[-1]), len(text)):]
-    hyphenated = len(span) == 3 and span[1].text == "-" and span[1].start == span[0].start + len(span[0].text) \
-        and span[2].start == span[1].start + 1 and any(x.kind == "word" and x.key in PRONOUNS for x in after)
+    after = text[texts.index[side].get(id(span[-1]), len(text)):]
+    hyphenated = len(span) == 3 and _hyphen_joined(*span) and any(x.kind == "word" and x.key in PRONOUNS for x in after)
     if len({name_gender(t.key) for t in span if t.kind == "word"} - {None}) > 1 and not hyphenated and sum(
             [x.key for x in text[k:k + len(whole)]] == whole for k in range(len(text))) < 2:
         # "Tom Mia and 3 friends": two people, a comma left out ("Maria José" written twice: one)
@@ -1950,9 +1946,13 @@ def _name_span(tokens: Sequence[Token], i1: int, i2: int, side: int, texts: _Tex
 def _hyphen_tail(span: Sequence[Token], k: int) -> bool:
     """Whether span[k] is the lowercase end of a hyphenated name, written against its hyphen ("Eun-ji")."""
     t = span[k]
-    return k >= 2 and t.kind == "word" and t.text[:1].islower() and span[k - 1].text == "-" \
-        and span[k - 1].start + 1 == t.start and span[k - 2].kind == "word" and span[k - 2].text[:1].isupper() \
-        and span[k - 2].start + len(span[k - 2].text) == span[k - 1].start and not _fixed(t.key)
+    return k >= 2 and t.kind == "word" and t.text[:1].islower() and span[k - 2].kind == "word" \
+        and span[k - 2].text[:1].isupper() and _hyphen_joined(span[k - 2], span[k - 1], t) and not _fixed(t.key)
+
+
+def _hyphen_joined(first: Token, hyphen: Token, second: Token) -> bool:
+    """Whether `hyphen` is a hyphen written against the words on both sides of it ("Seung-woo", "double-decker")."""
+    return hyphen.text == "-" and hyphen.start == first.start + len(first.text) and second.start == hyphen.start + 1
 
 
 def _hyphen_head(span: Sequence[Token], k: int) -> bool:
